@@ -1,0 +1,1 @@
+"""agent-lsp: a coding agent that lives in the editor."""

@@ -1,0 +1,46 @@
+"""The tool registry: built-ins, discovered tools and MCP tools, looked up by the name the model uses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agent_lsp.model.base import FunctionDeclaration
+from agent_lsp.tools.base import Tool
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for t in tools:
+            self.register(t)
+
+    def register(self, tool: Tool) -> str:
+        """Add a tool; a clash with an existing name is resolved by prefixing the server
+        (``server__tool``). Returns the name the model will use."""
+        name = tool.name
+        if name in self._tools and tool.server:
+            name = f"{tool.server}__{tool.name}"
+            tool.name = name
+        if name in self._tools:
+            raise ValueError(f"a tool named {name!r} is already registered")
+        self._tools[name] = tool
+        return name
+
+    def unregister_server(self, server: str) -> list[str]:
+        gone = [n for n, t in self._tools.items() if t.server == server]
+        for n in gone:
+            del self._tools[n]
+        return gone
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def tools(self) -> list[Tool]:
+        return list(self._tools.values())
+
+    def declarations(self, allowed: Iterable[str] | None = None) -> list[FunctionDeclaration]:
+        keep = set(allowed) if allowed is not None else None
+        return [t.declaration() for n, t in self._tools.items() if keep is None or n in keep]
