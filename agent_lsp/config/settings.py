@@ -1,0 +1,230 @@
+"""Typed settings: the keys of Gemini CLI's settings.json (nested "v2" shape) that agent-lsp reads, with defaults."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
+TelemetryTarget = Literal["local", "otlp", "gcp"]
+
+
+class _Section(BaseModel):
+    """Common config: camelCase on disk, snake_case in Python; unknown keys are dropped quietly.
+
+    Strict so that ``"maxSessionTurns": "ten"`` or ``"enabled": "yes"`` is reported instead of guessed at."""
+
+    model_config = ConfigDict(
+        extra="ignore",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        strict=True,
+    )
+
+
+class CheckpointingSettings(_Section):
+    enabled: bool = Field(
+        default=False, description="Snapshot the workspace before a tool modifies files, so /restore works."
+    )
+
+
+class GeneralSettings(_Section):
+    default_approval_mode: ApprovalMode = Field(
+        default="default",
+        description=(
+            "Approval mode a session starts in: 'default' asks before edits and shell commands, 'auto_edit' "
+            "approves file edits, 'plan' is read-only, 'yolo' approves everything. 'yolo' is refused in "
+            "workspace settings files and when security.disableYoloMode is true."
+        ),
+    )
+    checkpointing: CheckpointingSettings = CheckpointingSettings()
+    max_attempts: int = Field(
+        default=10, ge=1, le=10, description="Attempts per model request (first try plus retries)."
+    )
+
+
+class ChatCompressionSettings(_Section):
+    context_percentage_threshold: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="Compress the chat history once it uses this fraction of the model's context window.",
+    )
+
+
+class ModelSettings(_Section):
+    name: str = Field(default="gemini-2.5-pro", min_length=1, description="Gemini model for the main conversation.")
+    max_session_turns: int = Field(default=-1, ge=-1, description="Maximum turns per session; -1 means unlimited.")
+    chat_compression: ChatCompressionSettings = ChatCompressionSettings()
+    compression_threshold: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description=(
+            "Newer Gemini CLI spelling of chatCompression.contextPercentageThreshold. The loader copies it there "
+            "when a file sets only this one; read chat_compression, not this."
+        ),
+    )
+    skip_next_speaker_check: bool = Field(
+        default=True, description="Skip the extra model call that asks who speaks next."
+    )
+    disable_loop_detection: bool = Field(
+        default=False, description="Turn off detection of repetitive tool calls/output."
+    )
+
+    @property
+    def loop_detection_enabled(self) -> bool:
+        return not self.disable_loop_detection
+
+
+class FileFilteringSettings(_Section):
+    respect_git_ignore: bool = Field(default=True, description="File tools skip paths matched by .gitignore.")
+    respect_gemini_ignore: bool = Field(default=True, description="File tools skip paths matched by .geminiignore.")
+
+
+class ContextSettings(_Section):
+    file_name: str | list[str] = Field(
+        default="GEMINI.md", description="Name (or names) of the memory files loaded into the system instruction."
+    )
+    include_directories: list[str] = Field(
+        default_factory=list, description="Extra folders added to the workspace (absolute or ~-relative)."
+    )
+    file_filtering: FileFilteringSettings = FileFilteringSettings()
+    memory_boundary_markers: list[str] = Field(
+        default_factory=lambda: [".git"],
+        description="Names whose presence marks a project root; memory discovery goes no higher.",
+    )
+
+    @field_validator("file_name")
+    @classmethod
+    def _names_not_blank(cls, value: str | list[str]) -> str | list[str]:
+        names = [value] if isinstance(value, str) else value
+        if not names or any(not n.strip() for n in names):
+            raise ValueError("must be a non-empty file name or a non-empty list of them")
+        return value
+
+    @property
+    def file_names(self) -> tuple[str, ...]:
+        return (self.file_name,) if isinstance(self.file_name, str) else tuple(self.file_name)
+
+
+class ShellSettings(_Section):
+    inactivity_timeout: float = Field(
+        default=300, gt=0, description="Seconds a shell command may run without printing before it is stopped."
+    )
+
+
+class WebFetchSettings(_Section):
+    allow_private_addresses: bool = Field(
+        default=False,
+        description=(
+            "agent-lsp only: let web_fetch reach loopback, link-local and private-network addresses. Off so a "
+            "prompt cannot make the agent probe the local network."
+        ),
+    )
+
+
+class ToolsSettings(_Section):
+    core: list[str] | None = Field(
+        default=None, description="Allowlist of built-in tools (e.g. 'run_shell_command(git)'); unset means all."
+    )
+    allowed: list[str] = Field(default_factory=list, description="Tool calls that run without asking for approval.")
+    exclude: list[str] = Field(default_factory=list, description="Tools never offered to the model.")
+    discovery_command: str | None = Field(
+        default=None, description="Command printing FunctionDeclaration JSON for project-specific tools."
+    )
+    call_command: str | None = Field(
+        default=None, description="Command that runs a discovered tool (name as first argument)."
+    )
+    truncate_tool_output_threshold: int = Field(
+        default=40000,
+        description="Tool output longer than this many characters is truncated; <= 0 disables truncation.",
+    )
+    auto_accept: bool = Field(
+        default=False, description="Approve read-only tool calls without asking (legacy v1 autoAccept)."
+    )
+    use_ripgrep: bool = Field(default=True, description="search_file_content uses ripgrep when available.")
+    shell: ShellSettings = ShellSettings()
+    web_fetch: WebFetchSettings = WebFetchSettings()
+
+
+class McpSettings(_Section):
+    allowed: list[str] | None = Field(default=None, description="Only these MCP server names connect; unset means all.")
+    excluded: list[str] = Field(default_factory=list, description="These MCP server names never connect.")
+
+
+class McpServerSettings(_Section):
+    """One ``mcpServers`` entry. Unknown keys are kept (extra="allow") for McpServerSpec.from_settings."""
+
+    model_config = ConfigDict(extra="allow")
+
+    command: str | None = Field(default=None, description="Executable for the stdio transport.")
+    args: list[str] = Field(default_factory=list, description="Arguments for command.")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment for the server process.")
+    cwd: str | None = Field(default=None, description="Working directory for the server process.")
+    url: str | None = Field(default=None, description="SSE (or, with type 'http', streamable HTTP) endpoint.")
+    http_url: str | None = Field(default=None, description="Streamable HTTP endpoint.")
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers sent to the server.")
+    type: Literal["stdio", "sse", "http"] | None = Field(default=None, description="Transport, when not implied.")
+    timeout: int | None = Field(default=None, gt=0, description="Request timeout in milliseconds.")
+    trust: bool = Field(default=False, description="Trusted servers' tools run without confirmation.")
+    include_tools: list[str] | None = Field(default=None, description="Only these tools of the server are offered.")
+    exclude_tools: list[str] = Field(default_factory=list, description="These tools of the server are not offered.")
+    description: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The entry as settings.json spells it (camelCase, unset keys left out), for McpServerSpec.from_settings."""
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+
+class FolderTrustSettings(_Section):
+    enabled: bool = Field(
+        default=True,
+        description=(
+            "Untrusted folders get no workspace settings, .env or GEMINI.md. Read from user and system settings "
+            "only. agent-lsp defaults to on (Gemini CLI's docs call it off by default)."
+        ),
+    )
+
+
+class SecuritySettings(_Section):
+    folder_trust: FolderTrustSettings = FolderTrustSettings()
+    disable_yolo_mode: bool = Field(default=False, description="Refuse the 'yolo' approval mode from every source.")
+
+
+class TelemetrySettings(_Section):
+    enabled: bool = Field(default=False, description="Emit OpenTelemetry logs, metrics and traces.")
+    target: TelemetryTarget = Field(
+        default="local",
+        description="'local' writes to outfile (or the state dir); 'otlp'/'gcp' export to otlpEndpoint.",
+    )
+    otlp_endpoint: str = Field(default="http://localhost:4317", description="OTLP collector endpoint.")
+    otlp_protocol: Literal["grpc", "http"] = Field(default="grpc", description="OTLP transport.")
+    log_prompts: bool = Field(default=True, description="Include prompt text in telemetry logs.")
+    outfile: str | None = Field(default=None, description="File for 'local' telemetry output.")
+
+
+class AdvancedSettings(_Section):
+    excluded_env_vars: list[str] = Field(
+        default_factory=lambda: ["DEBUG", "DEBUG_MODE"],
+        description="Variables never taken from a project's .env file (they change the agent's own behaviour).",
+    )
+
+
+class Settings(_Section):
+    """Everything agent-lsp reads from settings.json. Build it with config.loader.load_settings."""
+
+    general: GeneralSettings = GeneralSettings()
+    model: ModelSettings = ModelSettings()
+    context: ContextSettings = ContextSettings()
+    tools: ToolsSettings = ToolsSettings()
+    mcp: McpSettings = McpSettings()
+    mcp_servers: dict[str, McpServerSettings] = Field(
+        default_factory=dict, description="MCP servers by name (entries of the same name replace, not merge)."
+    )
+    security: SecuritySettings = SecuritySettings()
+    telemetry: TelemetrySettings = TelemetrySettings()
+    advanced: AdvancedSettings = AdvancedSettings()
