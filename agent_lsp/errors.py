@@ -42,13 +42,24 @@ class StaleFileError(ToolError):
 class ModelError(AgentError):
     """A model request failed. ``status`` is the HTTP status when there was one."""
 
-    def __init__(self, message: str, status: int | None = None, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        status: int | None = None,
+        retry_after: float | None = None,
+        *,
+        retryable: bool | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after  # seconds, from Retry-After or google.rpc.RetryInfo
+        self._retryable = retryable
 
     @property
     def retryable(self) -> bool:
+        """429, 499, 5xx and network failures (no status) are worth another try, unless said otherwise."""
+        if self._retryable is not None:
+            return self._retryable
         s = self.status
         return s is None or s in (429, 499) or s >= 500
 

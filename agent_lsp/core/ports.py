@@ -8,7 +8,14 @@ from typing import Literal, Protocol
 
 from agent_lsp.events import AgentEvent, ConfirmationDetails, ToolCallInfo
 
-Outcome = Literal["proceed_once", "proceed_always", "proceed_always_save", "modify", "cancel"]
+Outcome = Literal[
+    "proceed_once",
+    "proceed_always",  # this session; shell: these root commands; MCP: this tool
+    "proceed_always_server",  # MCP: every tool of this server, this session
+    "proceed_always_save",  # and write the rule to the user's settings
+    "modify",
+    "cancel",
+]
 
 
 @dataclass(frozen=True)

@@ -52,12 +52,14 @@ class ReplayModel:
         self.requests.append((method, request))
         if self._next >= len(self._lines):
             raise ModelError(
-                f"replay {self._source}: no scripted response left for {method} (all {len(self._lines)} used)"
+                f"replay {self._source}: no scripted response left for {method} (all {len(self._lines)} used)",
+                retryable=False,
             )
         item = self._lines[self._next]
         if item["method"] != method:
             raise ModelError(
-                f"replay {self._source}: line {self._next + 1} is {item['method']}, but the agent asked for {method}"
+                f"replay {self._source}: line {self._next + 1} is {item['method']}, but the agent asked for {method}",
+                retryable=False,
             )
         self._next += 1
         return item["response"]

@@ -1,0 +1,115 @@
+"""Slash commands shared by every adapter: /help, /compress, /stats, /memory, /restore, /init."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agent_lsp import events as ev
+
+if TYPE_CHECKING:
+    from agent_lsp.core.session import Session
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    description: str
+    hint: str = ""  # what may follow the command, shown by editors
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("help", "List the available commands"),
+    CommandSpec("compress", "Summarise the conversation so far to free context"),
+    CommandSpec("stats", "Show token usage and turns for this session"),
+    CommandSpec("memory", "Show, reload or add to the GEMINI.md memory", "show | reload | add <fact>"),
+    CommandSpec("restore", "List checkpoints, or restore files and conversation to one", "[checkpoint id]"),
+    CommandSpec("init", "Analyse the project and write a GEMINI.md for it"),
+)
+
+INIT_PROMPT = (
+    "Look through this project (its layout, build files, README, tests and main source files) and write a "
+    "GEMINI.md at the root of the workspace that will help an agent work here: what the project is, how to "
+    "build, run and test it, its conventions, and where the important code lives. Keep it short and factual. "
+    "If a GEMINI.md already exists, improve it rather than replacing what is still true."
+)
+
+
+@dataclass
+class CommandContext:
+    """What the commands may touch, handed over by the composition root."""
+
+    memory_text: Callable[[], str] = lambda: ""
+    memory_files: Callable[[], Sequence[str]] = tuple
+    reload_memory: Callable[[], Awaitable[str]] | None = None
+    add_memory: Callable[[str], Awaitable[str]] | None = None
+    list_checkpoints: Callable[[], Sequence[tuple[str, str]]] | None = None  # (id, description)
+    restore_checkpoint: Callable[[Session, str], Awaitable[str]] | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class Commands:
+    """A CommandRunner: parses ``/name args`` and runs it."""
+
+    def __init__(self, ctx: CommandContext) -> None:
+        self.ctx = ctx
+
+    async def __call__(self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]) -> str | None:
+        name, _, rest = text.lstrip("/").partition(" ")
+        rest = rest.strip()
+        say: Callable[[str], None] = lambda message: emit(ev.Content(message))  # noqa: E731
+        if name == "help":
+            say("\n".join(f"- `/{c.name}`{' ' + c.hint if c.hint else ''}: {c.description}" for c in COMMANDS))
+        elif name == "compress":
+            event = await session.maybe_compress(force=True)
+            if event is None:
+                say("Nothing to compress yet.")
+            else:
+                say(f"Compressed the conversation from {event.original_tokens} to about {event.new_tokens} tokens.")
+        elif name == "stats":
+            u = session.usage
+            say(
+                f"Model: {session.model}\n\nTurns: {session.session_turns}\n\n"
+                f"Tokens: {u.prompt_tokens} prompt, {u.candidates_tokens} output, {u.thoughts_tokens} thinking, "
+                f"{u.cached_tokens} cached, {u.total_tokens} total.\n\nLast prompt size: {session.last_prompt_tokens}."
+            )
+        elif name == "memory":
+            await self._memory(rest, say)
+        elif name == "restore":
+            await self._restore(session, rest, say)
+        elif name == "init":
+            return INIT_PROMPT
+        else:
+            say(f"Unknown command `/{name}`. Try `/help`.")
+        return None
+
+    async def _memory(self, rest: str, say: Callable[[str], None]) -> None:
+        sub, _, arg = rest.partition(" ")
+        if sub in ("", "show"):
+            files = self.ctx.memory_files()
+            text = self.ctx.memory_text()
+            listing = "\n".join(f"- {f}" for f in files) or "- (no memory files found)"
+            say(f"Memory files:\n{listing}\n\n" + (f"```markdown\n{text}\n```" if text else "Memory is empty."))
+        elif sub == "reload" and self.ctx.reload_memory is not None:
+            say(await self.ctx.reload_memory())
+        elif sub == "add" and self.ctx.add_memory is not None:
+            fact = " ".join(shlex.split(arg)) if arg else ""
+            say(await self.ctx.add_memory(fact) if fact else "Usage: `/memory add <fact>`")
+        else:
+            say("Usage: `/memory show | reload | add <fact>`")
+
+    async def _restore(self, session: Session, rest: str, say: Callable[[str], None]) -> None:
+        if self.ctx.list_checkpoints is None or self.ctx.restore_checkpoint is None:
+            say("Checkpoints are off. Enable `general.checkpointing.enabled` in settings to use `/restore`.")
+            return
+        if not rest:
+            items = self.ctx.list_checkpoints()
+            say(
+                "Checkpoints:\n" + "\n".join(f"- `{cid}`: {desc}" for cid, desc in items)
+                if items
+                else "No checkpoints yet: one is taken before each file-changing tool runs."
+            )
+            return
+        say(await self.ctx.restore_checkpoint(session, rest))

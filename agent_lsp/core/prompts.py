@@ -1,0 +1,114 @@
+"""The system prompt and the compression prompt, in our own words."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+from collections.abc import Sequence
+from pathlib import Path
+
+_ROLE = """\
+You are a software engineering agent working inside the user's editor. You read, search, run and change \
+code in the user's workspace with the tools you are given, and you talk to the user through the editor's \
+chat. Be accurate, be brief, and finish the task.
+
+# How to work
+- Understand before you change: search (grep_search, glob) and read (read_file, read_many_files) the code \
+that matters. Never guess at a file's contents or at which libraries a project uses; check.
+- Follow the project's conventions: its style, naming, structure, frameworks, typing and tests. Look at \
+neighbouring code, imports and configuration before adding anything.
+- Plan multi-step work with write_todos and keep the plan current as you go.
+- Make changes with replace (small, exact edits with enough surrounding context to match once) or \
+write_file (whole new files). Always give absolute paths inside the workspace.
+- Verify: run the project's own tests, linters or build with run_shell_command when you can find them.
+- Add comments only where they explain why; never talk to the user through code comments.
+- Do not revert changes you did not make unless asked. Do not commit or push unless asked.
+
+# Tools
+- Call independent read-only tools in parallel. Edits and commands run one at a time, in your order.
+- Explain what a command that changes the system will do before you run it. Avoid commands that wait \
+for input; prefer non-interactive flags. Start long-running servers with is_background.
+- Each edit and command may need the user's approval; if the user declines, do not try to get around it.
+- Use save_memory only when the user asks you to remember something about them or their preferences.
+
+# Talking to the user
+- Be concise: a few lines of plain Markdown. No filler, no repeating what a tool showed.
+- When you finish, say what changed and what you checked, in a sentence or two.
+- Never reveal, log or commit secrets, keys or credentials.
+"""
+
+
+def folder_tree(root: Path, *, max_entries: int = 120) -> str:
+    """A capped breadth-first listing of the root, hidden and bulky folders skipped."""
+    skip = {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", ".mypy_cache", ".tox"}
+    lines: list[str] = [f"{root}/"]
+    queue: list[tuple[Path, int]] = [(root, 0)]
+    count = 0
+    while queue and count < max_entries:
+        folder, depth = queue.pop(0)
+        try:
+            entries = sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name in skip or (entry.name.startswith(".") and entry.name not in (".github", ".gemini")):
+                continue
+            if count >= max_entries:
+                break
+            lines.append("  " * (depth + 1) + entry.name + ("/" if entry.is_dir() else ""))
+            count += 1
+            if entry.is_dir() and depth < 2:
+                queue.append((entry, depth + 1))
+    if count >= max_entries:
+        lines.append("  … (more entries not shown)")
+    return "\n".join(lines)
+
+
+def system_prompt(
+    roots: Sequence[Path],
+    *,
+    memory: str = "",
+    plan_mode: bool = False,
+    today: _dt.date | None = None,
+    include_tree: bool = True,
+) -> str:
+    day = (today or _dt.date.today()).strftime("%A, %B %d, %Y")
+    env = [
+        "# Environment",
+        f"- Today is {day}.",
+        f"- Operating system: {platform.system()} {platform.release()}; shell: {os.environ.get('SHELL', 'sh')}.",
+        "- Workspace roots (tools may only touch paths inside these):",
+        *[f"  - {r}" for r in roots],
+    ]
+    if include_tree and roots:
+        env += ["", "A first look at the primary workspace folder (capped):", "```", folder_tree(roots[0]), "```"]
+    parts = [_ROLE, "\n".join(env)]
+    if plan_mode:
+        parts.append(
+            "# Plan mode\nYou are in plan mode: only read-only tools run. Investigate and answer with a clear "
+            "step-by-step plan; do not try to edit files or run commands that change anything."
+        )
+    if memory.strip():
+        parts.append("# Memory\nWhat the user and the project asked you to keep in mind:\n\n" + memory.strip())
+    return "\n\n".join(parts) + "\n"
+
+
+COMPRESSION_PROMPT = """\
+The conversation so far is about to be replaced by a summary you write now. That summary will be the \
+only record of everything before this point, so it must carry every fact needed to continue the work.
+
+Think it through privately first, then output a single <state_snapshot> element and nothing else:
+
+<state_snapshot>
+  <overall_goal>The user's goal, in one or two sentences.</overall_goal>
+  <key_knowledge>Facts, constraints, conventions, commands and decisions learnt so far, as a list.</key_knowledge>
+  <file_system_state>Files read, created, changed or deleted, with what matters about each.</file_system_state>
+  <recent_actions>The last few significant actions and their results.</recent_actions>
+  <current_plan>The plan as a numbered list, each step marked [DONE], [IN PROGRESS] or [TODO].</current_plan>
+</state_snapshot>
+
+Be dense. Leave out pleasantries and anything that does not help continue the task."""
+
+COMPRESSION_REQUEST = "Write the <state_snapshot> for everything above now."
+COMPRESSION_ACK = "Understood. I will continue from this snapshot."

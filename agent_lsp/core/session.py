@@ -1,0 +1,339 @@
+"""A Session: history plus the multi-turn loop. ``send`` yields one typed event stream, ending with Stop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from agent_lsp import events as ev
+from agent_lsp.core.compression import DEFAULT_THRESHOLD, compress, token_limit
+from agent_lsp.core.history import History, estimate_tokens
+from agent_lsp.core.loop_detection import LoopDetector
+from agent_lsp.core.ports import EventSink
+from agent_lsp.core.retry import RetryPolicy, generate_with_retry, stream_with_retry
+from agent_lsp.core.turn import TurnResult, run_turn
+from agent_lsp.errors import ConfigError, ModelError
+from agent_lsp.model.base import Content, FunctionResponse, GenerateRequest, ModelChunk, ModelClient, Part
+from agent_lsp.tools.policy import Policy
+from agent_lsp.tools.registry import ToolRegistry
+from agent_lsp.tools.scheduler import CallOutcome, Scheduler
+
+log = logging.getLogger(__name__)
+MAX_TURNS_PER_PROMPT = 100
+# Invalid responses (empty, no finish reason, malformed call) are asked for once more before giving up.
+INVALID_STREAM_RETRIES = 1
+
+
+@dataclass
+class SessionOptions:
+    model: str = "gemini-2.5-pro"
+    max_session_turns: int = -1  # -1: no limit
+    compression_threshold: float = DEFAULT_THRESHOLD
+    loop_detection: bool = True
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    allow_fallback: bool = True
+
+
+class PromptExpander(Protocol):
+    """Turns a prompt's text into parts, reading ``@path`` mentions; returns warnings for the user."""
+
+    async def __call__(self, text: str) -> tuple[list[Part], list[str]]: ...
+
+
+class CommandRunner(Protocol):
+    """Runs a slash command, emitting its output as events; may return a prompt to send to the model."""
+
+    async def __call__(self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]) -> str | None: ...
+
+
+class Session:
+    def __init__(
+        self,
+        *,
+        model: ModelClient,
+        registry: ToolRegistry,
+        scheduler_factory: Callable[[Callable[[ev.AgentEvent], None], Callable[[], Sequence[Content]]], Scheduler],
+        policy: Policy,
+        options: SessionOptions,
+        system_prompt: Callable[[], str],
+        session_id: str | None = None,
+        history: Sequence[Content] = (),
+        sinks: Sequence[EventSink] = (),
+        expand_prompt: PromptExpander | None = None,
+        commands: CommandRunner | None = None,
+        on_history: Callable[[Sequence[Content]], None] | None = None,
+        roots: Sequence[Path] = (),
+    ) -> None:
+        self.id = session_id or uuid.uuid4().hex
+        self.client = model
+        self.registry = registry
+        self.policy = policy
+        self.options = options
+        self.system_prompt = system_prompt
+        self.history = History(history)
+        self.sinks = list(sinks)
+        self.expand_prompt = expand_prompt
+        self.commands = commands
+        self.on_history = on_history
+        self.roots = list(roots)
+        self._scheduler_factory = scheduler_factory
+        self._loop = LoopDetector(options.loop_detection)
+        self._task: asyncio.Task[None] | None = None
+        self._queue: asyncio.Queue[ev.AgentEvent | None] | None = None
+        self.session_turns = 0
+        self.last_prompt_tokens = 0
+        self.usage = ev.Usage()
+        self.title: str | None = None
+
+    @property
+    def model(self) -> str:
+        return self.options.model
+
+    @model.setter
+    def model(self, name: str) -> None:
+        self.options.model = name
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def cancel(self) -> None:
+        """Cancel the running prompt; its stream ends with UserCancelled and Stop("cancelled")."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def send(self, prompt: str | Sequence[Part]) -> AsyncIterator[ev.AgentEvent]:
+        """Run one prompt to the end. Every event is also given to the session's sinks."""
+        if self.running:
+            raise RuntimeError("a prompt is already running in this session")
+        queue: asyncio.Queue[ev.AgentEvent | None] = asyncio.Queue()
+        self._queue = queue
+        task = asyncio.create_task(self._run(prompt))
+        self._task = task
+        try:
+            while (item := await queue.get()) is not None:
+                yield item
+        finally:
+            if not task.done():
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            self._task = None
+
+    def emit(self, event: ev.AgentEvent) -> None:
+        if self._queue is not None:
+            self._queue.put_nowait(event)
+        for sink in self.sinks:
+            try:
+                sink(event)
+            except Exception:  # an observer must never break the conversation
+                log.exception("event sink failed")
+
+    async def _run(self, prompt: str | Sequence[Part]) -> None:
+        stop: ev.StopReason = "end_turn"
+        try:
+            stop = await self._prompt(prompt)
+        except asyncio.CancelledError:
+            self.history.answer_pending("Cancelled by the user.")
+            self.emit(ev.UserCancelled())
+            stop = "cancelled"
+            raise
+        except (ModelError, ConfigError) as exc:
+            self.history.answer_pending(f"Not run: {exc}")
+            self.emit(ev.Error(str(exc), getattr(exc, "status", None)))
+            stop = "error"
+        finally:
+            self.emit(ev.Stop(stop, self.usage))
+            if self.on_history is not None:
+                try:
+                    self.on_history(self.history.contents())
+                except Exception:
+                    log.exception("recording history failed")
+            if self._queue is not None:
+                self._queue.put_nowait(None)
+
+    async def _prompt(self, prompt: str | Sequence[Part]) -> ev.StopReason:
+        text = prompt if isinstance(prompt, str) else "".join(p.text or "" for p in prompt if not p.thought)
+        self.emit(ev.UserMessage(text))
+        if self.title is None and text.strip():
+            self.title = derive_title(text)
+            self.emit(ev.SessionTitle(self.title))
+        if isinstance(prompt, str) and prompt.lstrip().startswith("/") and self.commands is not None:
+            followup = await self.commands(self, prompt.strip(), self.emit)
+            if followup is None:
+                return "end_turn"
+            prompt = followup
+        parts = await self._expand(prompt)
+        mark = self.history.mark()
+        self.history.add_user(parts)
+        self._loop.reset()
+        if self._will_overflow(parts):
+            self.history.rollback(mark)
+            return "max_tokens"
+        answered_once = False
+        invalid_retries = 0
+        for _ in range(MAX_TURNS_PER_PROMPT):
+            self.session_turns += 1
+            limit = self.options.max_session_turns
+            if limit > 0 and self.session_turns > limit:
+                self.emit(ev.MaxSessionTurns(limit))
+                return "max_turn_requests"
+            await self.maybe_compress()
+            result = TurnResult()
+            try:
+                stream = stream_with_retry(
+                    self.client, self._request(), self.options.retry, allow_fallback=self.options.allow_fallback
+                )
+                async for event in run_turn(stream, result):
+                    self.emit(event)
+                    loop = self._loop.check(event)
+                    if loop is not None:
+                        self.emit(loop)
+                        self._keep_text_only(result)
+                        return "end_turn"
+            except ModelError:
+                if not answered_once:
+                    self.history.rollback(mark)  # the user can simply send the prompt again
+                raise
+            if result.fallback_model:
+                self.model = result.fallback_model
+            self._account(result)
+            invalid = result.invalid_reason()
+            if invalid is not None:
+                if invalid.reason != "safety" and invalid_retries < INVALID_STREAM_RETRIES:
+                    invalid_retries += 1
+                    self.emit(ev.Retry(invalid_retries, f"invalid response: {invalid.detail}", 0.0))
+                    continue
+                self.emit(invalid)
+                if invalid.reason == "safety":
+                    return "refusal"
+                if not answered_once:
+                    self.history.rollback(mark)
+                return "end_turn"
+            answered_once = True
+            self.history.add_model(result.model_parts)
+            if not result.calls:
+                return "max_tokens" if result.finish_reason == "MAX_TOKENS" else "end_turn"
+            for call in result.calls:
+                loop = self._loop.check(ev.ToolCallRequest(ev.ToolCallInfo(call.call_id, call.name, call.args, "")))
+                if loop is not None:
+                    self.emit(loop)
+                    self.history.answer_pending("Not run: the same call was repeated too many times.")
+                    return "end_turn"
+            outcomes: dict[str, CallOutcome] = {}
+            scheduler = self._scheduler_factory(self.emit, self.history.contents)
+            try:
+                await scheduler.run(result.calls, outcomes)
+            finally:
+                self._answer(result, outcomes)
+            if any(o.declined for o in outcomes.values()):
+                return "end_turn"
+        return "max_turn_requests"
+
+    async def _expand(self, prompt: str | Sequence[Part]) -> list[Part]:
+        if self.expand_prompt is None:
+            return [Part(text=prompt)] if isinstance(prompt, str) else list(prompt)
+        items: list[Part] = [Part(text=prompt)] if isinstance(prompt, str) else list(prompt)
+        out: list[Part] = []
+        for part in items:
+            if part.text and "@" in part.text:
+                parts, warnings = await self.expand_prompt(part.text)
+                for w in warnings:
+                    self.emit(ev.Notice("warning", w))
+                out.extend(parts)
+            else:
+                out.append(part)
+        return out
+
+    def _will_overflow(self, parts: Sequence[Part]) -> bool:
+        limit = token_limit(self.model)
+        needed = estimate_tokens([Content("user", tuple(parts))])
+        remaining = limit - self.last_prompt_tokens
+        if needed > remaining:
+            self.emit(ev.ContextWindowWillOverflow(needed, remaining))
+            return True
+        return False
+
+    def _request(self) -> GenerateRequest:
+        tools = tuple(d for d in self.registry.declarations() if self.policy.is_enabled(d.name))
+        return GenerateRequest(
+            model=self.model,
+            contents=self.history.contents(),
+            system_instruction=self.system_prompt(),
+            tools=tools,
+        )
+
+    def _account(self, result: TurnResult) -> None:
+        usage = result.usage
+        self.emit(ev.Finished(result.finish_reason, usage))
+        if usage is None:
+            return
+        if usage.prompt_tokens:
+            self.last_prompt_tokens = usage.prompt_tokens
+        u = self.usage
+        self.usage = ev.Usage(
+            prompt_tokens=u.prompt_tokens + usage.prompt_tokens,
+            candidates_tokens=u.candidates_tokens + usage.candidates_tokens,
+            thoughts_tokens=u.thoughts_tokens + usage.thoughts_tokens,
+            cached_tokens=u.cached_tokens + usage.cached_tokens,
+            total_tokens=u.total_tokens + usage.total_tokens,
+        )
+
+    def _keep_text_only(self, result: TurnResult) -> None:
+        text = result.text
+        if text:
+            self.history.add_model([Part(text=text)])
+
+    def _answer(self, result: TurnResult, outcomes: dict[str, CallOutcome]) -> None:
+        """Answer every call of the turn, in the model's order, whatever happened to it."""
+        responses: list[Part] = []
+        extra: list[Part] = []
+        for call in result.calls:
+            outcome = outcomes.get(call.call_id)
+            response = outcome.response if outcome else {"error": "Cancelled by the user."}
+            responses.append(
+                Part(
+                    function_response=FunctionResponse(
+                        name=call.name, response=response, id=result.model_ids.get(call.call_id)
+                    )
+                )
+            )
+            if outcome:
+                extra.extend(outcome.extra_parts)
+        self.history.add_user(responses + extra)
+
+    async def maybe_compress(self, *, force: bool = False) -> ev.ChatCompressed | None:
+        """Compress when the last prompt passed the threshold (or when forced, for /compress)."""
+        threshold = self.options.compression_threshold * token_limit(self.model)
+        if not force and self.last_prompt_tokens < threshold:
+            return None
+        original = self.last_prompt_tokens or estimate_tokens(self.history.contents())
+
+        async def generate(request: GenerateRequest) -> ModelChunk:
+            return await generate_with_retry(self.client, request, self.options.retry)
+
+        try:
+            result = await compress(
+                self.history.contents(), model=self.model, original_tokens=original, generate=generate
+            )
+        except ModelError as exc:
+            self.emit(ev.Notice("warning", f"Could not compress the conversation: {exc}"))
+            return None
+        if result is None:
+            return None
+        self.history.replace(result.contents)
+        self.last_prompt_tokens = result.new_tokens
+        event = ev.ChatCompressed(result.original_tokens, result.new_tokens)
+        self.emit(event)
+        return event
+
+
+def derive_title(prompt: str, limit: int = 60) -> str:
+    line = " ".join(prompt.strip().split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

@@ -1,0 +1,405 @@
+"""The composition root: settings + trust + model + filesystem + confirmer → a ready Session.
+
+Both adapters and the headless CLI build sessions only through here, so every part is handed the
+slice of configuration it needs and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_lsp import events as ev
+from agent_lsp.core.ports import Confirmer
+from agent_lsp.core.session import Session, SessionOptions
+from agent_lsp.model.base import Content, ModelClient
+from agent_lsp.tools.policy import ApprovalMode, Policy
+from agent_lsp.workspace.filesystem import FileSystem, LocalFileSystem
+from agent_lsp.workspace.roots import Workspace
+
+if TYPE_CHECKING:
+    from agent_lsp.config.loader import LoadedSettings
+    from agent_lsp.mcp.manager import McpManager
+    from agent_lsp.store.checkpoints import ShadowGitCheckpointer
+    from agent_lsp.store.sessions import SessionRecorder, SessionStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RuntimeOptions:
+    """What the command line (or the adapter) decided before any session exists."""
+
+    fake_responses: Path | None = None
+    model: str | None = None
+    approval_mode: ApprovalMode | None = None
+    checkpointing: bool | None = None  # None: settings decide (adapters pass True as their default)
+    chunk_delay: float = 0.0  # replay pacing, for demos
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+
+@dataclass
+class SessionSetup:
+    """Per-session inputs from the adapter."""
+
+    cwd: Path
+    confirmer: Confirmer
+    fs: FileSystem | None = None
+    extra_roots: Sequence[Path] = ()
+    approval_mode: ApprovalMode | None = None
+    model: str | None = None
+    client_mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # from the editor: trusted
+    overrides: Mapping[str, Any] | None = None  # editor settings, nested like settings.json
+    editor_trust: bool | None = None
+    session_id: str | None = None
+    history: Sequence[Content] = ()
+    record: bool = True
+
+
+@dataclass
+class SessionHandle:
+    """A session and the things it owns; ``aclose`` releases them (MCP servers, recorder)."""
+
+    session: Session
+    workspace: Workspace
+    settings: LoadedSettings
+    trusted: bool
+    trust_reason: str
+    notices: list[ev.Notice]
+    mcp: McpManager | None = None
+    recorder: SessionRecorder | None = None
+    store: SessionStore | None = None
+    checkpointer: ShadowGitCheckpointer | None = None
+    notice_sink: Callable[[ev.Notice], None] | None = None
+    background: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def notify(self, notice: ev.Notice) -> None:
+        """Deliver a notice now (during a prompt, or through the adapter's sink), else keep it for later."""
+        if self.session.running:
+            self.session.emit(notice)
+        elif self.notice_sink is not None:
+            self.notice_sink(notice)
+        else:
+            self.notices.append(notice)
+
+    async def aclose(self) -> None:
+        self.session.cancel()
+        for task in self.background:
+            task.cancel()
+        if self.mcp is not None:
+            await self.mcp.aclose()
+        if self.recorder is not None:
+            self.recorder.close()
+
+
+class Runtime:
+    def __init__(self, options: RuntimeOptions | None = None) -> None:
+        self.options = options or RuntimeOptions()
+        self._model: ModelClient | None = None
+
+    def model_client(self) -> ModelClient:
+        """The replay model when scripted, else Gemini (raises AuthError saying what to set)."""
+        if self._model is None:
+            if self.options.fake_responses is not None:
+                from agent_lsp.model.replay import ReplayModel
+
+                self._model = ReplayModel.from_file(self.options.fake_responses, chunk_delay=self.options.chunk_delay)
+            else:
+                from agent_lsp.model.auth import resolve_auth
+                from agent_lsp.model.gemini import GeminiClient
+
+                self._model = GeminiClient(resolve_auth(self.options.env))
+        return self._model
+
+    def check_auth(self) -> str | None:
+        """A message saying what credentials are missing, or None when a model can be built."""
+        if self.options.fake_responses is not None:
+            return None
+        from agent_lsp.errors import AuthError
+        from agent_lsp.model.auth import resolve_auth
+
+        try:
+            resolve_auth(self.options.env)
+        except AuthError as exc:
+            return str(exc)
+        return None
+
+    async def create_session(self, setup: SessionSetup) -> SessionHandle:
+        # Settings, memory and tool set-up touch the disk: keep them off the event loop.
+        handle, ctx, settings = await asyncio.to_thread(self._create_sync, setup)
+        self._start_tools(handle, ctx, settings, setup)
+        return handle
+
+    def _create_sync(self, setup: SessionSetup) -> tuple[SessionHandle, Any, Any]:
+        from agent_lsp.config.dotenv import load_env_files
+        from agent_lsp.config.loader import load_settings
+        from agent_lsp.config.memory import JitMemoryLoader, load_memory
+        from agent_lsp.config.trust import decide_trust
+        from agent_lsp.core.commands import Commands
+        from agent_lsp.core.mentions import MentionExpander
+        from agent_lsp.core.prompts import system_prompt
+        from agent_lsp.core.retry import RetryPolicy
+        from agent_lsp.tools.builtins import builtin_tools
+        from agent_lsp.tools.context import ToolContext
+        from agent_lsp.tools.read_many_files import read_paths_for_prompt
+        from agent_lsp.tools.registry import ToolRegistry
+        from agent_lsp.tools.scheduler import Scheduler
+
+        cwd = setup.cwd.resolve()
+        env = dict(self.options.env)
+        notices: list[ev.Notice] = []
+        # Trust first, from user/system layers only: a workspace file must never vote on its own trust.
+        base = load_settings([cwd], trusted=False, env=env, overrides=None)
+        decision = decide_trust(
+            cwd,
+            settings_folder_trust_enabled=base.settings.security.folder_trust.enabled,
+            env=env,
+            editor_trust=setup.editor_trust,
+        )
+        trusted = decision.trusted
+        load_env_files([cwd, *setup.extra_roots], trusted=trusted, env=env)
+        loaded = load_settings([cwd, *setup.extra_roots], trusted=trusted, env=env, overrides=setup.overrides)
+        for err in loaded.errors:
+            notices.append(ev.Notice("error", f"Settings error in {err}"))
+        if not trusted:
+            notices.append(ev.Notice("warning", f"Workspace not trusted: {decision.reason}"))
+        s = loaded.settings
+
+        roots = [cwd, *setup.extra_roots]
+        for extra in s.context.include_directories:
+            p = Path(os.path.expanduser(extra))
+            roots.append(p if p.is_absolute() else cwd / p)
+        workspace = Workspace([r for r in roots if r.exists()] or [cwd])
+
+        mode: ApprovalMode = setup.approval_mode or self.options.approval_mode or s.general.default_approval_mode
+        if mode == "yolo" and s.security.disable_yolo_mode:
+            notices.append(ev.Notice("warning", "yolo mode is disabled by settings; using default"))
+            mode = "default"
+        policy = Policy(
+            mode="default", core=s.tools.core, allowed=s.tools.allowed, exclude=s.tools.exclude, trusted=trusted
+        )
+        refused = policy.set_mode(mode)
+        if refused:
+            notices.append(ev.Notice("warning", f"Approval mode {mode} refused: {refused}"))
+
+        model_name = setup.model or self.options.model or s.model.name
+        client = self.model_client()
+        file_names = [s.context.file_name] if isinstance(s.context.file_name, str) else list(s.context.file_name)
+        fs = setup.fs or LocalFileSystem()
+        temp_dir = Path(tempfile.mkdtemp(prefix="agent-lsp-"))
+        from agent_lsp.config.paths import gemini_dir
+
+        ctx = ToolContext(
+            workspace=workspace,
+            fs=fs,
+            temp_dir=temp_dir,
+            model=client,
+            model_name="gemini-2.5-flash",
+            respect_git_ignore=s.context.file_filtering.respect_git_ignore,
+            respect_gemini_ignore=s.context.file_filtering.respect_gemini_ignore,
+            shell_inactivity_timeout_s=float(s.tools.shell.inactivity_timeout),
+            web_fetch_allow_private=s.tools.web_fetch.allow_private_addresses,
+            global_memory_file=gemini_dir() / file_names[0],
+            memory_file_name=file_names[0],
+        )
+        registry = ToolRegistry(builtin_tools(ctx))
+
+        memory_state = {"result": load_memory(workspace.roots, file_names=file_names, trusted=trusted)}
+        jit = JitMemoryLoader(workspace.roots, file_names, memory_state["result"].files)
+
+        checkpointer = None
+        checkpointing = self.options.checkpointing
+        if s.general.checkpointing.enabled:
+            checkpointing = True
+        if checkpointing:
+            from agent_lsp.store.checkpoints import ShadowGitCheckpointer
+
+            checkpointer = ShadowGitCheckpointer(workspace.primary)
+
+        store = recorder = None
+        if setup.record:
+            from agent_lsp.store.sessions import SessionStore, new_session_id
+
+            store = SessionStore(workspace.primary)
+            setup_id = setup.session_id or new_session_id()
+            recorder = store.recorder(setup_id, cwd)
+        else:
+            setup_id = setup.session_id
+
+        sinks: list[Any] = [recorder] if recorder is not None else []
+        if s.telemetry.enabled:
+            from agent_lsp.store.telemetry import telemetry_from_settings
+
+            tele = telemetry_from_settings(s.telemetry)
+            if tele is not None:
+                sinks.append(tele)
+
+        def scheduler_factory(
+            emit: Callable[[ev.AgentEvent], None], history: Callable[[], Sequence[Content]]
+        ) -> Scheduler:
+            return Scheduler(
+                registry,
+                policy,
+                setup.confirmer,
+                emit,
+                temp_dir=temp_dir,
+                checkpointer=checkpointer,
+                jit_memory=jit,
+                history=history,
+                on_save_rule=_save_allowed_rules,
+                truncate_threshold=s.tools.truncate_tool_output_threshold,
+            )
+
+        async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
+            return await read_paths_for_prompt(ctx, paths)
+
+        options = SessionOptions(
+            model=model_name,
+            max_session_turns=s.model.max_session_turns,
+            compression_threshold=s.model.compression_threshold
+            or s.model.chat_compression.context_percentage_threshold,
+            loop_detection=not s.model.disable_loop_detection,
+            retry=RetryPolicy(max_attempts=s.general.max_attempts),
+        )
+        session = Session(
+            model=client,
+            registry=registry,
+            scheduler_factory=scheduler_factory,
+            policy=policy,
+            options=options,
+            system_prompt=lambda: system_prompt(
+                workspace.roots, memory=memory_state["result"].text, plan_mode=policy.mode == "plan"
+            ),
+            session_id=setup_id,
+            history=setup.history,
+            sinks=sinks,
+            expand_prompt=MentionExpander(read_mentions),
+            on_history=recorder.record_history if recorder is not None else None,
+            roots=workspace.roots,
+        )
+        handle = SessionHandle(
+            session=session,
+            workspace=workspace,
+            settings=loaded,
+            trusted=trusted,
+            trust_reason=decision.reason,
+            notices=notices,
+            recorder=recorder,
+            store=store,
+            checkpointer=checkpointer,
+        )
+        session.commands = Commands(_command_context(handle, memory_state, file_names, ctx))
+        return handle, ctx, s
+
+    def _start_tools(self, handle: SessionHandle, ctx: Any, s: Any, setup: SessionSetup) -> None:
+        """MCP servers and discovered tools start in the background: they never delay the session."""
+        from agent_lsp.mcp.config import McpServerSpec
+
+        specs = []
+        servers: dict[str, Mapping[str, Any]] = {}
+        for name, cfg in s.mcp_servers.items():
+            if (s.mcp.allowed is not None and name not in s.mcp.allowed) or name in s.mcp.excluded:
+                continue
+            servers[name] = cfg.model_dump(by_alias=True, exclude_none=True)
+        servers.update(setup.client_mcp_servers)
+        for name, raw in servers.items():
+            try:
+                specs.append(McpServerSpec.from_settings(name, dict(raw)))
+            except Exception as exc:
+                handle.notify(ev.Notice("error", f"MCP server '{name}' is misconfigured: {exc}"))
+        if specs:
+            from agent_lsp.mcp.manager import McpManager
+
+            handle.mcp = McpManager(handle.session.registry, specs, on_notice=handle.notify)
+            handle.mcp.start()
+        if s.tools.discovery_command and s.tools.call_command:
+            from agent_lsp.tools.discovered import discover_tools
+
+            async def discover() -> None:
+                try:
+                    for tool in await discover_tools(ctx, s.tools.discovery_command, s.tools.call_command):
+                        handle.session.registry.register(tool)
+                except Exception as exc:
+                    handle.notify(ev.Notice("error", f"Tool discovery failed: {exc}"))
+
+            handle.background.append(asyncio.get_running_loop().create_task(discover()))
+
+    async def load_session(self, session_id: str, setup: SessionSetup) -> tuple[SessionHandle, list[ev.AgentEvent]]:
+        """Reopen a recorded session: its history for the model, its events for the editor to redraw."""
+        from agent_lsp.store.sessions import SessionStore
+
+        store = SessionStore(setup.cwd.resolve())
+        loaded = await asyncio.to_thread(store.load, session_id)
+        setup.session_id = session_id
+        setup.history = loaded.history
+        handle = await self.create_session(setup)
+        handle.session.title = loaded.info.title or None
+        return handle, loaded.events
+
+
+def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_names: list[str], ctx: Any) -> Any:
+    from agent_lsp.config.memory import load_memory
+    from agent_lsp.core.commands import CommandContext
+
+    async def reload() -> str:
+        result = await asyncio.to_thread(
+            load_memory, handle.workspace.roots, file_names=file_names, trusted=handle.trusted
+        )
+        memory_state["result"] = result
+        return f"Reloaded memory from {len(result.files)} file(s) ({len(result.text)} characters)."
+
+    async def add(fact: str) -> str:
+        from agent_lsp.tools.memory_tool import MemoryTool
+
+        tool = MemoryTool(ctx)
+        result = await tool.build({"fact": fact}).execute(lambda _chunk: None)
+        await reload()
+        return result.display or (result.llm_content if isinstance(result.llm_content, str) else "Saved.")
+
+    list_cp = restore_cp = None
+    cp = handle.checkpointer
+    if cp is not None:
+
+        def list_cp() -> list[tuple[str, str]]:
+            return [(c.id, f"{c.tool_name} {c.file or ''} at {c.created}".strip()) for c in cp.list()]
+
+        async def restore_cp(session: Session, checkpoint_id: str) -> str:
+            restored = await cp.restore(checkpoint_id)
+            session.history.replace(restored.history)
+            return f"Restored files and conversation to checkpoint `{checkpoint_id}`."
+
+    return CommandContext(
+        memory_text=lambda: memory_state["result"].text,
+        memory_files=lambda: [str(f) for f in memory_state["result"].files],
+        reload_memory=reload,
+        add_memory=add,
+        list_checkpoints=list_cp,
+        restore_checkpoint=restore_cp,
+    )
+
+
+def _save_allowed_rules(rules: list[str]) -> None:
+    """ "Allow always and save": append rules to tools.allowed in the user's settings.json."""
+    from agent_lsp.config.loader import parse_jsonc
+    from agent_lsp.config.paths import gemini_dir
+    from agent_lsp.workspace.filesystem import atomic_write
+
+    path = gemini_dir() / "settings.json"
+    try:
+        data: dict[str, Any] = parse_jsonc(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, ValueError) as exc:
+        log.warning("could not update %s: %s", path, exc)
+        return
+    tools = data.setdefault("tools", {})
+    allowed = tools.setdefault("allowed", [])
+    for r in rules:
+        if r not in allowed:
+            allowed.append(r)
+    atomic_write(path, json.dumps(data, indent=2) + "\n")

@@ -1,0 +1,277 @@
+"""The tool scheduler: validate, decide, confirm, checkpoint, execute; every state change is an event.
+
+Read-only calls that need no approval run in parallel; everything else runs one at a time in the
+order the model asked. If the user cancels a confirmation, the rest of the batch is cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from agent_lsp import events as ev
+from agent_lsp.core.ports import Checkpointer, Confirmer, JitMemory
+from agent_lsp.errors import ToolError
+from agent_lsp.model.base import Content, Part
+from agent_lsp.tools.base import Tool, ToolCallRequestInfo, ToolInvocation, ToolResult
+from agent_lsp.tools.policy import Decision, Policy
+from agent_lsp.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+DEFAULT_TRUNCATE_THRESHOLD = 40_000
+MUTATING_KINDS = ("edit", "delete", "move")
+
+
+@dataclass
+class CallOutcome:
+    """A finished call, ready to become a functionResponse."""
+
+    call_id: str
+    name: str
+    status: Literal["success", "error", "cancelled"]
+    response: dict[str, Any]
+    extra_parts: list[Part] = field(default_factory=list)
+    declined: bool = False  # the user said no: the prompt ends without asking the model again
+
+
+@dataclass
+class _Prepared:
+    request: ToolCallRequestInfo
+    info: ev.ToolCallInfo
+    tool: Tool | None = None
+    invocation: ToolInvocation[Any] | None = None
+    error: str | None = None
+    decision: Decision = "ask"
+    deny_reason: str = ""
+
+    @property
+    def parallel(self) -> bool:
+        return self.error is None and self.decision == "allow" and self.tool is not None and self.tool.read_only
+
+
+class Scheduler:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        policy: Policy,
+        confirmer: Confirmer,
+        emit: Callable[[ev.AgentEvent], None],
+        *,
+        temp_dir: Path,
+        checkpointer: Checkpointer | None = None,
+        jit_memory: JitMemory | None = None,
+        history: Callable[[], Sequence[Content]] = tuple,
+        on_save_rule: Callable[[list[str]], None] | None = None,
+        truncate_threshold: int = DEFAULT_TRUNCATE_THRESHOLD,
+    ) -> None:
+        self.registry = registry
+        self.policy = policy
+        self.confirmer = confirmer
+        self.emit = emit
+        self.temp_dir = temp_dir
+        self.checkpointer = checkpointer
+        self.jit_memory = jit_memory
+        self.history = history
+        self.on_save_rule = on_save_rule
+        self.truncate_threshold = truncate_threshold
+
+    async def run(self, calls: Sequence[ToolCallRequestInfo], outcomes: dict[str, CallOutcome]) -> None:
+        """Run a batch, filling ``outcomes`` as calls finish (so a cancelled batch still answers every call)."""
+        prepared: list[_Prepared] = []
+        try:
+            prepared = [self._prepare(c) for c in calls]
+            group: list[_Prepared] = []
+            for p in prepared:
+                if p.parallel:
+                    group.append(p)
+                    continue
+                await self._run_group(group, outcomes)
+                group = []
+                if any(o.declined for o in outcomes.values()):
+                    self._cancel(p, outcomes, "Cancelled because the user declined an earlier call in this batch.")
+                    continue
+                await self._run_one(p, outcomes)
+            await self._run_group(group, outcomes)
+        finally:
+            # Cancelled (or crashed) mid-batch: every call still gets an answer, in the model's order.
+            for c in calls:
+                if c.call_id not in outcomes:
+                    match = next((p for p in prepared if p.request.call_id == c.call_id), None)
+                    self._cancel(match or self._prepare_bare(c), outcomes, "Cancelled by the user.")
+
+    def _prepare_bare(self, request: ToolCallRequestInfo) -> _Prepared:
+        return _Prepared(request, ev.ToolCallInfo(request.call_id, request.name, request.args, request.name))
+
+    def _prepare(self, request: ToolCallRequestInfo) -> _Prepared:
+        p = self._prepare_bare(request)
+        tool = self.registry.get(request.name)
+        if tool is None or not self.policy.is_enabled(request.name):
+            names = ", ".join(n for n in self.registry.names() if self.policy.is_enabled(n))
+            p.error = f"Tool '{request.name}' not found. Available tools: {names}"
+        else:
+            p.tool = tool
+            problem = tool.validate(request.args)
+            if problem is None:
+                try:
+                    p.invocation = tool.build(request.args)
+                except ToolError as exc:
+                    problem = str(exc)
+            if problem is not None:
+                p.error = f"Invalid parameters for {tool.name}: {problem}"
+            title = tool.display_name
+            locations: tuple[ev.Location, ...] = ()
+            if p.invocation is not None:
+                title = p.invocation.describe()
+                locations = tuple(p.invocation.locations())
+            p.info = ev.ToolCallInfo(request.call_id, tool.name, request.args, title, tool.kind, locations)
+            if p.error is None:
+                p.decision, p.deny_reason = self.policy.decide(tool, request.args)
+        self.emit(ev.ToolCallRequest(p.info))
+        self.emit(ev.ToolCallStatusChange(request.call_id, "validating"))
+        return p
+
+    async def _run_group(self, group: list[_Prepared], outcomes: dict[str, CallOutcome]) -> None:
+        if len(group) == 1:
+            await self._run_one(group[0], outcomes)
+        elif group:
+            async with asyncio.TaskGroup() as tg:
+                for p in group:
+                    tg.create_task(self._run_one(p, outcomes))
+
+    async def _run_one(self, p: _Prepared, outcomes: dict[str, CallOutcome]) -> None:
+        if p.error is not None or p.tool is None or p.invocation is None:
+            self._finish(p, outcomes, "error", {"error": p.error or "invalid call"}, error=p.error)
+            return
+        if p.decision == "deny":
+            self._finish(p, outcomes, "error", {"error": p.deny_reason}, error=p.deny_reason)
+            return
+        if p.decision == "ask":
+            details = await p.invocation.confirmation()
+            if details is not None and not await self._confirm(p, details, outcomes):
+                return
+        elif p.tool.kind in MUTATING_KINDS:
+            await p.invocation.confirmation()  # edit tools compute their proposal (and base text) here
+        self.emit(ev.ToolCallStatusChange(p.info.call_id, "scheduled"))
+        if self.checkpointer is not None and p.tool.kind in MUTATING_KINDS:
+            try:
+                await self.checkpointer.before_tool(p.info, self.history())
+            except Exception as exc:  # a failed snapshot must not block the user's work, but they must know
+                log.warning("checkpoint failed before %s: %s", p.info.name, exc)
+                self.emit(ev.Notice("warning", f"Checkpoint before {p.info.name} failed: {exc}"))
+        self.emit(ev.ToolCallStatusChange(p.info.call_id, "executing"))
+        started = time.perf_counter()
+        call_id = p.info.call_id
+        try:
+            result = await p.invocation.execute(lambda chunk: self.emit(ev.ToolOutput(call_id, chunk)))
+        except ToolError as exc:
+            result = ToolResult(llm_content=str(exc), error=str(exc), error_type=exc.error_type)
+        except asyncio.CancelledError:
+            self._cancel(p, outcomes, "Cancelled by the user while running.", started)
+            raise
+        except Exception as exc:
+            # A tool bug still answers the model (the history must stay valid), and is logged loudly.
+            log.exception("tool %s crashed", p.info.name)
+            result = ToolResult(llm_content=f"Tool crashed: {exc!r}", error=f"Tool crashed: {exc!r}")
+        self._deliver(p, result, outcomes, started)
+
+    async def _confirm(self, p: _Prepared, details: ev.ConfirmationDetails, outcomes: dict[str, CallOutcome]) -> bool:
+        assert p.tool is not None and p.invocation is not None
+        self.emit(ev.ToolCallStatusChange(p.info.call_id, "awaiting_approval"))
+        self.emit(ev.ToolCallConfirmation(p.info, details))
+        answer = await self.confirmer.confirm(p.info, details)
+        if answer.outcome == "cancel":
+            self._cancel(p, outcomes, "The user declined to run this call.", declined=True)
+            return False
+        if answer.outcome in ("proceed_always", "proceed_always_server", "proceed_always_save"):
+            scope: Literal["tool", "server"] = "server" if answer.outcome == "proceed_always_server" else "tool"
+            self.policy.remember(p.tool, details, scope)
+            if answer.outcome == "proceed_always_save" and self.on_save_rule is not None:
+                self.on_save_rule(self.policy.rule_for(p.tool, details))
+        if answer.outcome == "modify" and answer.modified_content is not None:
+            p.invocation.apply_modification(answer.modified_content)
+        return True
+
+    def _deliver(self, p: _Prepared, result: ToolResult, outcomes: dict[str, CallOutcome], started: float) -> None:
+        text, extra = _split_content(result.llm_content)
+        if p.tool is not None and p.tool.truncate_output and len(text) > self.truncate_threshold:
+            from agent_lsp.tools.truncation import truncate_for_model
+
+            text, _saved = truncate_for_model(
+                text,
+                threshold=self.truncate_threshold,
+                temp_dir=self.temp_dir,
+                call_id=p.info.call_id,
+                tool_name=p.info.name,
+            )
+        if self.jit_memory is not None and result.touched_paths:
+            extra_context = self.jit_memory.context_for(list(result.touched_paths))
+            if extra_context:
+                text += "\n\n" + extra_context
+        if result.plan is not None:
+            self.emit(ev.Plan(result.plan))
+        status: Literal["success", "error"] = "error" if result.error else "success"
+        response = {"error": text} if result.error else {"output": text}
+        self._finish(
+            p,
+            outcomes,
+            status,
+            response,
+            extra=extra,
+            display=result.display,
+            diff=result.diff,
+            error=result.error,
+            started=started,
+        )
+
+    def _cancel(
+        self,
+        p: _Prepared,
+        outcomes: dict[str, CallOutcome],
+        why: str,
+        started: float | None = None,
+        *,
+        declined: bool = False,
+    ) -> None:
+        self._finish(p, outcomes, "cancelled", {"error": why}, error=why, started=started, declined=declined)
+
+    def _finish(
+        self,
+        p: _Prepared,
+        outcomes: dict[str, CallOutcome],
+        status: Literal["success", "error", "cancelled"],
+        response: dict[str, Any],
+        *,
+        extra: list[Part] | None = None,
+        display: str | None = None,
+        diff: ev.FileDiff | None = None,
+        error: str | None = None,
+        started: float | None = None,
+        declined: bool = False,
+    ) -> None:
+        duration = (time.perf_counter() - started) * 1000 if started is not None else 0.0
+        outcomes[p.info.call_id] = CallOutcome(p.info.call_id, p.info.name, status, response, extra or [], declined)
+        self.emit(
+            ev.ToolCallResponse(
+                call_id=p.info.call_id,
+                name=p.info.name,
+                status=status,
+                display=display,
+                diff=diff,
+                error=error,
+                duration_ms=round(duration, 3),
+                locations=p.info.locations,
+            )
+        )
+
+
+def _split_content(content: str | list[Part]) -> tuple[str, list[Part]]:
+    if isinstance(content, str):
+        return content, []
+    texts = [p.text for p in content if p.text]
+    extra = [p for p in content if p.inline_data is not None]
+    return "\n".join(texts), extra
