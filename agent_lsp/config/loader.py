@@ -392,14 +392,14 @@ def _apply_policy(raw: Raw, layer: _Layer) -> list[ConfigError]:
     return errors
 
 
-def _build(layers: Sequence[_Layer], errors: list[ConfigError]) -> tuple[Raw, Settings]:
+def _merge_layers(layers: Sequence[_Layer], errors: list[ConfigError]) -> Raw:
     merged: Raw = {}
     for layer in layers:
         clean, layer_errors = validate_layer(layer.raw, layer.label)
         errors.extend(layer_errors)
         errors.extend(_apply_policy(clean, layer))
         merged = deep_merge(merged, clean)
-    return merged, _finish(merged, errors)
+    return merged
 
 
 def _finish(merged: Raw, errors: list[ConfigError]) -> Settings:
@@ -424,7 +424,7 @@ def read_folder_trust_enabled(env: Mapping[str, str] | None = None) -> bool:
     env = os.environ if env is None else env
     errors: list[ConfigError] = []
     lower, upper = _admin_layers(env, errors)
-    _, settings = _build([*lower, *upper], errors)
+    settings = _finish(_merge_layers([*lower, *upper], errors), errors)
     return settings.security.folder_trust.enabled
 
 
@@ -441,7 +441,7 @@ def load_settings(
     errors: list[ConfigError] = []
     lower, upper = _admin_layers(env, errors)
     admin_errors: list[ConfigError] = []
-    _, admin_settings = _build([*lower, *upper], admin_errors)
+    admin_settings = _finish(_merge_layers([*lower, *upper], admin_errors), admin_errors)
 
     workspace: list[_Layer] = []
     skipped = False
@@ -462,7 +462,7 @@ def load_settings(
             workspace.append(layer)
 
     layers = [*lower, *workspace, *upper]
-    base_raw, _ = _build(layers, errors)
+    base_raw = _merge_layers(layers, errors)
     loaded = LoadedSettings(
         settings=Settings(),
         errors=[],

@@ -1,0 +1,1 @@
+"""Tests for agent_lsp.config."""
