@@ -1,0 +1,174 @@
+"""Pure converters from AgentEvents to ACP ``session/update`` payloads (LSP's ``agent/update`` reuses them).
+
+No I/O and no protocol library: plain dicts in the ACP v1 JSON shapes, so one family of functions
+serves both adapters and is tested against the ACP JSON schema. The only state (accumulated live
+output per tool call, the context window size) is passed in and returned, never hidden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent_lsp import events as ev
+
+Update = dict[str, Any]
+MAX_LIVE_OUTPUT = 20_000  # characters of live shell output re-sent with each update (the tail)
+
+_STATUS = {"success": "completed", "error": "failed", "cancelled": "failed"}
+_PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed", "cancelled": "completed"}
+
+
+@dataclass(frozen=True)
+class UpdateState:
+    """What conversion remembers between events of one session."""
+
+    context_size: int = 1_048_576
+    live_output: Mapping[str, str] = field(default_factory=dict)
+    notices_supported: bool = False  # the client advertised session.notices
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def diff_content(diff: ev.FileDiff) -> dict[str, Any]:
+    return {"type": "diff", "path": diff.path, "oldText": diff.old_text, "newText": diff.new_text}
+
+
+def locations(locs: tuple[ev.Location, ...]) -> list[dict[str, Any]]:
+    return [{"path": loc.path, **({"line": loc.line} if loc.line is not None else {})} for loc in locs]
+
+
+def tool_call(call: ev.ToolCallInfo, status: str = "pending") -> Update:
+    return {
+        "sessionUpdate": "tool_call",
+        "toolCallId": call.call_id,
+        "title": call.title or call.name,
+        "kind": call.kind,
+        "status": status,
+        "locations": locations(call.locations),
+        "rawInput": call.args,
+    }
+
+
+def confirmation_content(details: ev.ConfirmationDetails) -> list[dict[str, Any]]:
+    """What a permission request shows: the diff for edits, the command for exec, args for MCP."""
+    if details.diff is not None:
+        return [diff_content(details.diff)]
+    if details.type == "exec" and details.command:
+        return [{"type": "content", "content": text_block(f"```sh\n{details.command}\n```")}]
+    if details.type == "mcp":
+        return [{"type": "content", "content": text_block(f"MCP tool `{details.tool}` on server `{details.server}`")}]
+    if details.type == "info":
+        urls = "\n".join(f"- {u}" for u in details.urls)
+        return [{"type": "content", "content": text_block(f"{details.prompt or details.title}\n{urls}".strip())}]
+    return []
+
+
+def permission_tool_call(call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> dict[str, Any]:
+    """The ``toolCall`` of a permission request: carries the diff itself (CodeCompanion needs it there)."""
+    return {
+        "toolCallId": call.call_id,
+        "title": details.title or call.title,
+        "kind": call.kind,
+        "status": "pending",
+        "locations": locations(call.locations),
+        "rawInput": call.args,
+        "content": confirmation_content(details),
+    }
+
+
+def _message(text: str) -> Update:
+    return {"sessionUpdate": "agent_message_chunk", "content": text_block(text)}
+
+
+def _notice(level: str, text: str, state: UpdateState) -> Update:
+    if state.notices_supported:
+        return {"sessionUpdate": "notice", "severity": level, "title": text}
+    return _message(f"\n\n> {'⚠️ ' if level != 'info' else ''}{text}\n\n")
+
+
+def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False) -> tuple[list[Update], UpdateState]:
+    """The updates to send for an event, and the state after it. ``replay``: redrawing a loaded session,
+    so the user's own messages are included (live, the client already shows them)."""
+    match event:
+        case ev.UserMessage(text=text):
+            return ([{"sessionUpdate": "user_message_chunk", "content": text_block(text)}] if replay else []), state
+        case ev.Content(text=text):
+            return [_message(text)], state
+        case ev.Thought(subject=subject, description=description):
+            text = f"**{subject}**\n\n{description}" if subject else description
+            return [{"sessionUpdate": "agent_thought_chunk", "content": text_block(text)}], state
+        case ev.ToolCallRequest(call=call):
+            return [tool_call(call)], state
+        case ev.ToolCallConfirmation(call=call, details=details):
+            content = confirmation_content(details)
+            if not content:
+                return [], state
+            return [{"sessionUpdate": "tool_call_update", "toolCallId": call.call_id, "content": content}], state
+        case ev.ToolCallStatusChange(call_id=call_id, status="executing"):
+            return [{"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress"}], state
+        case ev.ToolOutput(call_id=call_id, chunk=chunk):
+            output = (state.live_output.get(call_id, "") + chunk)[-MAX_LIVE_OUTPUT:]
+            new_state = replace(state, live_output={**state.live_output, call_id: output})
+            update = {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": call_id,
+                "status": "in_progress",
+                "content": [{"type": "content", "content": text_block(f"```\n{output}\n```")}],
+            }
+            return [update], new_state
+        case ev.ToolCallResponse(call_id=call_id, status=status, display=display, diff=diff, error=error):
+            content: list[dict[str, Any]] = []
+            if diff is not None:
+                content.append(diff_content(diff))
+            live = state.live_output.get(call_id)
+            if live:
+                content.append({"type": "content", "content": text_block(f"```\n{live}\n```")})
+            text = error if error else display
+            if text and not live:
+                content.append({"type": "content", "content": text_block(text)})
+            update = {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": call_id,
+                "status": _STATUS[status],
+                "content": content,
+            }
+            if event.locations:
+                update["locations"] = locations(event.locations)
+            rest = {k: v for k, v in state.live_output.items() if k != call_id}
+            return [update], replace(state, live_output=rest)
+        case ev.Plan(entries=entries):
+            return [
+                {
+                    "sessionUpdate": "plan",
+                    "entries": [
+                        {"content": e.content, "priority": "medium", "status": _PLAN_STATUS[e.status]} for e in entries
+                    ],
+                }
+            ], state
+        case ev.Finished(usage=usage) if usage is not None and usage.prompt_tokens:
+            used = usage.prompt_tokens + usage.candidates_tokens
+            return [{"sessionUpdate": "usage_update", "used": used, "size": state.context_size}], state
+        case ev.SessionTitle(title=title):
+            return [{"sessionUpdate": "session_info_update", "title": title}], state
+        case ev.Notice(level=level, message=message):
+            return [_notice(level, message, state)], state
+        case ev.Retry(reason=reason, attempt=attempt):
+            return [_notice("info", f"Retrying the model request (attempt {attempt + 1}): {reason}", state)], state
+        case ev.ModelFallback(from_model=a, to_model=b, reason=reason):
+            return [_notice("warning", f"Switched from {a} to {b}: {reason}", state)], state
+        case ev.ChatCompressed(original_tokens=a, new_tokens=b):
+            return [_notice("info", f"Conversation compressed from {a} to about {b} tokens.", state)], state
+        case ev.LoopDetected(detail=detail):
+            return [_notice("warning", f"Stopped: a loop was detected ({detail}).", state)], state
+        case ev.InvalidStream(reason=reason, detail=detail):
+            return [_notice("warning", f"The model's response was unusable ({reason}): {detail}", state)], state
+        case ev.MaxSessionTurns(limit=limit):
+            return [_notice("warning", f"This session reached its turn limit ({limit}).", state)], state
+        case ev.ContextWindowWillOverflow(estimated_tokens=need, remaining_tokens=left):
+            msg = f"The message (~{need} tokens) would overflow the context window ({left} left); try /compress."
+            return [_notice("warning", msg, state)], state
+    return [], state
