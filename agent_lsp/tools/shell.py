@@ -1,0 +1,533 @@
+"""run_shell_command: runs a bash command in the workspace, streaming its output live and killing its
+whole process group on cancellation or inactivity."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import collections
+import contextlib
+import logging
+import os
+import shlex
+import signal
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_lsp.errors import PathOutsideWorkspace, ToolError
+from agent_lsp.events import ConfirmationDetails
+from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
+from agent_lsp.tools.context import ToolContext
+from agent_lsp.tools.shell_parse import find_substitution, root_commands
+
+log = logging.getLogger(__name__)
+
+SHELL_TOOL_NAME = "run_shell_command"
+KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
+DRAIN_S = 0.3  # after the shell exits, how long leftover output may still arrive (jobs may hold the pipe)
+BACKGROUND_SETTLE_S = 0.2  # a background command that dies this fast is reported as failed
+MAX_KEPT_CHARS = 8_000_000  # head + tail of the output kept in memory; the scheduler truncates further
+
+_DESCRIPTION = """Runs a command with `bash -c` and returns what it printed.
+
+The command runs non-interactively (stdin is closed), so never start programs that wait for input,
+editors or pagers. Prefer flags that avoid prompts (for example `--yes`) and that keep output short.
+Output (stdout and stderr interleaved) is shown to the user live while the command runs.
+
+The result reports:
+- Command: the command that ran
+- Directory: where it ran, relative to the workspace root
+- Output: everything it printed (long output is cut in the middle and saved to a file)
+- Exit Code, or Signal if the shell was killed
+- Background PIDs: processes it left running with `&`
+
+Rules:
+- Command substitution (`$(...)`, backticks, `<(...)`, `>(...)`) is refused; run the inner command
+  first and use its output instead.
+- Use `dir_path` (a folder inside the workspace) rather than `cd` to choose the working directory.
+- Set `is_background` for servers, watchers and other long-running programs: the call returns at once
+  with the process ID, and the output goes to a log file.
+- A command that prints nothing for a long time is stopped."""
+
+
+@dataclass(frozen=True)
+class ShellParams:
+    command: str
+    description: str | None = None
+    dir_path: str | None = None
+    is_background: bool = False
+
+
+class ShellTool(Tool):
+    name = SHELL_TOOL_NAME
+    display_name = "Shell"
+    description = _DESCRIPTION
+    kind = "execute"
+    truncate_output = True
+    parameters: dict[str, Any] = {  # noqa: RUF012 - the Tool contract declares it as a class attribute
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The exact bash command to run."},
+            "description": {
+                "type": "string",
+                "description": "A short note for the user on what the command does and why.",
+            },
+            "dir_path": {
+                "type": "string",
+                "description": "Folder to run in, relative to the workspace root (default: the root).",
+            },
+            "is_background": {
+                "type": "boolean",
+                "description": "Start the command detached and return its PID at once (for servers and watchers).",
+            },
+        },
+        "required": ["command"],
+    }
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
+
+    def validate(self, params: dict[str, Any]) -> str | None:
+        problem = super().validate(params)
+        if problem:
+            return problem
+        command = str(params["command"])
+        if not command.strip():
+            return "The command must not be empty."
+        construct = find_substitution(command)
+        if construct:
+            return (
+                f"Command substitution with {construct} is not allowed: it would run a command nobody approved. "
+                "Run the inner command on its own first, then use its output."
+            )
+        try:
+            self._cwd(params.get("dir_path"))
+        except ToolError as exc:
+            return str(exc)
+        return None
+
+    def _cwd(self, dir_path: str | None) -> Path:
+        if not dir_path:
+            return self.ctx.workspace.primary
+        try:
+            path = self.ctx.workspace.resolve(dir_path)
+        except PathOutsideWorkspace as exc:
+            raise ToolError(f"dir_path: {exc}", exc.error_type) from exc
+        if not path.is_dir():
+            raise ToolError(f"dir_path '{dir_path}' is not an existing directory.", "invalid_params")
+        return path
+
+    def build(self, params: dict[str, Any]) -> ShellInvocation:
+        problem = self.validate(params)
+        if problem:
+            raise ToolError(problem, "invalid_params")
+        p = ShellParams(
+            command=str(params["command"]),
+            description=params.get("description") or None,
+            dir_path=params.get("dir_path") or None,
+            is_background=bool(params.get("is_background", False)),
+        )
+        return ShellInvocation(p, self.ctx, self._cwd(p.dir_path))
+
+
+class ShellInvocation(ToolInvocation[ShellParams]):
+    def __init__(self, params: ShellParams, ctx: ToolContext, cwd: Path) -> None:
+        super().__init__(params)
+        self.ctx = ctx
+        self.cwd = cwd
+
+    @property
+    def _directory(self) -> str:
+        rel = self.ctx.workspace.relative(self.cwd)
+        return "(root)" if rel == "." else rel
+
+    def describe(self) -> str:
+        text = self.params.command
+        if self.params.dir_path:
+            text += f" [in {self._directory}]"
+        if self.params.description:
+            text += f" ({self.params.description.strip()})"
+        if self.params.is_background:
+            text += " [background]"
+        return text
+
+    async def confirmation(self) -> ConfirmationDetails:
+        return ConfirmationDetails(
+            type="exec",
+            title="Confirm Shell Command",
+            command=self.params.command,
+            root_commands=tuple(root_commands(self.params.command)),
+        )
+
+    async def execute(self, output: OutputSink) -> ToolResult:
+        if self.params.is_background:
+            return await self._start_background()
+        return await self._run(output)
+
+    async def _run(self, output: OutputSink) -> ToolResult:
+        self.ctx.temp_dir.mkdir(parents=True, exist_ok=True)
+        fd, jobs_name = tempfile.mkstemp(prefix="shell-jobs-", suffix=".txt", dir=self.ctx.temp_dir)
+        os.close(fd)
+        jobs_file = Path(jobs_name)
+        kept = _HeadTail(MAX_KEPT_CHARS)
+
+        def on_text(text: str) -> None:
+            kept.add(text)
+            output(text)
+
+        try:
+            run = await run_streaming(
+                ["bash", "-c", _wrap(self.params.command, jobs_file)],
+                cwd=self.cwd,
+                on_text=on_text,
+                inactivity_timeout_s=self.ctx.shell_inactivity_timeout_s,
+            )
+        except OSError as exc:
+            message = f"Could not start bash: {exc.strerror or exc}"
+            return ToolResult(llm_content=message, error=message, error_type="shell_start_failed")
+        finally:
+            background = _take_pids(jobs_file)
+
+        text = kept.text().rstrip("\n")
+        if run.timed_out:
+            background = []  # the whole group was killed, jobs included
+        lines = [
+            f"Command: {self.params.command}",
+            f"Directory: {self._directory}",
+            f"Output: {text if text.strip() else '(empty)'}",
+        ]
+        error: str | None = None
+        if run.timed_out:
+            error = (
+                f"The command printed nothing for {self.ctx.shell_inactivity_timeout_s:g} s and was stopped "
+                "(its whole process group was killed)."
+            )
+            lines.append(f"Error: {error}")
+        if run.returncode is not None and run.returncode < 0:
+            lines.append(f"Signal: {_signal_name(-run.returncode)}")
+        else:
+            lines.append(f"Exit Code: {run.returncode}")
+        lines.append(f"Background PIDs: {', '.join(map(str, background)) if background else '(none)'}")
+        display = text
+        if run.timed_out:
+            display += f"\n[{error}]"
+        elif run.returncode is not None and run.returncode > 0:
+            display += f"\n[exit code {run.returncode}]"
+        elif run.returncode is not None and run.returncode < 0:
+            display += f"\n[killed by {_signal_name(-run.returncode)}]"
+        return ToolResult(
+            llm_content="\n".join(lines),
+            display=display.strip("\n") or "(no output)",
+            error=error,
+            error_type="shell_inactivity_timeout" if error else None,
+        )
+
+    async def _start_background(self) -> ToolResult:
+        self.ctx.temp_dir.mkdir(parents=True, exist_ok=True)
+        fd, log_name = tempfile.mkstemp(prefix="background-", suffix=".log", dir=self.ctx.temp_dir)
+        try:
+            proc = _spawn_detached(self.params.command, self.cwd, fd)
+        except OSError as exc:
+            message = f"Could not start bash: {exc.strerror or exc}"
+            return ToolResult(llm_content=message, error=message, error_type="shell_start_failed")
+        finally:
+            os.close(fd)
+        await asyncio.sleep(BACKGROUND_SETTLE_S)
+        lines = [
+            f"Command: {self.params.command}",
+            f"Directory: {self._directory}",
+            f"Background PIDs: {proc.pid}",
+        ]
+        code = proc.poll()
+        if code is None:
+            lines.append(f"Output: (running in the background; output goes to {log_name})")
+            return ToolResult(llm_content="\n".join(lines), display=f"Started in the background (PID {proc.pid}).")
+        early = _read_log(log_name)
+        lines.append(f"Output: {early if early.strip() else '(empty)'}")
+        lines.append(f"Signal: {_signal_name(-code)}" if code < 0 else f"Exit Code: {code}")
+        return ToolResult(llm_content="\n".join(lines), display=early.strip() or f"Exited at once with code {code}.")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    returncode: int | None  # negative: killed by that signal
+    timed_out: bool
+
+
+async def run_streaming(
+    argv: list[str],
+    *,
+    cwd: Path,
+    on_text: Callable[[str], None],
+    inactivity_timeout_s: float | None,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+) -> RunResult:
+    """Run ``argv`` in a new session (its own process group) with stdout and stderr on one pipe, passing
+    decoded text to ``on_text`` as it arrives. Cancellation and inactivity kill the whole group."""
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            start_new_session=True,
+            env=env if env is not None else shell_env(),
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        # Only the child keeps the write end, so EOF means every writer in the group is gone.
+        os.close(write_fd)
+    reader = _PipeReader(loop)
+    transport, _ = await loop.connect_read_pipe(lambda: reader, os.fdopen(read_fd, "rb", buffering=0))
+    finished = False
+    timed_out = False
+    waiter = asyncio.ensure_future(proc.wait())
+    feeder: asyncio.Task[None] | None = None
+    try:
+        if stdin is not None:
+            feeder = asyncio.ensure_future(_feed(proc, stdin))
+        while not waiter.done():
+            for text in reader.take():
+                on_text(text)
+            if inactivity_timeout_s is not None and loop.time() - reader.last_activity >= inactivity_timeout_s:
+                timed_out = True
+                break
+            wake = asyncio.ensure_future(reader.changed.wait())
+            timeout = None
+            if inactivity_timeout_s is not None:
+                timeout = max(0.0, reader.last_activity + inactivity_timeout_s - loop.time())
+            try:
+                await asyncio.wait({waiter, wake}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                wake.cancel()
+        if not timed_out:
+            finished = True
+            # Everything the shell wrote is already in the pipe; jobs it left running may still hold it open.
+            await asyncio.wait({reader.closed}, timeout=DRAIN_S)
+        for text in reader.take(final=True):
+            on_text(text)
+        if reader.error is not None:
+            raise reader.error
+    finally:
+        transport.close()
+        if feeder is not None and not feeder.done():
+            feeder.cancel()
+        if not finished:
+            await terminate_group(proc)
+        waiter.cancel()
+    return RunResult(returncode=proc.returncode, timed_out=timed_out)
+
+
+async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(data)
+        await proc.stdin.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the program did not read all of its input; that is its choice
+    finally:
+        proc.stdin.close()
+
+
+class _PipeReader(asyncio.Protocol):
+    """Collects pipe data as decoded text and notes when it last arrived (for the inactivity timeout)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending: list[str] = []
+        self.last_activity = loop.time()
+        self.changed = asyncio.Event()
+        self.closed: asyncio.Future[None] = loop.create_future()
+        self.error: BaseException | None = None
+
+    def data_received(self, data: bytes) -> None:
+        self.last_activity = self._loop.time()
+        text = self._decoder.decode(data)
+        if text:
+            self._pending.append(text)
+            self.changed.set()
+
+    def eof_received(self) -> bool | None:
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if exc is not None:
+            self.error = exc
+        if not self.closed.done():
+            self.closed.set_result(None)
+        self.changed.set()
+
+    def take(self, *, final: bool = False) -> list[str]:
+        if final:
+            tail = self._decoder.decode(b"", final=True)
+            if tail:
+                self._pending.append(tail)
+        out, self._pending = self._pending, []
+        self.changed.clear()
+        return out
+
+
+async def terminate_group(proc: asyncio.subprocess.Process, grace_s: float = KILL_GRACE_S) -> None:
+    """SIGTERM the process group led by ``proc``, SIGKILL whatever is left after ``grace_s``, reap ``proc``."""
+    pgid = proc.pid  # start_new_session made the child the leader of its own group
+    loop = asyncio.get_running_loop()
+    signal_group(pgid, signal.SIGTERM)
+    try:
+        deadline = loop.time() + grace_s
+        while loop.time() < deadline:
+            if not _group_alive(pgid, proc):
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        # Also on a second cancellation: nothing of the group may outlive us.
+        signal_group(pgid, signal.SIGKILL)
+    if proc.returncode is None:
+        try:
+            await asyncio.wait_for(proc.wait(), 5.0)
+        except TimeoutError:
+            log.warning("process %d did not exit after SIGKILL", proc.pid)
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is already gone
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int, proc: asyncio.subprocess.Process) -> bool:
+    if proc.returncode is None:
+        return True
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    # Orphaned members that have exited but are not yet reaped still count for killpg; ignore zombies.
+    return any(not _is_zombie(pid) for pid in _group_members(pgid))
+
+
+def _group_members(pgid: int) -> list[int]:
+    members: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return [pgid]
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry)) == pgid:
+                members.append(int(entry))
+        except OSError:
+            continue
+    return members
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def shell_env() -> dict[str, str]:
+    """The environment commands run with: ours, plus markers and pagers that never wait for a key."""
+    env = dict(os.environ)
+    env.update({"GEMINI_CLI": "1", "AGENT_LSP": "1", "PAGER": "cat", "GIT_PAGER": "cat"})
+    return env
+
+
+def _wrap(command: str, jobs_file: Path) -> str:
+    # An EXIT trap lists the jobs the command left running even when it ends with `exit`; the command
+    # itself stays exactly as written on the lines after it.
+    listing = f"jobs -p > {shlex.quote(str(jobs_file))} 2>/dev/null"
+    return f"trap {shlex.quote(listing)} EXIT\n{command}"
+
+
+def _take_pids(path: Path) -> list[int]:
+    """The PIDs listed in ``path``, which is then removed."""
+    try:
+        raw = path.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return []
+    finally:
+        path.unlink(missing_ok=True)
+    return [int(w) for w in raw.split() if w.isdigit()]
+
+
+def _spawn_detached(command: str, cwd: Path, log_fd: int) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        ["bash", "-c", command],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=log_fd,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env=shell_env(),
+    )
+    # Reap it whenever it ends so it never lingers as a zombie; nothing else waits for it.
+    threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
+    return proc
+
+
+def _read_log(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} ({number})"
+    except ValueError:
+        return str(number)
+
+
+class _HeadTail:
+    """Keeps the first and last ``limit / 2`` characters of a stream, counting what falls between."""
+
+    def __init__(self, limit: int) -> None:
+        self._half = limit // 2
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail: collections.deque[str] = collections.deque()
+        self._tail_len = 0
+        self.dropped = 0
+
+    def add(self, text: str) -> None:
+        if self._head_len < self._half:
+            take = text[: self._half - self._head_len]
+            self._head.append(take)
+            self._head_len += len(take)
+            text = text[len(take) :]
+        if not text:
+            return
+        self._tail.append(text)
+        self._tail_len += len(text)
+        while self._tail_len > self._half:
+            excess = self._tail_len - self._half
+            first = self._tail[0]
+            if len(first) <= excess:
+                self._tail.popleft()
+                self._tail_len -= len(first)
+                self.dropped += len(first)
+            else:
+                self._tail[0] = first[excess:]
+                self._tail_len -= excess
+                self.dropped += excess
+
+    def text(self) -> str:
+        middle = f"\n... [{self.dropped} characters of output not kept] ...\n" if self.dropped else ""
+        return "".join(self._head) + middle + "".join(self._tail)
