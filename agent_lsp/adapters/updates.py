@@ -127,7 +127,7 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             live = state.live_output.get(call_id)
             if live:
                 content.append({"type": "content", "content": text_block(f"```\n{live}\n```")})
-            text = error if error else display
+            text = error or display
             if text and not live:
                 content.append({"type": "content", "content": text_block(text)})
             update = {

@@ -40,6 +40,7 @@ class ToolInvocation(ABC, Generic[P]):
 
     def __init__(self, params: P) -> None:
         self.params = params
+        self.call_id = ""  # set by the scheduler before any other method runs (for editor-side resources)
 
     @abstractmethod
     def describe(self) -> str:

@@ -26,6 +26,10 @@ class ToolRegistry:
         self._tools[name] = tool
         return name
 
+    def replace(self, tool: Tool) -> None:
+        """Put ``tool`` in place of the tool with its name (an adapter's editor-backed variant of a built-in)."""
+        self._tools[tool.name] = tool
+
     def unregister_server(self, server: str) -> list[str]:
         gone = [n for n, t in self._tools.items() if t.server == server]
         for n in gone:

@@ -119,6 +119,7 @@ class Scheduler:
             if problem is None:
                 try:
                     p.invocation = tool.build(request.args)
+                    p.invocation.call_id = request.call_id
                 except ToolError as exc:
                     problem = str(exc)
             if problem is not None:
