@@ -104,10 +104,10 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
         case ev.ToolCallRequest(call=call):
             return [tool_call(call)], state
         case ev.ToolCallConfirmation(call=call, details=details):
-            content = confirmation_content(details)
-            if not content:
+            shown = confirmation_content(details)
+            if not shown:
                 return [], state
-            return [{"sessionUpdate": "tool_call_update", "toolCallId": call.call_id, "content": content}], state
+            return [{"sessionUpdate": "tool_call_update", "toolCallId": call.call_id, "content": shown}], state
         case ev.ToolCallStatusChange(call_id=call_id, status="executing"):
             return [{"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress"}], state
         case ev.ToolOutput(call_id=call_id, chunk=chunk):
@@ -127,9 +127,9 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             live = state.live_output.get(call_id)
             if live:
                 content.append({"type": "content", "content": text_block(f"```\n{live}\n```")})
-            text = error or display
-            if text and not live:
-                content.append({"type": "content", "content": text_block(text)})
+            message = error or display
+            if message and not live:
+                content.append({"type": "content", "content": text_block(message)})
             update = {
                 "sessionUpdate": "tool_call_update",
                 "toolCallId": call_id,
