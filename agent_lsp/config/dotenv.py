@@ -38,13 +38,15 @@ def parse_dotenv(text: str) -> dict[str, str]:
         if rest[:1] in ("'", '"'):
             quote = rest[0]
             body = rest[1:]
+            resume = i
             # A quoted value may continue on following lines until its closing quote.
             while _closing_quote(body, quote) < 0 and i < len(lines):
                 body += "\n" + lines[i]
                 i += 1
             end = _closing_quote(body, quote)
             if end < 0:
-                log.debug(".env: unterminated quote for %s; skipped", key)
+                log.debug(".env: unterminated quote for %s; skipped that line", key)
+                i = resume
                 continue
             value = body[:end]
             result[key] = _unescape(value) if quote == '"' else value
