@@ -1,0 +1,133 @@
+"""Unified diffs, FileDiff values, and the propose/confirm/write flow shared by the edit tools."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from abc import abstractmethod
+from pathlib import Path
+
+from agent_lsp.errors import ToolError
+from agent_lsp.events import ConfirmationDetails, FileDiff, Location
+from agent_lsp.tools.base import OutputSink, P, ToolInvocation, ToolResult
+from agent_lsp.tools.context import ToolContext
+
+_NO_EOL = "\\ No newline at end of file\n"
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.splitlines(keepends=True)
+    # A last line without a newline is marked the way git does, so the diff still applies with patch.
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] = lines[-1] + "\n" + _NO_EOL
+    return lines
+
+
+def unified_diff(path_label: str, old: str | None, new: str, context: int = 3) -> str:
+    """A git-style unified diff from ``old`` (None: a new file) to ``new``; empty when they are equal."""
+    if old == new:
+        return ""
+    before = "/dev/null" if old is None else f"a/{path_label}"
+    out = difflib.unified_diff(_lines(old or ""), _lines(new), fromfile=before, tofile=f"b/{path_label}", n=context)
+    return "".join(out)
+
+
+def make_file_diff(path: str | Path, old: str | None, new: str, label: str | None = None) -> FileDiff:
+    """The FileDiff for changing ``path`` from ``old`` to ``new``; ``label`` names it in the diff headers."""
+    shown = label if label is not None else str(path).lstrip("/")
+    return FileDiff(path=str(path), old_text=old, new_text=new, unified=unified_diff(shown, old, new))
+
+
+def diff_stat(unified: str) -> tuple[int, int]:
+    """(lines added, lines removed) counted from a unified diff."""
+    added = removed = 0
+    in_hunk = False
+    for line in unified.splitlines():
+        if line.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and line.startswith("+"):
+            added += 1
+        elif in_hunk and line.startswith("-"):
+            removed += 1
+    return added, removed
+
+
+class FileEditInvocation(ToolInvocation[P]):
+    """The shared propose → confirm → (modify) → write flow of write_file and replace.
+
+    The proposal is computed from the text read in ``confirmation()`` and written with that text as
+    ``expected``, so a file that changes while the user looks at the diff is refused, not clobbered."""
+
+    verb = "Edit"
+
+    def __init__(self, ctx: ToolContext, params: P, path: Path) -> None:
+        super().__init__(params)
+        self.ctx = ctx
+        self.path = path
+        self._prepared = False
+        self._old: str | None = None
+        self._new = ""
+        self._modified = False
+
+    @abstractmethod
+    def propose(self, current: str | None) -> str:
+        """The file's new text given its current text (None: it does not exist). Raises ToolError."""
+
+    @abstractmethod
+    def success_message(self, old: str | None, new: str) -> str:
+        """What the model is told after the write."""
+
+    @property
+    def shown_path(self) -> str:
+        return self.ctx.workspace.relative(self.path) if len(self.ctx.workspace.roots) == 1 else str(self.path)
+
+    def locations(self) -> list[Location]:
+        return [Location(str(self.path))]
+
+    async def _prepare(self) -> None:
+        if self.path.is_dir():
+            raise ToolError(f"{self.shown_path} is a directory, not a file.", "is_directory")
+        try:
+            current: str | None = await self.ctx.fs.read_text(self.path)
+        except FileNotFoundError:
+            current = None
+        self._new = self.propose(current)
+        self._old = current
+        self._prepared = True
+
+    async def confirmation(self) -> ConfirmationDetails | None:
+        await self._prepare()
+        return ConfirmationDetails(
+            type="edit",
+            title=f"Confirm {self.verb}: {self.shown_path}",
+            path=str(self.path),
+            diff=make_file_diff(self.path, self._old, self._new, label=self.shown_path),
+        )
+
+    @property
+    def modifiable(self) -> bool:
+        return True
+
+    def apply_modification(self, new_content: str) -> None:
+        self._new = new_content
+        self._modified = True
+
+    async def execute(self, output: OutputSink) -> ToolResult:
+        if not self._prepared:
+            await self._prepare()
+        old, new = self._old, self._new
+        if not self.path.parent.exists():
+            await asyncio.to_thread(self.path.parent.mkdir, parents=True, exist_ok=True)
+        await self.ctx.fs.write_text(self.path, new, expected=old, label=f"{self.verb} {self.shown_path}")
+        diff = make_file_diff(self.path, old, new, label=self.shown_path)
+        added, removed = diff_stat(diff.unified)
+        message = self.success_message(old, new)
+        if self._modified:
+            message += " The user edited the proposed content before it was written; re-read the file if needed."
+        action = "Created" if old is None else "Updated"
+        return ToolResult(
+            llm_content=message,
+            display=f"{action} `{self.shown_path}` (+{added} -{removed})",
+            diff=diff,
+            touched_paths=(str(self.path),),
+        )
