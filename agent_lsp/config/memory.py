@@ -84,7 +84,9 @@ class _Importer:
         for line in text.split("\n"):
             m = _FENCE.match(line)
             if fence is not None:
-                if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                closer = m.group(1) if m else ""
+                # Only a bare run of the same fence character, at least as long, closes the block.
+                if closer[:1] == fence[0] and len(closer) >= len(fence) and line.strip() == closer:
                     fence = None
                 out.append(line)
             elif m:
