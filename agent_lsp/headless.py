@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -166,12 +167,11 @@ def run_demo(*, keep: bool = False, delay: float = 0.0) -> int:
     shutil.copytree(DEMO_DIR / "project", project)
     home = tmp / "home"
     home.mkdir()
-    env = {
-        **__import__("os").environ,
-        "HOME": str(home),
-        "AGENT_LSP_HOME": str(home / ".agent-lsp"),
-        "AGENT_LSP_TRUST_WORKSPACE": "true",
-    }
+    # The demo is its own little world: it must never read or write the user's real settings or state.
+    os.environ.update(
+        {"HOME": str(home), "AGENT_LSP_HOME": str(home / ".agent-lsp"), "AGENT_LSP_TRUST_WORKSPACE": "true"}
+    )
+    env = dict(os.environ)
     before = (project / "stats.py").read_text()
     out = sys.stdout
     out.write(f"agent-lsp demo — replay model, example project copied to {project}\n\n")

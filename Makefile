@@ -1,0 +1,36 @@
+# agent-lsp — two commands for a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test install lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/agent-lsp demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check agent_lsp tests bench
+	$(VENV)/bin/ruff format --check agent_lsp tests bench
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check agent_lsp tests bench
+	$(VENV)/bin/mypy
+	$(PY) -m pytest -q -p no:cacheprovider
+
+bench: $(STAMP)
+	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
