@@ -73,6 +73,7 @@ class LoadedSettings:
 class _Layer:
     label: str
     raw: Raw
+    as_written: Raw  # before $VAR expansion, for error messages
     workspace: bool = False
 
 
@@ -183,7 +184,7 @@ def deep_merge(base: Raw, top: Mapping[str, Any], _path: tuple[str, ...] = ()) -
         if isinstance(value, dict) and isinstance(old, dict) and here not in _SHALLOW:
             merged[key] = deep_merge(old, value, here)
         elif isinstance(value, dict) and isinstance(old, dict):
-            merged[key] = {**old, **{k: v for k, v in value.items() if v is not None}}
+            merged[key] = {**old, **value}
         else:
             merged[key] = value
     return merged
@@ -231,8 +232,8 @@ def normalize(raw: Raw) -> Raw:
     rest: Raw = {}
     for key, value in _prune_none(raw).items():
         target = V1_KEYS.get(key)
-        # "model" and "checkpointing"-like names are both a v1 key and a v2 section: an object means v2.
-        is_v2_section = key in ("model",) and isinstance(value, dict)
+        # "model" is both a v1 key (the model name) and a v2 section: an object means v2.
+        is_v2_section = key == "model" and isinstance(value, dict)
         if target and not is_v2_section:
             _set_path(v1, target, value)
         else:
@@ -268,8 +269,10 @@ def _error_keys(clean: Raw, loc: Sequence[int | str]) -> list[str]:
     return keys
 
 
-def validate_layer(raw: Raw, label: str) -> tuple[Raw, list[ConfigError]]:
-    """Drop every key the Settings model rejects (a bad MCP server entry is dropped whole); one error each."""
+def validate_layer(raw: Raw, label: str, as_written: Raw | None = None) -> tuple[Raw, list[ConfigError]]:
+    """Drop every key the Settings model rejects (a bad MCP server entry is dropped whole); one error each.
+
+    Messages quote ``as_written`` (the layer before $VAR expansion) so an expanded secret never shows."""
     errors: list[ConfigError] = []
     clean = copy.deepcopy(raw)  # private copy we may prune
     for _ in range(20):
@@ -287,7 +290,7 @@ def validate_layer(raw: Raw, label: str) -> tuple[Raw, list[ConfigError]]:
                 if where in to_drop:
                     continue  # a union reports once per member type; one message is enough
                 inner = ".".join(keys[len(where) :])
-                got = _describe(_get_path(clean, keys))
+                got = _describe(_get_path(clean if as_written is None else as_written, keys))
                 to_drop[where] = (
                     f"{inner}: {err['msg']} (got {got}); server entry ignored"
                     if inner
@@ -348,7 +351,7 @@ def _read_layer(
     if not isinstance(value, dict):
         errors.append(ConfigError("the top level must be a JSON object; the file was skipped", file=str(path)))
         return None
-    return _Layer(str(path), normalize(expand_env(value, env)), workspace)
+    return _Layer(str(path), normalize(expand_env(value, env)), normalize(value), workspace)
 
 
 def _admin_layers(env: Mapping[str, str], errors: list[ConfigError]) -> tuple[list[_Layer], list[_Layer]]:
@@ -395,7 +398,7 @@ def _apply_policy(raw: Raw, layer: _Layer) -> list[ConfigError]:
 def _merge_layers(layers: Sequence[_Layer], errors: list[ConfigError]) -> Raw:
     merged: Raw = {}
     for layer in layers:
-        clean, layer_errors = validate_layer(layer.raw, layer.label)
+        clean, layer_errors = validate_layer(layer.raw, layer.label, layer.as_written)
         errors.extend(layer_errors)
         errors.extend(_apply_policy(clean, layer))
         merged = deep_merge(merged, clean)
@@ -488,7 +491,7 @@ def merge_overrides(
             errors.append(ConfigError("must be an object; ignored", file=OVERRIDES_LABEL))
         else:
             raw = normalize(expand_env(dict(overrides), env))
-            clean, layer_errors = validate_layer(raw, OVERRIDES_LABEL)
+            clean, layer_errors = validate_layer(raw, OVERRIDES_LABEL, normalize(dict(overrides)))
             errors.extend(layer_errors)
             merged = deep_merge(merged, clean)
     settings = _finish(merged, errors)

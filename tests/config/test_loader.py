@@ -387,3 +387,12 @@ def test_folder_trust_switch_comes_only_from_user_and_system(workspace: Path, ho
     assert loaded.folder_trust_enabled is False
     legacy = write_json(_user(home), {"folderTrust": True})
     assert legacy.exists() and read_folder_trust_enabled(env) is True
+
+
+def test_error_messages_quote_the_file_not_expanded_secrets(workspace: Path, home: Path, env: dict[str, str]) -> None:
+    write_json(_user(home), {"model": {"maxSessionTurns": "${TOKEN}"}})
+    env["TOKEN"] = "supersecret-value"
+    loaded = load_settings([workspace], trusted=True, env=env)
+    assert [e.key for e in loaded.errors] == ["model.maxSessionTurns"]
+    assert "${TOKEN}" in str(loaded.errors[0])
+    assert "supersecret" not in str(loaded.errors[0])
