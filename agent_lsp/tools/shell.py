@@ -69,7 +69,7 @@ class ShellTool(Tool):
     description = _DESCRIPTION
     kind = "execute"
     truncate_output = True
-    parameters: dict[str, Any] = {  # noqa: RUF012 - the Tool contract declares it as a class attribute
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "The exact bash command to run."},
