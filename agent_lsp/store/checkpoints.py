@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import shutil
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -192,9 +193,18 @@ class ShadowGitCheckpointer:
         if self._ready:
             return
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        if not (self.shadow_dir / "HEAD").is_file():
-            # An empty template: no sample hooks, no description, nothing we did not ask for.
-            await self._git("-c", "init.defaultBranch=main", "init", "--quiet", "--template=")
+        if not self.shadow_dir.is_dir():
+            await self._create_repo()
+        info = self.shadow_dir / "info"
+        info.mkdir(exist_ok=True)
+        (info / "attributes").write_text(_RAW_ATTRIBUTES, encoding="utf-8")
+        (info / "exclude").write_text(self._exclude_text(), encoding="utf-8")
+        self._ready = True
+
+    async def _create_repo(self) -> None:
+        """Build the repository beside its final place and move it in whole, so a set-up that is cancelled
+        or crashes never leaves a half-made repository where a later run would trust it."""
+        staging = self.state_dir / f"shadow-git.init-{uuid.uuid4().hex}"
         settings = {
             "user.name": "agent-lsp",
             "user.email": "agent-lsp@localhost",
@@ -207,13 +217,20 @@ class ShadowGitCheckpointer:
             "core.hooksPath": str(self.shadow_dir / "hooks-disabled"),
             "gc.autoDetach": "false",
         }
-        for key, value in settings.items():
-            await self._git("config", "--local", key, value)
-        info = self.shadow_dir / "info"
-        info.mkdir(exist_ok=True)
-        (info / "attributes").write_text(_RAW_ATTRIBUTES, encoding="utf-8")
-        (info / "exclude").write_text(self._exclude_text(), encoding="utf-8")
-        self._ready = True
+        try:
+            # An empty template: no sample hooks, no description, nothing we did not ask for.
+            await self._git("-c", "init.defaultBranch=main", "init", "--quiet", "--template=", git_dir=staging)
+            for key, value in settings.items():
+                await self._git("config", "--local", key, value, git_dir=staging)
+            try:
+                staging.rename(self.shadow_dir)
+            except OSError:
+                if not self.shadow_dir.is_dir():
+                    raise
+                log.debug("another process created %s first; using it", self.shadow_dir)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
 
     def _exclude_text(self) -> str:
         """The shadow repo's own excludes: the project's .git/info/exclude (read only), and our state dir if it
@@ -228,9 +245,9 @@ class ShadowGitCheckpointer:
                 lines.append("/" + rel.as_posix() + "/")
         return "\n".join(lines) + "\n"
 
-    def _env(self) -> dict[str, str]:
+    def _env(self, git_dir: Path) -> dict[str, str]:
         env = {
-            "GIT_DIR": str(self.shadow_dir),
+            "GIT_DIR": str(git_dir),
             "GIT_WORK_TREE": str(self.project_root),
             # The user's global and system git config (signing, hooks, filters, aliases) must not apply here.
             "HOME": str(self.state_dir),
@@ -247,13 +264,16 @@ class ShadowGitCheckpointer:
                 env[name] = os.environ[name]
         return env
 
-    async def _git(self, *args: str, check: bool = True, locks: bool = False) -> tuple[int, str, str]:
+    async def _git(
+        self, *args: str, check: bool = True, locks: bool = False, git_dir: Path | None = None
+    ) -> tuple[int, str, str]:
         assert self._git_exe is not None
         # Only these two paths are vouched for, so a project owned by another user still works.
         prefix = ("-c", f"safe.directory={self.project_root}", "-c", f"safe.directory={self.shadow_dir}")
         for attempt in range(_LOCK_RETRIES if locks else 1):
-            code, out, err = await self._run(prefix + args, locks)
-            if code != 0 and locks and "index.lock" in err and attempt + 1 < _LOCK_RETRIES:
+            code, out, err = await self._run(prefix + args, locks, git_dir or self.shadow_dir)
+            if code != 0 and locks and ".lock" in err and attempt + 1 < _LOCK_RETRIES:
+                log.debug("shadow repository busy (%s); retrying", err.strip())
                 await asyncio.sleep(0.1)
                 continue
             break
@@ -262,33 +282,48 @@ class ShadowGitCheckpointer:
             raise CheckpointError(f"git {args[0]} failed in the shadow repository: {detail}")
         return code, out, err
 
-    async def _run(self, argv: tuple[str, ...], locks: bool) -> tuple[int, str, str]:
+    async def _run(self, argv: tuple[str, ...], locks: bool, git_dir: Path) -> tuple[int, str, str]:
         assert self._git_exe is not None
+        # Locks that exist before we start belong to someone else (another agent process): never ours to delete.
+        foreign_locks = _lock_files(git_dir) if locks else set()
+        proc: asyncio.subprocess.Process | None = None
         try:
             proc = await asyncio.create_subprocess_exec(
                 self._git_exe,
                 *argv,
                 cwd=self.project_root,
-                env=self._env(),
+                env=self._env(git_dir),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
             )
+            out, err = await proc.communicate()
         except OSError as exc:
+            if proc is not None:
+                raise
             self.disabled_reason = f"Checkpoints are disabled: git could not be run ({exc})."
             raise CheckpointsUnavailable(self.disabled_reason) from exc
-        try:
-            out, err = await proc.communicate()
-        finally:
-            if proc.returncode is None:
+        except BaseException:
+            # Cancelled: asyncio has already killed a git that was still starting; kill one that was running.
+            if proc is not None and proc.returncode is None:
                 proc.kill()
                 await proc.wait()
-                if locks:
-                    # Our git held the shadow index lock when it was killed; left behind it blocks every later call.
+            if locks:
+                # A killed git leaves its index and ref locks behind, which would block every later checkpoint.
+                for lock in _lock_files(git_dir) - foreign_locks:
                     with contextlib.suppress(FileNotFoundError):
-                        (self.shadow_dir / "index.lock").unlink()
+                        lock.unlink()
+            raise
         code = proc.returncode if proc.returncode is not None else -1
         return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def _lock_files(git_dir: Path) -> set[Path]:
+    found = {p for p in (git_dir / "index.lock", git_dir / "HEAD.lock") if p.exists()}
+    heads = git_dir / "refs" / "heads"
+    if heads.is_dir():
+        found.update(heads.glob("*.lock"))
+    return found
 
 
 def main_path(call: ToolCallInfo) -> str | None:

@@ -1,0 +1,1 @@
+"""Tests of session recording, checkpoints and telemetry."""
