@@ -235,6 +235,13 @@ def map_error(exc: BaseException, model: str, auth: AuthConfig, *, interrupted: 
             message += f" (model {model})"
         if status in (401, 403) and not interrupted:
             return AuthError(f"{message}. Check the credentials ({auth.describe()}).", status=status)
+    elif type(exc).__module__.startswith("google.auth"):
+        # google-auth (Vertex AI with Application Default Credentials) found no usable credentials.
+        detail = _clean(str(exc), auth)
+        return AuthError(
+            f"Vertex AI credentials: {detail or type(exc).__name__} Run `gcloud auth application-default login`, "
+            "or set GOOGLE_API_KEY for Vertex AI express mode."
+        )
     elif _is_network_error(exc):
         status = None
         where = "the connection broke mid-response" if interrupted else "could not reach the server"

@@ -15,6 +15,7 @@ from agent_lsp.model.base import (
     FunctionDeclaration,
     FunctionResponse,
     GenerateRequest,
+    GroundingSource,
     InlineData,
     ModelChunk,
     Part,
@@ -242,3 +243,49 @@ def test_retry_delay_parsers() -> None:
     assert parse_retry_after_header("12") == 12.0
     assert parse_retry_after_header("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a past date: do not wait
     assert parse_retry_after_header("whenever") is None
+
+
+async def test_error_event_inside_the_stream_is_an_interruption(fake: FakeGemini, client: GeminiClient) -> None:
+    error_event = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
+    fake.push([text_chunk("partial "), error_event])
+    seen: list[str] = []
+    with pytest.raises(ModelStreamInterrupted) as info:
+        async for chunk in client.stream(make_request()):
+            seen.append(chunk.text)
+    assert seen == ["partial "]
+    assert info.value.status == 503 and info.value.retryable
+    assert str(info.value) == "Gemini API: 503 UNAVAILABLE — The model is overloaded."
+
+
+async def test_vertex_without_adc_is_an_auth_error(fake: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    monkeypatch.setenv("NO_GCE_CHECK", "true")  # never probe a cloud metadata server from a test
+    gemini = GeminiClient(AuthConfig(mode="vertex", project="proj", location="us-central1", base_url=fake.url))
+    try:
+        with pytest.raises(AuthError) as info:
+            await gemini.generate(make_request())
+    finally:
+        await gemini.aclose()
+    assert "gcloud auth application-default login" in str(info.value)
+    assert fake.requests == []  # the private HOME from conftest holds no gcloud credentials
+
+
+async def test_json_schema_and_search_requests_are_accepted(fake: FakeGemini, client: GeminiClient) -> None:
+    schema = {"type": "object", "properties": {"next_speaker": {"type": "string"}}, "required": ["next_speaker"]}
+    grounded = text_chunk(
+        "found it",
+        finishReason="STOP",
+        groundingMetadata={"groundingChunks": [{"web": {"uri": "https://example.com/a", "title": "Example"}}]},
+    )
+    fake.push(text_chunk('{"next_speaker": "user"}', finishReason="STOP"), grounded)
+    chunk = await client.generate(make_request(model="gemini-2.5-flash", response_json_schema=schema))
+    assert chunk.text == '{"next_speaker": "user"}'
+    found = await client.generate(make_request(model="gemini-2.5-flash", google_search=True, include_thoughts=False))
+    assert found.text == "found it"
+    assert found.sources == (GroundingSource(title="Example", uri="https://example.com/a"),)
+    config = fake.requests[0].body["generationConfig"]
+    assert config.get("responseMimeType", config.get("response_mime_type")) == "application/json"
+    assert config.get("responseJsonSchema", config.get("response_json_schema")) == schema
+    search_body = fake.requests[1].body
+    assert search_body["tools"] == [{"googleSearch": {}}]
+    assert "thinkingConfig" not in search_body.get("generationConfig", {})
