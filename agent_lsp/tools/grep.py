@@ -275,7 +275,7 @@ class GrepInvocation(ToolInvocation[GrepParams]):
             stderr=asyncio.subprocess.PIPE,
         )
         assert proc.stdout is not None and proc.stderr is not None
-        err_task = asyncio.ensure_future(proc.stderr.read(1 << 16))
+        err_task = asyncio.ensure_future(_drain(proc.stderr))
         current: list[Hit] | None = None
         try:
             sep = b"\0" if p.names_only else b"\n"
@@ -399,6 +399,15 @@ class GrepInvocation(ToolInvocation[GrepParams]):
             blocks.append("---")
         display = f"Found {found.matches} match(es)" + (" (limited)" if found.capped else "")
         return ToolResult(llm_content="\n".join(blocks), display=display)
+
+
+async def _drain(stream: asyncio.StreamReader, keep: int = 1 << 16) -> bytes:
+    """Read a stream to its end (so the child never blocks on a full pipe), keeping the first ``keep`` bytes."""
+    kept = b""
+    while chunk := await stream.read(_READ_CHUNK):
+        if len(kept) < keep:
+            kept += chunk[: keep - len(kept)]
+    return kept
 
 
 def _rg_text(value: dict[str, Any]) -> str:

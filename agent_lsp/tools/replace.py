@@ -64,16 +64,52 @@ def _trim_blank_edges(lines: list[str]) -> tuple[list[str], int, int]:
     return lines[start:end], start, len(lines) - end
 
 
-def _reindent(line: str, old_base: str, file_base: str) -> str:
+def _indent(line: str) -> str:
+    m = _INDENT.match(line)
+    return m.group(0) if m else ""
+
+
+@dataclass(frozen=True)
+class _IndentMap:
+    """How the old_string's indentation beyond its first line maps to the file's (two spaces may be a tab)."""
+
+    exact: dict[str, str]
+    unit: str = ""
+    file_unit: str = ""
+
+    def convert(self, extra: str) -> str:
+        if extra in self.exact:
+            return self.exact[extra]
+        if self.unit and extra == self.unit * (len(extra) // len(self.unit)):
+            return self.file_unit * (len(extra) // len(self.unit))
+        return extra
+
+
+def _indent_map(old_lines: list[str], file_lines: list[str], old_base: str, file_base: str) -> _IndentMap:
+    exact: dict[str, str] = {}
+    for o, f in zip(old_lines, file_lines, strict=False):
+        if not o.strip():
+            continue
+        ow, fw = _indent(o), _indent(f)
+        if ow.startswith(old_base) and fw.startswith(file_base):
+            exact.setdefault(ow[len(old_base) :], fw[len(file_base) :])
+    units = [(k, v) for k, v in exact.items() if k and v]
+    if not units:
+        return _IndentMap(exact)
+    unit, file_unit = min(units, key=lambda kv: len(kv[0]))
+    return _IndentMap(exact, unit, file_unit)
+
+
+def _reindent(line: str, old_base: str, file_base: str, mapping: _IndentMap) -> str:
     """Move ``line`` from the old_string's indentation to the file's, keeping its relative indentation."""
     if not line.strip():
         return ""
-    ws = _INDENT.match(line)
-    own = ws.group(0) if ws else ""
+    own = _indent(line)
+    body = line[len(own) :]
     if own.startswith(old_base):
-        return file_base + line[len(old_base) :]
+        return file_base + mapping.convert(own[len(old_base) :]) + body
     keep = max(0, len(file_base) - (len(old_base) - len(own)))
-    return file_base[:keep] + line.lstrip(" \t")
+    return file_base[:keep] + body
 
 
 def _flexible(text: str, old: str, new: str) -> tuple[list[int], str] | None:
@@ -105,12 +141,11 @@ def _flexible(text: str, old: str, new: str) -> tuple[list[int], str] | None:
     while drop_trail and new_lines and not new_lines[-1].strip():
         new_lines.pop()
         drop_trail -= 1
-    old_base_m = _INDENT.match(old_lines[0])
-    old_base = old_base_m.group(0) if old_base_m else ""
+    old_base = _indent(old_lines[0])
     for start in reversed(starts):
-        file_base_m = _INDENT.match(lines[start])
-        file_base = file_base_m.group(0) if file_base_m else ""
-        block = [_reindent(ln, old_base, file_base) for ln in new_lines] if new.strip() else []
+        file_base = _indent(lines[start])
+        mapping = _indent_map(old_lines, lines[start : start + n], old_base, file_base)
+        block = [_reindent(ln, old_base, file_base, mapping) for ln in new_lines] if new.strip() else []
         lines[start : start + n] = block
     return starts, "\n".join(lines)
 

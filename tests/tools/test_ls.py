@@ -1,0 +1,47 @@
+"""list_directory: ordering, ignore globs, ignore files with counts, errors and path escapes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agent_lsp.tools.context import ToolContext
+from agent_lsp.tools.ls import ListDirectoryTool
+
+from .conftest import run, run_error, write
+
+
+async def test_folders_first_then_files_alphabetically(ctx: ToolContext, root: Path) -> None:
+    for rel in ("b.txt", "A.md", "c.py", "zeta/x", "alpha/y"):
+        write(root, rel)
+    result = await run(ListDirectoryTool(ctx), {"dir_path": "."})
+    assert result.llm_content == f"Directory listing for {root}:\n[DIR] alpha\n[DIR] zeta\nA.md\nb.txt\nc.py"
+
+
+async def test_ignore_files_and_globs_are_counted(ctx: ToolContext, root: Path) -> None:
+    (root / ".git").mkdir()
+    write(root, ".gitignore", "*.log\nbuild/\n")
+    write(root, ".geminiignore", "private.txt\n")
+    for rel in ("a.log", "build/x", "private.txt", "keep.py", "tmp1", "notes.md"):
+        write(root, rel)
+    tool = ListDirectoryTool(ctx)
+    text = str((await run(tool, {"dir_path": str(root), "ignore": ["tmp*"]})).llm_content)
+    # .git, a.log, build, private.txt, tmp1 are hidden
+    assert text.splitlines()[1:] == [".geminiignore", ".gitignore", "keep.py", "notes.md", "", "(5 ignored)"]
+    opts = {"respect_git_ignore": False, "respect_gemini_ignore": False}
+    text = str((await run(tool, {"dir_path": ".", "file_filtering_options": opts})).llm_content)
+    assert "a.log" in text and "[DIR] build" in text and "private.txt" in text and "(1 ignored)" in text
+
+
+async def test_empty_and_errors(ctx: ToolContext, root: Path, outside: Path) -> None:
+    tool = ListDirectoryTool(ctx)
+    (root / "empty").mkdir()
+    write(root, "file.txt")
+    assert (await run(tool, {"dir_path": "empty"})).llm_content == f"Directory {root / 'empty'} is empty."
+    assert "Directory not found" in await run_error(tool, {"dir_path": "missing"})
+    assert "is a file" in await run_error(tool, {"dir_path": "file.txt"})
+    os.symlink(outside, root / "escape")
+    for bad in ("..", str(outside), "escape", "../outside"):
+        assert "outside the workspace" in await run_error(tool, {"dir_path": bad}), bad
+    inv = tool.build({"dir_path": "empty"})
+    assert inv.describe() == "List empty"
