@@ -170,12 +170,14 @@ class McpManager:
 
     async def _run(self, srv: _Server) -> None:
         try:
+            # The SDK takes a second or more to import; in a thread, the editor's protocol loop keeps answering.
+            await asyncio.to_thread(_import_sdk, srv.spec.transport)
             await self._connect_and_serve(srv)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            if srv.closing:
-                logger.debug("MCP server %r raised while closing", srv.spec.name, exc_info=True)
+            if srv.closing or srv.state.startswith("failed"):
+                logger.debug("MCP server %r raised while shutting down", srv.spec.name, exc_info=True)
             else:
                 self._fail(srv, _reason(exc, self._connect_timeout_s))
         finally:
@@ -210,26 +212,41 @@ class McpManager:
                     client_info=Implementation(name=_CLIENT_NAME, version=_CLIENT_VERSION),
                 )
             )
-            with anyio.fail_after(self._connect_timeout_s):
-                await session.initialize()
-                listed = await _list_tools(session)
-            srv.session = session
-            self._register(srv, listed)
-            srv.state = "connected"
-            srv.ready.set()
-            logger.info("MCP server %r connected with %d tool(s)", srv.spec.name, len(srv.tools))
-            while not srv.closing:
-                if srv.eof:
-                    raise ConnectionError("the server closed the connection")
-                if srv.relist:
-                    srv.relist = False
-                    with anyio.fail_after(self._connect_timeout_s):
-                        listed = await _list_tools(session)
-                    self._unregister(srv)
-                    self._register(srv, listed)
-                    continue
-                await srv.wake.wait()
-                srv.wake.clear()
+            try:
+                with anyio.fail_after(self._connect_timeout_s):
+                    await session.initialize()
+                    listed = await _list_tools(session)
+                srv.session = session
+                self._register(srv, listed)
+                srv.state = "connected"
+                srv.ready.set()
+                logger.info("MCP server %r connected with %d tool(s)", srv.spec.name, len(srv.tools))
+                await self._serve(srv, session)
+            except Exception as exc:
+                # Report now: leaving the transport can take seconds (a stdio server gets time to exit).
+                if not srv.closing:
+                    self._fail(srv, _reason(exc, self._connect_timeout_s))
+                srv.session = None
+                self._unregister(srv)
+                srv.ready.set()
+                raise
+
+    async def _serve(self, srv: _Server, session: Any) -> None:
+        """Sleep until asked to close, the server goes away, or its tool list changes."""
+        import anyio
+
+        while not srv.closing:
+            if srv.eof:
+                raise ConnectionError("the server closed the connection")
+            if srv.relist:
+                srv.relist = False
+                with anyio.fail_after(self._connect_timeout_s):
+                    listed = await _list_tools(session)
+                self._unregister(srv)
+                self._register(srv, listed)
+                continue
+            await srv.wake.wait()
+            srv.wake.clear()
 
     async def _open_transport(self, srv: _Server, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
         spec = srv.spec
@@ -329,6 +346,18 @@ class McpManager:
             self._on_notice(Notice(level, message))
         except Exception:
             logger.exception("the MCP notice callback raised")
+
+
+def _import_sdk(transport: str | None) -> None:
+    import importlib
+
+    modules = ["mcp", "mcp_types"]
+    if transport:
+        modules.append(
+            {"stdio": "mcp.client.stdio", "sse": "mcp.client.sse", "http": "mcp.client.streamable_http"}[transport]
+        )
+    for name in modules:
+        importlib.import_module(name)
 
 
 async def _list_tools(session: Any) -> list[Any]:

@@ -9,6 +9,7 @@ import json
 import re
 from typing import Any, Protocol
 
+from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails, ToolKind
 from agent_lsp.model.base import InlineData, Part
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
@@ -94,7 +95,11 @@ class McpToolInvocation(ToolInvocation[dict[str, Any]]):
 
     async def execute(self, output: OutputSink) -> ToolResult:
         tool = self.tool
-        result = await tool.caller.call_tool(tool.server_name, tool.server_tool_name, self.params, tool.timeout_s)
+        try:
+            result = await tool.caller.call_tool(tool.server_name, tool.server_tool_name, self.params, tool.timeout_s)
+        except ToolError as exc:
+            # A dead server, a timeout or a refusal: the model reads why, the session goes on.
+            return ToolResult(llm_content=str(exc), display=str(exc), error=str(exc), error_type=exc.error_type)
         return convert_result(result, tool.server_name, tool.server_tool_name)
 
 

@@ -1,8 +1,8 @@
 """A small real MCP server for the MCP client tests: stdio by default, or streamable HTTP / SSE on 127.0.0.1.
 
-Usage: echo_server.py [--http | --sse] [--exit-after SECONDS] [--name NAME] [--env-tool]
-With --http/--sse the server binds a free port itself and prints ``PORT <n>`` on stdout before serving,
-so the test learns the port without racing for it.
+Usage: echo_server.py [--http] [--sse] [--exit-after SECONDS] [--name NAME]
+With --http the server speaks streamable HTTP at /mcp; --sse adds SSE at /sse. It binds a free port itself and
+prints ``PORT <n>`` on stdout before serving, so the test learns the port without racing for it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 import threading
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import EmbeddedResource, TextResourceContents
@@ -65,6 +65,24 @@ def build(name: str) -> MCPServer:
     def env(var: str) -> str:
         return f"{os.environ.get(var, '<unset>')}|{os.getcwd()}"
 
+    @server.tool(description="Sleep for a while, then say so.")
+    async def sleep(seconds: float) -> str:
+        import anyio
+
+        await anyio.sleep(seconds)
+        return "slept"
+
+    @server.tool(description="Add a tool named `name` and tell the client the tool list changed.")
+    async def grow(name: str, ctx: Context) -> str:
+        server.add_tool(lambda: "grown", name=name, description="Added at run time.")
+        await ctx.session.send_tool_list_changed()
+        return "grown"
+
+    @server.tool(description="The value of an HTTP request header (HTTP transports only).")
+    def header(name: str, ctx: Context) -> str:
+        headers = ctx.headers or {}
+        return str(headers.get(name.lower(), "<missing>"))
+
     @server.tool(description="Exit the server process at once, mid-call.")
     def die() -> str:
         os._exit(3)
@@ -83,7 +101,11 @@ def _serve_http(server: MCPServer, sse: bool) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
-    app: Any = server.sse_app() if sse else server.streamable_http_app()
+    sock.listen(64)  # listening before the port is announced: early connections wait instead of failing
+    app: Any = server.streamable_http_app()
+    if sse:
+        # One process serves both transports: /mcp (streamable HTTP) and /sse + /messages/ (SSE).
+        app.router.routes.extend(server.sse_app().routes)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     uv = uvicorn.Server(config)

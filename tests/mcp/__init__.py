@@ -1,0 +1,1 @@
+"""Tests of the MCP client side: specs, schema repair, McpTool and McpManager against real servers."""

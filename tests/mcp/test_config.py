@@ -1,0 +1,108 @@
+"""McpServerSpec.from_settings: Gemini CLI's mcpServers entry shape, units and validation messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_lsp.errors import ConfigError
+from agent_lsp.mcp.config import DEFAULT_TIMEOUT_S, McpServerSpec, specs_from_settings
+
+
+def test_stdio_entry_with_every_key() -> None:
+    spec = McpServerSpec.from_settings(
+        "files",
+        {
+            "command": "node",
+            "args": ["server.js", "--flag"],
+            "env": {"TOKEN": "abc", "PORT": 8080, "DEBUG": True},
+            "cwd": "/srv",
+            "timeout": 1500,
+            "trust": True,
+            "includeTools": ["read", "write"],
+            "excludeTools": ["write"],
+            "description": "ignored but accepted",
+        },
+        file="/home/me/.gemini/settings.json",
+    )
+    assert spec.transport == "stdio"
+    assert spec.command == "node"
+    assert spec.args == ("server.js", "--flag")
+    assert spec.env == {"TOKEN": "abc", "PORT": "8080", "DEBUG": "true"}
+    assert spec.cwd == "/srv"
+    assert spec.timeout_s == 1.5  # settings say milliseconds
+    assert spec.trust is True
+    assert spec.include_tools == ("read", "write")
+    assert spec.exclude_tools == ("write",)
+
+
+def test_defaults_and_transport_precedence() -> None:
+    spec = McpServerSpec.from_settings("s", {"command": "x", "url": "http://h/sse", "httpUrl": "http://h/mcp"})
+    assert spec.transport == "http"
+    assert spec.timeout_s == DEFAULT_TIMEOUT_S
+    assert spec.trust is False
+    assert spec.include_tools is None
+    assert spec.exclude_tools == ()
+    assert McpServerSpec.from_settings("s", {"command": "x", "url": "http://h/sse"}).transport == "sse"
+
+
+def test_type_http_with_url_means_streamable_http() -> None:
+    spec = McpServerSpec.from_settings("s", {"type": "http", "url": "http://h/mcp", "headers": {"Authorization": "t"}})
+    assert spec.transport == "http"
+    assert spec.http_url == "http://h/mcp"
+    assert spec.url is None
+    assert spec.headers == {"Authorization": "t"}
+
+
+@pytest.mark.parametrize(
+    ("entry", "key", "words"),
+    [
+        ({}, "mcpServers.srv", "needs one of"),
+        ({"command": 3}, "mcpServers.srv.command", "must be a string"),
+        ({"command": "x", "args": "a b"}, "mcpServers.srv.args", "list of strings"),
+        ({"command": "x", "args": ["a", 1]}, "mcpServers.srv.args[1]", "must be a string"),
+        ({"command": "x", "env": ["A=1"]}, "mcpServers.srv.env", "object of strings"),
+        ({"command": "x", "env": {"A": {"b": 1}}}, "mcpServers.srv.env.A", "must be a string"),
+        ({"command": "x", "timeout": "10s"}, "mcpServers.srv.timeout", "must be a number"),
+        ({"command": "x", "timeout": 0}, "mcpServers.srv.timeout", "positive"),
+        ({"command": "x", "trust": "yes"}, "mcpServers.srv.trust", "true or false"),
+        ({"command": "x", "includeTools": "a"}, "mcpServers.srv.includeTools", "list of strings"),
+        ({"url": "http://h", "type": "websocket"}, "mcpServers.srv.type", "must be one of"),
+    ],
+)
+def test_validation_errors_name_server_and_key(entry: dict[str, Any], key: str, words: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        McpServerSpec.from_settings("srv", entry, file="settings.json")
+    err = info.value
+    assert err.key == key
+    assert err.file == "settings.json"
+    assert "'srv'" in str(err)
+    assert words in str(err)
+
+
+def test_entry_must_be_an_object() -> None:
+    with pytest.raises(ConfigError, match="'srv' must be an object"):
+        McpServerSpec.from_settings("srv", "node server.js")  # type: ignore[arg-type]
+
+
+def test_filters_exclude_wins_and_argument_suffixes_match() -> None:
+    spec = McpServerSpec("s", command="x", include_tools=("read(path)", "write", "list"), exclude_tools=("write",))
+    assert spec.allows("read")
+    assert spec.allows("list")
+    assert not spec.allows("write")  # excluded even though included
+    assert not spec.allows("delete")  # not included
+    assert not spec.allows("rea")
+    assert McpServerSpec("s", command="x", exclude_tools=("rm",)).allows("anything")
+
+
+def test_specs_from_settings_keeps_order_and_validates_shape() -> None:
+    specs = specs_from_settings({"b": {"command": "x"}, "a": {"httpUrl": "http://h/mcp"}})
+    assert [s.name for s in specs] == ["b", "a"]
+    with pytest.raises(ConfigError):
+        specs_from_settings(["not", "a", "mapping"])  # type: ignore[arg-type]
+
+
+def test_spec_is_hashable_despite_dict_fields() -> None:
+    spec = McpServerSpec("s", command="x", env={"A": "1"})
+    assert hash(spec) == hash(McpServerSpec("s", command="x", env={"A": "2"}))
