@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import uuid
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +37,9 @@ _LOCK_RETRIES = 50  # another agent process on the same project may hold the sha
 # In $GIT_DIR/info/attributes these outrank the project's .gitattributes: no eol conversion, filters or
 # encodings, so a restore gives back exactly the bytes that were snapshotted.
 _RAW_ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n"
+
+
+_REPO_LOCKS: weakref.WeakValueDictionary[Path, asyncio.Lock] = weakref.WeakValueDictionary()
 
 
 class CheckpointError(AgentError):
@@ -78,7 +82,8 @@ class ShadowGitCheckpointer:
             self.disabled_reason = "Checkpoints are disabled: git was not found on PATH. Install git to enable them."
         self._reported = False
         self._ready = False
-        self._lock = asyncio.Lock()
+        # Sessions of one project in one process share the shadow repository, so they share its lock too.
+        self._lock = _REPO_LOCKS.setdefault(self.shadow_dir, asyncio.Lock())
 
     @property
     def enabled(self) -> bool:
@@ -169,11 +174,13 @@ class ShadowGitCheckpointer:
         cid, n = stem, 1
         while True:
             record["id"] = cid
+            # Serialised before the name is claimed, so an argument JSON cannot hold never leaves half a file.
+            text = json.dumps(record, ensure_ascii=False, default=repr)
             target = self.checkpoints_dir / f"{cid}.json"
             try:
                 # "x" mode claims the name atomically, so two checkpoints in one millisecond both survive.
                 with open(target, "x", encoding="utf-8") as f:
-                    json.dump(record, f, ensure_ascii=False)
+                    f.write(text)
                 return
             except FileExistsError:
                 n += 1

@@ -55,6 +55,7 @@ def project(tmp_path: Path) -> Path:
     script = root / "run.sh"
     script.write_text("#!/bin/sh\necho hi\n")
     script.chmod(0o755)
+    (root / "link").symlink_to("a.txt")
     git(root, "init", "-q", "-b", "main")
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
@@ -101,6 +102,7 @@ async def test_checkpoint_edit_restore_round_trip(project: Path) -> None:
     (project / "new" / "deep" / "c.txt").write_text("created later\n")
     (project / "sub" / "b.bin").unlink()
     (project / "run.sh").chmod(0o644)
+    (project / "link").unlink()
     (project / "debug.log").write_text("ignored, changed\n")
     (project / "build").mkdir()
     (project / "build" / "out.o").write_bytes(b"\x7fELF")
@@ -110,6 +112,7 @@ async def test_checkpoint_edit_restore_round_trip(project: Path) -> None:
     for rel, data in originals.items():
         assert (project / rel).read_bytes() == data, rel
     assert os.access(project / "run.sh", os.X_OK)
+    assert (project / "link").is_symlink() and os.readlink(project / "link") == "a.txt"
     assert not (project / "new").exists()
     assert (project / "debug.log").read_text() == "ignored, changed\n"
     assert (project / "build" / "out.o").read_bytes() == b"\x7fELF"
@@ -218,7 +221,7 @@ async def test_unknown_or_unsafe_checkpoint_ids(project: Path) -> None:
 
 @pytest.mark.parametrize("delay", [0.0, 0.01, 0.03, 0.06, 0.1])
 async def test_cancelled_snapshot_leaves_the_shadow_repo_usable(project: Path, delay: float) -> None:
-    for i in range(300):
+    for i in range(150):
         (project / "sub" / f"f{i}.txt").write_text(f"file {i}\n" * 50)
     cp = ShadowGitCheckpointer(project)
     task = asyncio.create_task(cp.before_tool(edit_call(project / "a.txt"), HISTORY))
@@ -233,3 +236,18 @@ async def test_cancelled_snapshot_leaves_the_shadow_repo_usable(project: Path, d
     (project / "sub" / "f7.txt").write_text("edited\n")
     await cp.restore(cp.list()[-1].id)
     assert (project / "sub" / "f7.txt").read_text() == "file 7\n" * 50
+
+
+async def test_concurrent_checkpointers_of_one_project_and_odd_args(project: Path) -> None:
+    first, second = ShadowGitCheckpointer(project), ShadowGitCheckpointer(project)
+    odd = ToolCallInfo("c9", "write_file", {"file_path": str(project / "a.txt"), "tags": {"x"}}, "Write", kind="edit")
+    await asyncio.gather(
+        *(cp.before_tool(edit_call(project / "a.txt"), HISTORY) for cp in (first, second) for _ in range(3)),
+        first.before_tool(odd, HISTORY),
+    )
+    infos = first.list()
+    assert len(infos) == 7 and len({i.id for i in infos}) == 7
+    assert second.list() == infos
+    (project / "a.txt").write_text("edited\n")
+    await second.restore(infos[0].id)
+    assert (project / "a.txt").read_bytes() == b"original a\n"
