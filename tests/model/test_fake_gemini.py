@@ -117,5 +117,5 @@ def test_standalone_server_prints_url_and_serves(tmp_path: Path) -> None:
         assert TEST_KEY not in json.dumps(recorded)
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
-    assert proc.returncode == 0
+        _out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
