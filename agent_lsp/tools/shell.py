@@ -31,6 +31,7 @@ SHELL_TOOL_NAME = "run_shell_command"
 KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
 DRAIN_S = 0.3  # after the shell exits, how long leftover output may still arrive (jobs may hold the pipe)
 BACKGROUND_SETTLE_S = 0.2  # a background command that dies this fast is reported as failed
+DISPLAY_CHARS = 20_000  # of the final output, shown to the user in the call's result
 MAX_KEPT_CHARS = 8_000_000  # head + tail of the output kept in memory; the scheduler truncates further
 
 _DESCRIPTION = """Runs a command with `bash -c` and returns what it printed.
@@ -213,7 +214,12 @@ class ShellInvocation(ToolInvocation[ShellParams]):
         else:
             lines.append(f"Exit Code: {run.returncode}")
         lines.append(f"Background PIDs: {', '.join(map(str, background)) if background else '(none)'}")
+        # The user already saw every chunk live; the final display only needs the end of it.
         display = text
+        if len(text) > DISPLAY_CHARS:
+            tail = text[-DISPLAY_CHARS:]
+            tail = tail[tail.find("\n") + 1 :]  # start on a whole line
+            display = f"[... {len(text) - len(tail)} characters above]\n{tail}"
         if run.timed_out:
             display += f"\n[{error}]"
         elif run.returncode is not None and run.returncode > 0:

@@ -140,7 +140,12 @@ def _scan(command: str) -> _Scan:
             frame.depth -= 1
             if frame.depth == 0 and len(stack) > 1:
                 stack.pop()
-        elif c == "<" and command.startswith("<<", i) and not command.startswith("<<<", i):
+        elif command.startswith("<<<", i):
+            # A here-string: its word is ordinary text, scanned like any other.
+            segment.append("<<<")
+            i += 3
+            continue
+        elif command.startswith("<<", i):
             i = _read_heredoc_operator(command, i, pending, segment)
             continue
         elif len(stack) == 1 and c in ";&|\n":

@@ -26,6 +26,9 @@ from agent_lsp.tools.shell_parse import find_substitution, root_command, root_co
         ("echo hi # a comment\necho $(x)", "$(...)"),  # the comment ends at the newline
         ("echo hi # don't\necho $(x)", "$(...)"),  # an apostrophe in a comment opens no quote
         ("echo ${HOME:-$(pwd)}", "$(...)"),
+        ("cat <<< $(id)", "$(...)"),  # a here-string is not a here-document
+        ("cat <<<`id`", "`...`"),
+        ("echo \"${x:-'$(id)'}\"", "$(...)"),  # single quotes are literal inside double quotes
     ],
 )
 def test_substitution_found(command: str, construct: str) -> None:
@@ -52,6 +55,8 @@ def test_substitution_found(command: str, construct: str) -> None:
         "cat <<\\EOF\n$(not expanded)\nEOF",
         'echo "it\'s" \'a "b"\'',
         "grep -E '(a|b)' file",
+        "cat <<< 'literal $(x)'",
+        "echo ${x:-'$(not run)'}",
     ],
 )
 def test_no_substitution(command: str) -> None:
