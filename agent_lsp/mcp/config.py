@@ -201,6 +201,14 @@ class _Reader:
         value = self.data.get(key)
         if value is None:
             return {}
+        if isinstance(value, list | tuple):
+            # ACP clients send env and headers as [{"name": ..., "value": ...}].
+            pairs: dict[str, Any] = {}
+            for i, item in enumerate(value):
+                if not (isinstance(item, Mapping) and isinstance(item.get("name"), str) and "value" in item):
+                    self.fail(f"{key}[{i}]", "must be an object with 'name' and 'value'")
+                pairs[item["name"]] = item["value"]
+            value = pairs
         if not isinstance(value, Mapping):
             self.fail(key, f"must be an object of strings (got {type(value).__name__})")
         out: dict[str, str] = {}

@@ -47,6 +47,20 @@ def test_defaults_and_transport_precedence() -> None:
     assert McpServerSpec.from_settings("s", {"command": "x", "url": "http://h/sse"}).transport == "sse"
 
 
+def test_acp_style_name_value_lists_for_env_and_headers() -> None:
+    spec = McpServerSpec.from_settings(
+        "editor",
+        {"type": "sse", "url": "http://h/sse", "headers": [{"name": "Authorization", "value": "Bearer t"}]},
+    )
+    assert spec.transport == "sse"
+    assert spec.headers == {"Authorization": "Bearer t"}
+    stdio = McpServerSpec.from_settings("s", {"command": "x", "env": [{"name": "A", "value": "1"}]})
+    assert stdio.env == {"A": "1"}
+    with pytest.raises(ConfigError) as info:
+        McpServerSpec.from_settings("s", {"command": "x", "env": [{"A": "1"}]})
+    assert info.value.key == "mcpServers.s.env[0]"
+
+
 def test_type_http_with_url_means_streamable_http() -> None:
     spec = McpServerSpec.from_settings("s", {"type": "http", "url": "http://h/mcp", "headers": {"Authorization": "t"}})
     assert spec.transport == "http"
@@ -62,7 +76,7 @@ def test_type_http_with_url_means_streamable_http() -> None:
         ({"command": 3}, "mcpServers.srv.command", "must be a string"),
         ({"command": "x", "args": "a b"}, "mcpServers.srv.args", "list of strings"),
         ({"command": "x", "args": ["a", 1]}, "mcpServers.srv.args[1]", "must be a string"),
-        ({"command": "x", "env": ["A=1"]}, "mcpServers.srv.env", "object of strings"),
+        ({"command": "x", "env": "A=1"}, "mcpServers.srv.env", "object of strings"),
         ({"command": "x", "env": {"A": {"b": 1}}}, "mcpServers.srv.env.A", "must be a string"),
         ({"command": "x", "timeout": "10s"}, "mcpServers.srv.timeout", "must be a number"),
         ({"command": "x", "timeout": 0}, "mcpServers.srv.timeout", "positive"),

@@ -8,6 +8,8 @@ import re
 import time
 from pathlib import Path
 
+import pytest
+
 from agent_lsp.mcp.config import McpServerSpec
 from agent_lsp.tools.registry import ToolRegistry
 
@@ -162,6 +164,15 @@ async def test_tool_list_changes_and_call_timeouts(tmp_path: Path) -> None:
         # A timeout is the call's failure, not the server's.
         assert h.manager.status()["live"] == "connected"
         assert (await h.call("live", "echo", text="still here")).llm_content == "still here"
+
+        # Cancelling the caller's task cancels the call; the session carries on.
+        call = asyncio.create_task(h.call("live", "sleep", seconds=10))
+        await asyncio.sleep(0.3)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert h.manager.status()["live"] == "connected"
+        assert (await h.call("live", "add", a=1, b=2)).llm_content == "3"
     finally:
         await h.manager.aclose()
 
