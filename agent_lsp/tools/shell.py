@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import collections
 import contextlib
 import logging
 import os
@@ -24,6 +23,7 @@ from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.shell_parse import find_substitution, root_commands
+from agent_lsp.tools.truncation import HeadTailBuffer
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ class ShellInvocation(ToolInvocation[ShellParams]):
         fd, jobs_name = tempfile.mkstemp(prefix="shell-jobs-", suffix=".txt", dir=self.ctx.temp_dir)
         os.close(fd)
         jobs_file = Path(jobs_name)
-        kept = _HeadTail(MAX_KEPT_CHARS)
+        kept = HeadTailBuffer(MAX_KEPT_CHARS)
 
         def on_text(text: str) -> None:
             kept.add(text)
@@ -499,41 +499,3 @@ def _signal_name(number: int) -> str:
         return f"{signal.Signals(number).name} ({number})"
     except ValueError:
         return str(number)
-
-
-class _HeadTail:
-    """Keeps the first and last ``limit / 2`` characters of a stream, counting what falls between."""
-
-    def __init__(self, limit: int) -> None:
-        self._half = limit // 2
-        self._head: list[str] = []
-        self._head_len = 0
-        self._tail: collections.deque[str] = collections.deque()
-        self._tail_len = 0
-        self.dropped = 0
-
-    def add(self, text: str) -> None:
-        if self._head_len < self._half:
-            take = text[: self._half - self._head_len]
-            self._head.append(take)
-            self._head_len += len(take)
-            text = text[len(take) :]
-        if not text:
-            return
-        self._tail.append(text)
-        self._tail_len += len(text)
-        while self._tail_len > self._half:
-            excess = self._tail_len - self._half
-            first = self._tail[0]
-            if len(first) <= excess:
-                self._tail.popleft()
-                self._tail_len -= len(first)
-                self.dropped += len(first)
-            else:
-                self._tail[0] = first[excess:]
-                self._tail_len -= excess
-                self.dropped += excess
-
-    def text(self) -> str:
-        middle = f"\n... [{self.dropped} characters of output not kept] ...\n" if self.dropped else ""
-        return "".join(self._head) + middle + "".join(self._tail)

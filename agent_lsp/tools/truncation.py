@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import re
 from pathlib import Path
 
@@ -62,3 +63,41 @@ def _save(text: str, temp_dir: Path, call_id: str, tool_name: str) -> Path:
     path = temp_dir / f"{stem}.output.txt"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+class HeadTailBuffer:
+    """Keeps the first and last ``limit / 2`` characters of a stream (bounded memory for endless output)."""
+
+    def __init__(self, limit: int) -> None:
+        self._half = limit // 2
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail: collections.deque[str] = collections.deque()
+        self._tail_len = 0
+        self.dropped = 0
+
+    def add(self, text: str) -> None:
+        if self._head_len < self._half:
+            take = text[: self._half - self._head_len]
+            self._head.append(take)
+            self._head_len += len(take)
+            text = text[len(take) :]
+        if not text:
+            return
+        self._tail.append(text)
+        self._tail_len += len(text)
+        while self._tail_len > self._half:
+            excess = self._tail_len - self._half
+            first = self._tail[0]
+            if len(first) <= excess:
+                self._tail.popleft()
+                self._tail_len -= len(first)
+                self.dropped += len(first)
+            else:
+                self._tail[0] = first[excess:]
+                self._tail_len -= excess
+                self.dropped += excess
+
+    def text(self) -> str:
+        middle = f"\n... [{self.dropped} characters of output not kept] ...\n" if self.dropped else ""
+        return "".join(self._head) + middle + "".join(self._tail)

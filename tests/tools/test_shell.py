@@ -224,3 +224,14 @@ async def test_is_background_that_fails_at_once_reports_it(ctx: ToolContext) -> 
     text, _, _ = await run(ctx, command="echo broken >&2; exit 4", is_background=True)
     assert "Exit Code: 4" in text
     assert "broken" in text
+
+
+async def test_long_output_is_whole_for_the_model_and_capped_for_display(ctx: ToolContext) -> None:
+    tool = ShellTool(ctx)
+    assert tool.truncate_output  # the scheduler cuts it for the model and saves the full text
+    result = await tool.build({"command": "seq 1 100000"}).execute(lambda _c: None)
+    assert "Output: 1\n2\n3\n" in str(result.llm_content)
+    assert "100000\nExit Code: 0" in str(result.llm_content)
+    assert result.display is not None and len(result.display) < 21_000
+    assert result.display.endswith("99999\n100000")
+    assert result.display.startswith("[... ")

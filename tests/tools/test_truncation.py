@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_lsp.tools.truncation import DEFAULT_THRESHOLD, truncate_for_model
+from agent_lsp.tools.truncation import DEFAULT_THRESHOLD, HeadTailBuffer, truncate_for_model
 
 
 def test_short_text_is_untouched_and_not_saved(tmp_path: Path) -> None:
@@ -51,3 +51,15 @@ def test_same_call_overwrites_its_own_file(tmp_path: Path) -> None:
     _, second = truncate_for_model("y" * 300, threshold=100, temp_dir=tmp_path, call_id="c", tool_name="t")
     assert first == second and second is not None
     assert second.read_text() == "y" * 300
+
+
+def test_head_tail_buffer_keeps_both_ends() -> None:
+    buf = HeadTailBuffer(10)
+    for piece in ["abc", "defg", "hijklm", "nop"]:
+        buf.add(piece)
+    assert buf.dropped == 6
+    assert buf.text() == "abcde\n... [6 characters of output not kept] ...\nlmnop"
+    small = HeadTailBuffer(100)
+    small.add("hello ")
+    small.add("world")
+    assert small.text() == "hello world" and small.dropped == 0
