@@ -69,7 +69,11 @@ class ModelStreamInterrupted(ModelError):
 
 
 class AuthError(ModelError):
-    """No credentials, or the server refused them."""
+    """No credentials, or the server refused them. Never worth retrying: the user must act."""
+
+    @property
+    def retryable(self) -> bool:
+        return False
 
 
 class ConfigError(AgentError):
