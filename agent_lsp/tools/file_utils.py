@@ -235,10 +235,6 @@ def uses_crlf(text: str) -> bool:
     return n > 0 and text.count("\r\n") == n
 
 
-def count_lines(text: str) -> int:
-    return len(split_lines(text))
-
-
 # -- globs ----------------------------------------------------------------------------------------------
 
 _GLOB_CHARS = re.compile(r"[*?\[{]")
@@ -348,7 +344,10 @@ def split_glob(pattern: str) -> tuple[str, str]:
 
 
 def rel_posix(path: Path, base: Path) -> str:
-    return os.path.relpath(path, base).replace(os.sep, "/")
+    """``path`` relative to ``base`` with ``/`` separators; ``path`` must be ``base`` or below it."""
+    full, prefix = str(path), os.path.join(str(base), "")
+    rel = full[len(prefix) :] if full.startswith(prefix) else os.path.relpath(full, base)
+    return rel if os.sep == "/" else rel.replace(os.sep, "/")
 
 
 # -- omission placeholders ------------------------------------------------------------------------------

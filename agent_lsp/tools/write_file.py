@@ -54,7 +54,9 @@ class WriteFileTool(Tool):
         path = resolve(self.ctx, params["file_path"])
         if path.is_dir():
             return f"{params['file_path']} is a directory, not a file."
-        placeholder = find_omission_placeholder(params["content"], _disk_text(path))
+        placeholder = find_omission_placeholder(params["content"], None)
+        if placeholder is not None:
+            placeholder = find_omission_placeholder(params["content"], _disk_text(path))
         if placeholder is not None:
             return placeholder_message(placeholder, "content")
         return None
