@@ -233,7 +233,7 @@ def apply_text_edits(text: str, edits: list[Mapping[str, Any]]) -> str:
     return out
 
 
-def annotations(label: str, *, needs_confirmation: bool, description: str = "") -> dict[str, Any]:
+def change_annotations(label: str, *, needs_confirmation: bool, description: str = "") -> dict[str, Any]:
     note: dict[str, Any] = {"label": label, "needsConfirmation": needs_confirmation}
     if description:
         note["description"] = description
@@ -257,7 +257,7 @@ def change_edit(
         edits = [{**e, "annotationId": ANNOTATION_ID} for e in edits]
     result: dict[str, Any] = {"documentChanges": [{"textDocument": {"uri": uri, "version": version}, "edits": edits}]}
     if annotate:
-        result["changeAnnotations"] = annotations(label, needs_confirmation=needs_confirmation)
+        result["changeAnnotations"] = change_annotations(label, needs_confirmation=needs_confirmation)
     return result
 
 
@@ -273,7 +273,7 @@ def create_edit(uri: str, content: str, *, label: str, annotate: bool, needs_con
         changes.append({"textDocument": {"uri": uri, "version": None}, "edits": [insert]})
     result: dict[str, Any] = {"documentChanges": changes}
     if annotate:
-        result["changeAnnotations"] = annotations(label, needs_confirmation=needs_confirmation)
+        result["changeAnnotations"] = change_annotations(label, needs_confirmation=needs_confirmation)
     return result
 
 
