@@ -1,0 +1,96 @@
+"""The ``initialize`` exchange: what the client can do, and what we answer (stdlib only: it runs before anything
+heavy is imported, within the start-up budget)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agent_lsp import __version__
+
+PROTOCOL_VERSION = 1
+API_KEY_METHOD = "gemini-api-key"
+VERTEX_METHOD = "vertex-ai"
+
+AUTH_METHODS: list[dict[str, Any]] = [
+    {
+        "id": API_KEY_METHOD,
+        "name": "Gemini API key",
+        "description": "Use GEMINI_API_KEY from the environment, or pass the key as _meta.apiKey when authenticating. "
+        "Get a key at https://aistudio.google.com/apikey.",
+    },
+    {
+        "id": VERTEX_METHOD,
+        "name": "Vertex AI",
+        "description": "Use Vertex AI: GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION with Application Default "
+        "Credentials, or GOOGLE_API_KEY for express mode.",
+    },
+]
+
+
+@dataclass(frozen=True)
+class ClientCapabilities:
+    """The parts of the client's capabilities we act on; anything malformed counts as absent."""
+
+    read_text_file: bool = False
+    write_text_file: bool = False
+    terminal: bool = False
+    notices: bool = False
+    name: str = ""
+
+    @classmethod
+    def from_initialize(cls, params: Mapping[str, Any] | None) -> ClientCapabilities:
+        if not isinstance(params, Mapping):
+            return cls()
+        caps = params.get("clientCapabilities")
+        caps = caps if isinstance(caps, Mapping) else {}
+        fs = caps.get("fs")
+        fs = fs if isinstance(fs, Mapping) else {}
+        session = caps.get("session")
+        session = session if isinstance(session, Mapping) else {}
+        info = params.get("clientInfo")
+        name = info.get("name") if isinstance(info, Mapping) else None
+        return cls(
+            read_text_file=fs.get("readTextFile") is True,
+            write_text_file=fs.get("writeTextFile") is True,
+            terminal=caps.get("terminal") is True,
+            notices=isinstance(session.get("notices"), Mapping),
+            name=name if isinstance(name, str) else "",
+        )
+
+
+def check_initialize(params: Any) -> str | None:
+    """Why these initialize params are unusable (naming the field), or None."""
+    if not isinstance(params, Mapping):
+        return "params must be an object"
+    version = params.get("protocolVersion")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        return "protocolVersion is required and must be a non-negative integer"
+    return None
+
+
+def initialize_result(*, auth_required: bool) -> dict[str, Any]:
+    """Our answer. We speak version 1 whatever the client asked for (the client disconnects if it cannot)."""
+    return {
+        "protocolVersion": PROTOCOL_VERSION,
+        "agentCapabilities": {
+            "loadSession": True,
+            "promptCapabilities": {"image": True, "audio": True, "embeddedContext": True},
+            "mcpCapabilities": {"http": True, "sse": True},
+            "sessionCapabilities": {
+                "list": {},
+                "resume": {},
+                "close": {},
+                "delete": {},
+                "additionalDirectories": {},
+            },
+        },
+        "authMethods": AUTH_METHODS if auth_required else [],
+        "agentInfo": {"name": "agent-lsp", "title": "agent-lsp (Gemini)", "version": __version__},
+    }
+
+
+def auth_required(env: Mapping[str, str], *, replay: bool) -> bool:
+    """Whether the client may have to authenticate: not with a replay model or a custom Gemini endpoint."""
+    return not replay and not env.get("GOOGLE_GEMINI_BASE_URL", "").strip()

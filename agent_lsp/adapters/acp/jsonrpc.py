@@ -1,0 +1,323 @@
+"""Newline-delimited JSON-RPC 2.0 over asyncio byte streams: the ACP wire layer (stdlib only, quick to import).
+
+One ``Connection`` reads frames, runs each incoming request in its own task, answers it, resolves the
+futures of our own outgoing requests, and honours ``$/cancel_request``. Every frame is written at once,
+in the order it was produced, so updates sent before a response always reach the client before it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+REQUEST_CANCELLED = -32800
+AUTH_REQUIRED = -32000
+RESOURCE_NOT_FOUND = -32002
+
+CANCEL_REQUEST = "$/cancel_request"
+RequestId = int | str | None
+
+
+class RpcError(Exception):
+    """An error answer: raised by handlers to answer a request, and by ``request`` when the peer answered one."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+    @classmethod
+    def invalid_params(cls, where: str, why: str) -> RpcError:
+        """-32602 naming the offending field (``where`` is a path such as ``prompt[2].data``)."""
+        return cls(INVALID_PARAMS, f"Invalid params: {where} {why}", {"field": where})
+
+
+@dataclass
+class RequestContext:
+    """Per incoming request. A handler may set ``on_cancel`` to handle ``$/cancel_request`` itself (and then
+    answer normally); otherwise the handler's task is cancelled and -32800 is answered. ``after_response``
+    callbacks run right after the answer is written (for notifications the client can only use then)."""
+
+    request_id: RequestId
+    method: str
+    on_cancel: Callable[[], None] | None = None
+    after_response: list[Callable[[], None]] = field(default_factory=list)
+    cancelled: bool = False
+
+
+Dispatcher = Callable[[str, Any, RequestContext], Awaitable[Any]]
+"""Called synchronously for each request; returns the awaitable producing the result (raise RpcError)."""
+NotificationHandler = Callable[[str, Any], None]
+
+
+class FrameWriter(Protocol):
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+
+class ByteSource(Protocol):
+    async def read(self, n: int) -> bytes: ...
+
+
+class Connection:
+    def __init__(
+        self,
+        source: ByteSource,
+        writer: FrameWriter,
+        dispatch: Dispatcher,
+        notify: NotificationHandler,
+        *,
+        pending_input: bytes = b"",
+    ) -> None:
+        self._source = source
+        self._writer = writer
+        self._dispatch = dispatch
+        self._notify = notify
+        self._buffer = bytearray(pending_input)
+        self._next_id = 0
+        self._outgoing: dict[int, asyncio.Future[Any]] = {}
+        self._incoming: dict[RequestId, tuple[asyncio.Task[None], RequestContext]] = {}
+        self._closed = False
+        self.on_frame_sent: Callable[[dict[str, Any]], None] | None = None  # tests and benchmarks observe here
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # ---- sending ----
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Write one frame now. Frames go out in call order; nothing is written after the connection closed."""
+        if self._closed:
+            return
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        self._writer.write(data)
+        if self.on_frame_sent is not None:
+            self.on_frame_sent(message)
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def drain(self) -> None:
+        if not self._closed:
+            await self._writer.drain()
+
+    async def request(self, method: str, params: Any, *, timeout: float | None = None) -> Any:  # noqa: ASYNC109
+        """Send a request to the peer and wait for its answer; an error answer raises RpcError.
+
+        Cancelling the awaiting task forgets the request (a late answer is ignored)."""
+        if self._closed:
+            raise ConnectionError("the client connection is closed")
+        self._next_id += 1
+        rid = self._next_id
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._outgoing[rid] = future
+        try:
+            self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+            if timeout is None:
+                return await future
+            return await asyncio.wait_for(future, timeout)
+        finally:
+            self._outgoing.pop(rid, None)
+
+    # ---- receiving ----
+
+    async def serve(self) -> None:
+        """Read and handle frames until end of input; then cancel what is still running."""
+        try:
+            while True:
+                line = self._next_line()
+                if line is None:
+                    chunk = await self._source.read(1 << 16)
+                    if not chunk:
+                        if self._buffer.strip():
+                            self._handle_line(bytes(self._buffer))
+                        break
+                    self._buffer += chunk
+                    continue
+                self._handle_line(line)
+        finally:
+            self._closed = True
+            for future in self._outgoing.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("the client closed the connection"))
+            tasks = [task for task, _ in self._incoming.values()]
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    def _next_line(self) -> bytes | None:
+        index = self._buffer.find(b"\n")
+        if index < 0:
+            return None
+        line = bytes(self._buffer[:index])
+        del self._buffer[: index + 1]
+        return line
+
+    def _handle_line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        try:
+            message = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            log.warning("unparsable frame (%d bytes): %s", len(line), exc)
+            self._send_error(None, RpcError(PARSE_ERROR, f"Parse error: {exc}"))
+            return
+        if not isinstance(message, dict):
+            self._send_error(None, RpcError(INVALID_REQUEST, "Invalid request: a frame must be a JSON object"))
+            return
+        self.handle_message(message)
+
+    def handle_message(self, message: dict[str, Any]) -> None:
+        """Handle one decoded frame (also used for a frame read before the connection existed)."""
+        method = message.get("method")
+        has_id = "id" in message
+        rid = message.get("id")
+        if (has_id and not (rid is None or isinstance(rid, int | str))) or isinstance(rid, bool):
+            self._send_error(None, RpcError(INVALID_REQUEST, "Invalid request: id must be a number or a string"))
+            return
+        if method is None:
+            if has_id and ("result" in message or "error" in message):
+                self._handle_response(rid, message)
+            else:
+                self._send_error(rid, RpcError(INVALID_REQUEST, "Invalid request: no method"))
+            return
+        if not isinstance(method, str):
+            self._send_error(rid, RpcError(INVALID_REQUEST, "Invalid request: method must be a string"))
+            return
+        params = message.get("params")
+        if not has_id:
+            self._handle_notification(method, params)
+            return
+        if rid in self._incoming:
+            self._send_error(rid, RpcError(INVALID_REQUEST, f"Invalid request: id {rid!r} is already in use"))
+            return
+        ctx = RequestContext(rid, method)
+        try:
+            awaitable = self._dispatch(method, params, ctx)
+        except RpcError as exc:
+            self._send_error(rid, exc)
+            return
+        task = asyncio.ensure_future(self._run(awaitable, ctx))
+        self._incoming[rid] = (task, ctx)
+
+    async def _run(self, awaitable: Awaitable[Any], ctx: RequestContext) -> None:
+        try:
+            try:
+                result = await awaitable
+            except RpcError as exc:
+                self._send_error(ctx.request_id, exc)
+                return
+            except asyncio.CancelledError:
+                if ctx.cancelled and not self._closed:
+                    self._send_error(ctx.request_id, RpcError(REQUEST_CANCELLED, "Request cancelled"))
+                raise
+            except Exception as exc:
+                log.exception("handler for %s failed", ctx.method)
+                self._send_error(ctx.request_id, RpcError(INTERNAL_ERROR, f"Internal error: {exc}"))
+                return
+            self.send({"jsonrpc": "2.0", "id": ctx.request_id, "result": result if result is not None else {}})
+            for callback in ctx.after_response:
+                try:
+                    callback()
+                except Exception:
+                    log.exception("after-response callback of %s failed", ctx.method)
+        finally:
+            self._incoming.pop(ctx.request_id, None)
+
+    def _handle_notification(self, method: str, params: Any) -> None:
+        if method == CANCEL_REQUEST:
+            rid = params.get("requestId") if isinstance(params, dict) else None
+            entry = self._incoming.get(rid)
+            if entry is None:
+                return  # already answered: nothing to do
+            task, ctx = entry
+            ctx.cancelled = True
+            if ctx.on_cancel is not None:
+                ctx.on_cancel()
+            else:
+                task.cancel()
+            return
+        try:
+            self._notify(method, params)
+        except RpcError as exc:
+            log.warning("bad %s notification: %s", method, exc.message)
+        except Exception:
+            log.exception("notification %s failed", method)
+
+    def _handle_response(self, rid: RequestId, message: dict[str, Any]) -> None:
+        future = self._outgoing.get(rid) if isinstance(rid, int) else None
+        if future is None or future.done():
+            log.debug("answer to unknown or abandoned request %r", rid)
+            return
+        error = message.get("error")
+        if error is not None:
+            code = error.get("code") if isinstance(error, dict) else None
+            text = error.get("message") if isinstance(error, dict) else None
+            data = error.get("data") if isinstance(error, dict) else None
+            future.set_exception(
+                RpcError(code if isinstance(code, int) else INTERNAL_ERROR, str(text or "unknown error"), data)
+            )
+        else:
+            future.set_result(message.get("result"))
+
+    def _send_error(self, rid: RequestId, error: RpcError) -> None:
+        self.send({"jsonrpc": "2.0", "id": rid, "error": error.to_json()})
+
+
+# ---- params helpers: every complaint names the field ----
+
+
+def params_object(params: Any) -> dict[str, Any]:
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise RpcError.invalid_params("params", "must be an object")
+    return params
+
+
+def require_str(params: dict[str, Any], key: str, *, where: str | None = None) -> str:
+    value = params.get(key)
+    if not isinstance(value, str) or not value:
+        raise RpcError.invalid_params(where or key, "is required and must be a non-empty string")
+    return value
+
+
+def optional_str(params: dict[str, Any], key: str) -> str | None:
+    value = params.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise RpcError.invalid_params(key, "must be a string")
+    return value
+
+
+def require_list(params: dict[str, Any], key: str, *, default_empty: bool = False) -> list[Any]:
+    value = params.get(key)
+    if value is None and default_empty:
+        return []
+    if not isinstance(value, list):
+        raise RpcError.invalid_params(key, "is required and must be an array")
+    return value

@@ -1,0 +1,121 @@
+"""What a session offers the editor: modes, config options, slash commands; and client MCP servers in our shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_lsp.adapters.acp.jsonrpc import RpcError
+
+MODES: tuple[tuple[str, str, str], ...] = (
+    ("default", "Default", "Ask before file edits, shell commands and other tools that change things."),
+    ("auto_edit", "Auto edit", "Apply file edits without asking; still ask before shell commands."),
+    ("yolo", "YOLO", "Run every tool without asking. Only in trusted folders."),
+    ("plan", "Plan", "Read-only: explore and propose a plan; no edits and no commands."),
+)
+MODE_IDS = tuple(m[0] for m in MODES)
+MODELS: tuple[tuple[str, str], ...] = (
+    ("gemini-2.5-pro", "Gemini 2.5 Pro"),
+    ("gemini-2.5-flash", "Gemini 2.5 Flash"),
+    ("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite"),
+    ("gemini-3-pro-preview", "Gemini 3 Pro (preview)"),
+)
+MODEL_OPTION = "model"
+MODE_OPTION = "mode"
+
+
+def mode_state(current: str) -> dict[str, Any]:
+    return {
+        "currentModeId": current,
+        "availableModes": [{"id": i, "name": n, "description": d} for i, n, d in MODES],
+    }
+
+
+def config_options(model: str, mode: str) -> list[dict[str, Any]]:
+    models = list(MODELS)
+    if model not in (m for m, _ in models):
+        models.insert(0, (model, model))
+    return [
+        {
+            "id": MODEL_OPTION,
+            "name": "Model",
+            "description": "The Gemini model that answers in this session.",
+            "category": "model",
+            "type": "select",
+            "currentValue": model,
+            "options": [{"value": v, "name": n} for v, n in models],
+        },
+        {
+            "id": MODE_OPTION,
+            "name": "Approval mode",
+            "description": "When tools may run without asking.",
+            "category": "mode",
+            "type": "select",
+            "currentValue": mode,
+            "options": [{"value": i, "name": n, "description": d} for i, n, d in MODES],
+        },
+    ]
+
+
+def available_commands() -> list[dict[str, Any]]:
+    from agent_lsp.core.commands import COMMANDS
+
+    out: list[dict[str, Any]] = []
+    for c in COMMANDS:
+        entry: dict[str, Any] = {"name": c.name, "description": c.description}
+        if c.hint:
+            entry["input"] = {"hint": c.hint}
+        out.append(entry)
+    return out
+
+
+def mcp_servers_from_acp(servers: list[Any], *, field: str = "mcpServers") -> dict[str, dict[str, Any]]:
+    """ACP McpServer entries (stdio / http / sse) → our ``mcpServers`` settings shape, keyed by name."""
+    out: dict[str, dict[str, Any]] = {}
+    for i, server in enumerate(servers):
+        where = f"{field}[{i}]"
+        if not isinstance(server, dict):
+            raise RpcError.invalid_params(where, "must be an object")
+        name = server.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise RpcError.invalid_params(f"{where}.name", "is required and must be a non-empty string")
+        kind = server.get("type", "stdio")
+        if kind in ("http", "sse"):
+            url = server.get("url")
+            if not isinstance(url, str) or not url:
+                raise RpcError.invalid_params(f"{where}.url", "is required and must be a string")
+            entry: dict[str, Any] = {"httpUrl": url} if kind == "http" else {"url": url, "type": "sse"}
+            headers = _pairs(server.get("headers"), f"{where}.headers")
+            if headers:
+                entry["headers"] = headers
+        elif kind == "stdio":
+            command = server.get("command")
+            if not isinstance(command, str) or not command:
+                raise RpcError.invalid_params(f"{where}.command", "is required and must be a string")
+            args = server.get("args") or []
+            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                raise RpcError.invalid_params(f"{where}.args", "must be an array of strings")
+            entry = {"command": command, "args": list(args)}
+            env = _pairs(server.get("env"), f"{where}.env")
+            if env:
+                entry["env"] = env
+        else:
+            raise RpcError.invalid_params(f"{where}.type", "must be stdio, http or sse")
+        out[name] = entry
+    return out
+
+
+def _pairs(value: Any, where: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, list):
+        raise RpcError.invalid_params(where, "must be an array of {name, value}")
+    out: dict[str, str] = {}
+    for i, item in enumerate(value):
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("name"), str)
+            or not isinstance(item.get("value"), str)
+        ):
+            raise RpcError.invalid_params(f"{where}[{i}]", "must be {name: string, value: string}")
+        out[item["name"]] = item["value"]
+    return out
