@@ -55,9 +55,9 @@ def _setup_logging(log_file: Path | None, debug: bool) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.version:
-        from importlib.metadata import version
+        from agent_lsp import __version__
 
-        print(f"agent-lsp {version('agent-lsp')}")
+        print(f"agent-lsp {__version__}")
         return 0
     if args.command is None:
         _parser().print_help(sys.stderr)

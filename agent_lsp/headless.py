@@ -47,6 +47,9 @@ class DemoConfirmer:
         self.out = out
 
     async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
+        # Let the transcript print the request before the "user" answers it.
+        for _ in range(3):
+            await asyncio.sleep(0)
         self.out.write(f"  ✔ (demo user) approved {call.name}\n")
         return ConfirmationResult("proceed_once")
 
@@ -68,6 +71,7 @@ async def _drive(
     handle = await runtime.create_session(SessionSetup(cwd=cwd, confirmer=confirmer))  # type: ignore[arg-type]
     for notice in handle.notices:
         err.write(render(notice) or "")
+
     def show(notice: ev.Notice) -> None:
         err.write(render(notice) or "")
 

@@ -144,7 +144,7 @@ class Runtime:
         from agent_lsp.config.trust import decide_trust
         from agent_lsp.core.commands import Commands
         from agent_lsp.core.mentions import MentionExpander
-        from agent_lsp.core.prompts import system_prompt
+        from agent_lsp.core.prompts import folder_tree, system_prompt
         from agent_lsp.core.retry import RetryPolicy
         from agent_lsp.tools.builtins import builtin_tools
         from agent_lsp.tools.context import ToolContext
@@ -260,6 +260,7 @@ class Runtime:
         async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
             return await read_paths_for_prompt(ctx, paths)
 
+        tree = folder_tree(workspace.primary)
         options = SessionOptions(
             model=model_name,
             max_session_turns=s.model.max_session_turns,
@@ -275,7 +276,7 @@ class Runtime:
             policy=policy,
             options=options,
             system_prompt=lambda: system_prompt(
-                workspace.roots, memory=memory_state["result"].text, plan_mode=policy.mode == "plan"
+                workspace.roots, memory=memory_state["result"].text, plan_mode=policy.mode == "plan", tree=tree
             ),
             session_id=setup_id,
             history=setup.history,

@@ -71,8 +71,10 @@ def system_prompt(
     memory: str = "",
     plan_mode: bool = False,
     today: _dt.date | None = None,
-    include_tree: bool = True,
+    tree: str | None = None,
 ) -> str:
+    """The system instruction. ``tree`` is the folder listing, computed once per session by the caller
+    (walking the disk on every request would be the slowest part of a turn)."""
     day = (today or _dt.date.today()).strftime("%A, %B %d, %Y")
     env = [
         "# Environment",
@@ -81,8 +83,8 @@ def system_prompt(
         "- Workspace roots (tools may only touch paths inside these):",
         *[f"  - {r}" for r in roots],
     ]
-    if include_tree and roots:
-        env += ["", "A first look at the primary workspace folder (capped):", "```", folder_tree(roots[0]), "```"]
+    if tree:
+        env += ["", "A first look at the primary workspace folder (capped):", "```", tree, "```"]
     parts = [_ROLE, "\n".join(env)]
     if plan_mode:
         parts.append(

@@ -1,0 +1,131 @@
+"""The headless command line as a user runs it: real subprocesses, the replay model, a temp project."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run_cli(
+    *args: str, cwd: Path, env_extra: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE"))}
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, "-m", "agent_lsp", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def script(path: Path, *responses: list[dict[str, object]]) -> Path:
+    lines = []
+    for parts in responses:
+        lines.append(
+            json.dumps(
+                {
+                    "method": "generateContentStream",
+                    "response": [
+                        {
+                            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
+                            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12},
+                        }
+                    ],
+                }
+            )
+        )
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.txt").write_text("one\n")
+    return root
+
+
+def test_missing_key_is_one_clear_line(project: Path) -> None:
+    result = run_cli("run", "hello", cwd=project)
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "GEMINI_API_KEY" in lines[0] and "--fake-responses" in lines[0]
+    assert result.stdout == ""
+
+
+def test_run_streams_text_to_stdout(project: Path, tmp_path: Path) -> None:
+    f = script(tmp_path / "s.jsonl", [{"text": "Hello from the replay."}])
+    result = run_cli("run", "--fake-responses", str(f), "hi", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Hello from the replay."
+
+
+def test_stream_json_and_json_formats(project: Path, tmp_path: Path) -> None:
+    f = script(
+        tmp_path / "s.jsonl",
+        [{"functionCall": {"name": "read_file", "args": {"file_path": "a.txt"}}}],
+        [{"text": "It says one."}],
+    )
+    result = run_cli("run", "-o", "stream-json", "--fake-responses", str(f), "read a.txt", cwd=project)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    kinds = [e["kind"] for e in events]
+    assert kinds[0] == "user_message" and kinds[-1] == "stop"
+    assert "tool_call_request" in kinds and "tool_call_response" in kinds
+    f2 = script(tmp_path / "s2.jsonl", [{"text": "Answer."}])
+    result = run_cli("run", "-o", "json", "--fake-responses", str(f2), "q", cwd=project)
+    payload = json.loads(result.stdout)
+    assert payload["response"] == "Answer." and payload["stats"]["stop_reason"] == "end_turn"
+
+
+def test_default_mode_without_a_terminal_declines_edits(project: Path, tmp_path: Path) -> None:
+    f = script(
+        tmp_path / "s.jsonl",
+        [{"functionCall": {"name": "write_file", "args": {"file_path": "b.txt", "content": "new\n"}}}],
+    )
+    result = run_cli("run", "--fake-responses", str(f), "write b", cwd=project)
+    assert not (project / "b.txt").exists()
+    assert "--approval-mode" in result.stderr
+    f = script(
+        tmp_path / "s2.jsonl",
+        [{"functionCall": {"name": "write_file", "args": {"file_path": "b.txt", "content": "new\n"}}}],
+        [{"text": "Wrote it."}],
+    )
+    result = run_cli(
+        "run",
+        "--approval-mode",
+        "auto_edit",
+        "--fake-responses",
+        str(f),
+        "write b",
+        cwd=project,
+        env_extra={"AGENT_LSP_TRUST_WORKSPACE": "true"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert (project / "b.txt").read_text() == "new\n"
+
+
+def test_demo_fixes_the_bug(tmp_path: Path) -> None:
+    result = run_cli("demo", cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    for expected in (
+        "list_directory",
+        "read_file",
+        "replace",
+        "run_shell_command",
+        "all 3 checks passed",
+        "Plan:",
+        "stats.py was changed by the agent",
+    ):
+        assert expected in out, expected

@@ -1,0 +1,110 @@
+"""A whole session through the runtime and the real google-genai client against the fake Gemini server."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_lsp import events as ev
+from agent_lsp.core.ports import AutoConfirmer
+from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
+from tests.fakes.fake_gemini import FakeGemini
+
+
+def chunk(*parts: dict[str, Any], finish: str | None = None, tokens: int = 50) -> dict[str, Any]:
+    cand: dict[str, Any] = {"content": {"role": "model", "parts": list(parts)}}
+    out: dict[str, Any] = {"candidates": [cand]}
+    if finish:
+        cand["finishReason"] = finish
+        out["usageMetadata"] = {"promptTokenCount": tokens, "candidatesTokenCount": 5, "totalTokenCount": tokens + 5}
+    return out
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGemini]:
+    with FakeGemini() as server:
+        yield server
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "notes.txt").write_text("alpha\nbeta\n")
+    monkeypatch.setenv("AGENT_LSP_TRUST_WORKSPACE", "true")
+    return root
+
+
+def runtime_for(fake: FakeGemini, **settings: Any) -> Runtime:
+    import os
+
+    env = {**os.environ, "GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url}
+    return Runtime(RuntimeOptions(env=env, **settings))
+
+
+async def run(runtime: Runtime, project: Path, prompt: str) -> tuple[list[ev.AgentEvent], Any]:
+    handle = await runtime.create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False))
+    handle.session.options.retry = type(handle.session.options.retry)(initial_delay_s=0.05, max_delay_s=0.1)
+    events = [e async for e in handle.session.send(prompt)]
+    await handle.aclose()
+    return events, handle
+
+
+async def test_tool_round_trip_with_a_stream_cut_midway(fake: FakeGemini, project: Path) -> None:
+    call = {"functionCall": {"name": "read_file", "args": {"file_path": "notes.txt"}}}
+    fake.push(
+        {
+            "chunks": [chunk({"text": "Let me "}), chunk({"text": "look"}), chunk({"text": " never sent"})],
+            "cut_after": 2,
+        },
+        [chunk({"text": "Let me look."}), chunk(call, finish="STOP")],
+        [chunk({"text": "It says alpha and beta."}, finish="STOP", tokens=80)],
+    )
+    events, handle = await run(runtime_for(fake), project, "what is in notes.txt?")
+    kinds = [e.kind for e in events]
+    assert "retry" in kinds
+    assert kinds.index("retry") > kinds.index("content")  # partial output came first, then was voided
+    response = next(e for e in events if isinstance(e, ev.ToolCallResponse))
+    assert response.name == "read_file" and response.status == "success"
+    assert isinstance(events[-1], ev.Stop) and events[-1].reason == "end_turn"
+    bodies = [r.body for r in fake.generation_requests()]
+    assert len(bodies) == 3
+    last_user = bodies[2]["contents"][-1]
+    fr = last_user["parts"][0]["functionResponse"]
+    assert fr["name"] == "read_file" and "alpha" in fr["response"]["output"]
+    # The voided partial text never reached the history that was sent back.
+    sent_model_text = "".join(p.get("text", "") for p in bodies[2]["contents"][1]["parts"])
+    assert "never sent" not in sent_model_text
+
+
+async def test_retry_after_is_honoured_end_to_end(fake: FakeGemini, project: Path) -> None:
+    fake.push({"status": 429, "retry_after": 1.0}, [chunk({"text": "fine"}, finish="STOP")])
+    started = time.perf_counter()
+    events, _ = await run(runtime_for(fake), project, "hello")
+    elapsed = time.perf_counter() - started
+    retry = next(e for e in events if isinstance(e, ev.Retry))
+    assert retry.delay_s == pytest.approx(1.0)
+    assert elapsed >= 0.95
+    assert isinstance(events[-1], ev.Stop) and events[-1].reason == "end_turn"
+
+
+async def test_persistent_quota_errors_fall_back_to_flash(fake: FakeGemini, project: Path) -> None:
+    fake.push({"status": 429}, {"status": 429}, [chunk({"text": "from flash"}, finish="STOP")])
+    events, handle = await run(runtime_for(fake, model="gemini-2.5-pro"), project, "hello")
+    fallback = next(e for e in events if isinstance(e, ev.ModelFallback))
+    assert (fallback.from_model, fallback.to_model) == ("gemini-2.5-pro", "gemini-2.5-flash")
+    assert "gemini-2.5-flash" in fake.generation_requests()[-1].path
+    assert handle.session.model == "gemini-2.5-flash"
+
+
+async def test_bad_request_ends_the_turn_with_a_readable_error(fake: FakeGemini, project: Path) -> None:
+    fake.push({"status": 400, "message": "Invalid JSON payload received."})
+    events, handle = await run(runtime_for(fake), project, "hello")
+    error = next(e for e in events if isinstance(e, ev.Error))
+    assert "Invalid JSON payload" in error.message and "{" not in error.message
+    assert len(fake.generation_requests()) == 1
+    assert handle.session.history.contents() == ()
