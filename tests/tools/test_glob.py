@@ -103,3 +103,19 @@ async def test_errors_and_escapes(ctx: ToolContext, root: Path, outside: Path) -
     # Walks never follow links, so a link out is not searched through either.
     text = str((await run(tool, {"pattern": "**/*.txt"})).llm_content)
     assert _paths(text) == [str(root / "f.txt")]
+
+
+def test_glob_translation() -> None:
+    from agent_lsp.tools.file_utils import expand_braces, glob_match, split_glob
+
+    assert expand_braces("a.{ts,{js,jsx}}") == ["a.ts", "a.js", "a.jsx"]
+    assert expand_braces("{only}") == ["{only}"]
+    assert glob_match("**/*.py", "a.py") and glob_match("**/*.py", "x/y/a.py")
+    assert not glob_match("*.py", "x/a.py")
+    assert glob_match("src/**", "src/a/b.c") and not glob_match("src/**", "lib/a")
+    assert glob_match("f[0-9].txt", "f7.txt") and not glob_match("f[!0-9].txt", "f7.txt")
+    assert glob_match("?.md", "a.md") and not glob_match("?.md", "ab.md")
+    assert glob_match("A*.MD", "abc.md", case_sensitive=False) and not glob_match("A*.MD", "abc.md")
+    assert split_glob("src/**/*.py") == ("src", "**/*.py")
+    assert split_glob("*.py") == ("", "*.py")
+    assert split_glob("a/b/c.txt") == ("a/b", "c.txt")

@@ -45,3 +45,42 @@ async def test_empty_and_errors(ctx: ToolContext, root: Path, outside: Path) -> 
         assert "outside the workspace" in await run_error(tool, {"dir_path": bad}), bad
     inv = tool.build({"dir_path": "empty"})
     assert inv.describe() == "List empty"
+
+
+def test_all_file_tools_register_with_valid_schemas(ctx: ToolContext) -> None:
+    import jsonschema
+
+    from agent_lsp.tools.glob import GlobTool
+    from agent_lsp.tools.grep import GrepTool
+    from agent_lsp.tools.read_file import ReadFileTool
+    from agent_lsp.tools.read_many_files import ReadManyFilesTool
+    from agent_lsp.tools.registry import ToolRegistry
+    from agent_lsp.tools.replace import ReplaceTool
+    from agent_lsp.tools.write_file import WriteFileTool
+
+    tools = [
+        cls(ctx)
+        for cls in (
+            ListDirectoryTool,
+            ReadFileTool,
+            ReadManyFilesTool,
+            WriteFileTool,
+            ReplaceTool,
+            GrepTool,
+            GlobTool,
+        )
+    ]
+    registry = ToolRegistry(tools)
+    assert registry.names() == [
+        "list_directory",
+        "read_file",
+        "read_many_files",
+        "write_file",
+        "replace",
+        "grep_search",
+        "glob",
+    ]
+    for decl in registry.declarations():
+        jsonschema.Draft202012Validator.check_schema(decl.parameters)
+        assert decl.description and len(decl.description) > 80
+    assert [t.read_only for t in tools] == [True, True, True, False, False, True, True]

@@ -52,9 +52,9 @@ async def test_whitespace_flexible_match_reindents(ctx: ToolContext, root: Path)
 
 def test_flexible_match_with_trailing_spaces_and_dedent() -> None:
     text = "def g():\n\tif x:   \n\t\tpass\n\tdone()\n"
-    plan = plan_replacement(text, "  if x:\n    pass", "  if y:\n    pass\n  stop()")
+    plan = plan_replacement(text, "  if x:\n    pass", "  if y:\n    pass\n      deeper()\n  stop()\nend()")
     assert plan.flexible and plan.count == 1
-    assert plan.text == "def g():\n\tif y:\n\t\tpass\n\tstop()\n\tdone()\n"
+    assert plan.text == "def g():\n\tif y:\n\t\tpass\n\t\t\tdeeper()\n\tstop()\nend()\n\tdone()\n"
 
 
 async def test_crlf_is_preserved(ctx: ToolContext, root: Path) -> None:

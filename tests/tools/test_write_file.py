@@ -112,3 +112,15 @@ async def test_errors_and_escapes(ctx: ToolContext, root: Path, outside: Path) -
         assert "outside the workspace" in await run_error(tool, {"file_path": bad, "content": "x"}), bad
     assert (outside / "secret.txt").read_text() == "top secret\n"
     assert not (outside / "new.txt").exists() and not (root.parent / "evil.txt").exists()
+
+
+def test_unified_diff_and_stat() -> None:
+    from agent_lsp.tools.diffing import diff_stat, make_file_diff, unified_diff
+
+    assert unified_diff("a.txt", "same\n", "same\n") == ""
+    text = unified_diff("a.txt", "x\n++y\n", "x\n+++z")
+    assert text.startswith("--- a/a.txt\n+++ b/a.txt\n")
+    assert "-++y\n++++z\n\\ No newline at end of file\n" in text
+    assert diff_stat(text) == (1, 1)
+    fd = make_file_diff("/w/a.txt", None, "new\n", label="a.txt")
+    assert fd.path == "/w/a.txt" and fd.old_text is None and fd.unified.startswith("--- /dev/null\n+++ b/a.txt")
