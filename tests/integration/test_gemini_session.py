@@ -64,7 +64,7 @@ async def test_tool_round_trip_with_a_stream_cut_midway(fake: FakeGemini, projec
         [chunk({"text": "Let me look."}), chunk(call, finish="STOP")],
         [chunk({"text": "It says alpha and beta."}, finish="STOP", tokens=80)],
     )
-    events, handle = await run(runtime_for(fake), project, "what is in notes.txt?")
+    events, _ = await run(runtime_for(fake), project, "what is in notes.txt?")
     kinds = [e.kind for e in events]
     assert "retry" in kinds
     assert kinds.index("retry") > kinds.index("content")  # partial output came first, then was voided
