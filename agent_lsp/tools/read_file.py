@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,8 +125,10 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
         except OSError as exc:
             raise ToolError(f"Cannot read {where}: {exc.strerror or exc}", "read_error") from exc
         if st is not None:
-            if p.path.is_dir():
+            if stat.S_ISDIR(st.st_mode):
                 raise ToolError(f"{where} is a directory, not a file; use list_directory to see its entries.")
+            if not stat.S_ISREG(st.st_mode):
+                raise ToolError(f"{where} is not a regular file (a pipe, socket or device).", "not_a_file")
             if st.st_size > MAX_FILE_BYTES:
                 mb = st.st_size / (1024 * 1024)
                 raise ToolError(f"{where} is {mb:.1f} MB; files over 20 MB are not read.", "file_too_large")

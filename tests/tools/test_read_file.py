@@ -68,6 +68,8 @@ async def test_errors(ctx: ToolContext, root: Path) -> None:
     assert "must not be before" in await run_error(tool, {"file_path": "f.txt", "start_line": 2, "end_line": 1})
     assert "File not found" in await run_error(tool, {"file_path": "nope.txt"})
     assert "is a directory" in await run_error(tool, {"file_path": "dir"})
+    os.mkfifo(root / "pipe")
+    assert "not a regular file" in await run_error(tool, {"file_path": "pipe"})
     assert "required property 'file_path'" in await run_error(tool, {})
     empty = write(root, "empty.txt", "")
     assert (await run(tool, {"file_path": str(empty)})).llm_content == ""
