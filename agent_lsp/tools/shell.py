@@ -271,7 +271,6 @@ async def run_streaming(
     cwd: Path,
     on_text: Callable[[str], None],
     inactivity_timeout_s: float | None,
-    stdin: bytes | None = None,
     env: dict[str, str] | None = None,
 ) -> RunResult:
     """Run ``argv`` in a new session (its own process group) with stdout and stderr on one pipe, passing
@@ -282,7 +281,7 @@ async def run_streaming(
         proc = await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,
@@ -299,10 +298,7 @@ async def run_streaming(
     finished = False
     timed_out = False
     waiter = asyncio.ensure_future(proc.wait())
-    feeder: asyncio.Task[None] | None = None
     try:
-        if stdin is not None:
-            feeder = asyncio.ensure_future(_feed(proc, stdin))
         while not waiter.done():
             for text in reader.take():
                 on_text(text)
@@ -327,23 +323,10 @@ async def run_streaming(
             raise reader.error
     finally:
         transport.close()
-        if feeder is not None and not feeder.done():
-            feeder.cancel()
         if not finished:
             await terminate_group(proc)
         waiter.cancel()
     return RunResult(returncode=proc.returncode, timed_out=timed_out)
-
-
-async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(data)
-        await proc.stdin.drain()
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # the program did not read all of its input; that is its choice
-    finally:
-        proc.stdin.close()
 
 
 class _PipeReader(asyncio.Protocol):
