@@ -151,12 +151,16 @@ class Scheduler:
         if p.decision == "deny":
             self._finish(p, outcomes, "error", {"error": p.deny_reason}, error=p.deny_reason)
             return
-        if p.decision == "ask":
-            details = await p.invocation.confirmation()
-            if details is not None and not await self._confirm(p, details, outcomes):
-                return
-        elif p.tool.kind in MUTATING_KINDS:
-            await p.invocation.confirmation()  # edit tools compute their proposal (and base text) here
+        try:
+            # Edit tools work out their change here (and the text it is based on), even when nobody is asked:
+            # "0 matches" or "file already exists" surface now, as results the model reads.
+            needs_details = p.decision == "ask" or p.tool.kind in MUTATING_KINDS
+            details = await p.invocation.confirmation() if needs_details else None
+        except ToolError as exc:
+            self._finish(p, outcomes, "error", {"error": str(exc)}, error=str(exc))
+            return
+        if p.decision == "ask" and details is not None and not await self._confirm(p, details, outcomes):
+            return
         self.emit(ev.ToolCallStatusChange(p.info.call_id, "scheduled"))
         if self.checkpointer is not None and p.tool.kind in MUTATING_KINDS:
             try:

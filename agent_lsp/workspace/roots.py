@@ -49,7 +49,9 @@ class Workspace:
         if not self.contains(real):
             roots = ", ".join(str(r) for r in self._roots)
             shown = str(path)
-            why = " (through a symbolic link)" if p.absolute() != real and self.contains(p.absolute()) else ""
+            lexical = Path(os.path.normpath(p.absolute()))
+            inside_lexically = any(lexical == r or r in lexical.parents for r in self._roots)
+            why = " (through a symbolic link)" if inside_lexically else ""
             raise PathOutsideWorkspace(f"Path '{shown}' resolves outside the workspace{why}; allowed roots: {roots}")
         return real
 

@@ -474,3 +474,45 @@ async def test_mentions_expand_into_parts(tmp_path: Path) -> None:
     await collect(session, "explain @a.py")
     sent = [p.text for p in model.requests[0][1].contents[0].parts]
     assert "content of a.py" in "".join(t or "" for t in sent)
+
+
+async def test_tool_error_while_preparing_the_proposal_is_a_result(tmp_path: Path) -> None:
+    from agent_lsp.errors import ToolError
+
+    class Failing(TestTool):
+        def build(self, params: dict[str, object]) -> object:  # type: ignore[override]
+            inv = super().build(params)
+
+            async def boom() -> None:
+                raise ToolError("old_string was found 0 times; re-read the file")
+
+            inv.confirmation = boom  # type: ignore[method-assign]
+            return inv
+
+    tool = Failing("edit", kind="edit")
+    session, model = make_session([call_chunks(("edit", {"x": "1"})), text_chunks("ok")], [tool], tmp_path=tmp_path)
+    events = await collect(session, "edit")
+    response = next(e for e in events if isinstance(e, ev.ToolCallResponse))
+    assert response.status == "error" and "found 0 times" in (response.error or "")
+    assert tool.started == []
+    assert isinstance(events[-1], ev.Stop) and events[-1].reason == "end_turn"
+
+
+def test_symlink_escape_message_says_why(tmp_path: Path) -> None:
+    import pytest
+
+    from agent_lsp.errors import PathOutsideWorkspace
+    from agent_lsp.workspace.roots import Workspace
+
+    root = tmp_path / "root"
+    outside = tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "link").symlink_to(outside)
+    ws = Workspace([root])
+    with pytest.raises(PathOutsideWorkspace, match="through a symbolic link") as info:
+        ws.resolve("link/secret.txt")
+    assert str(root) in str(info.value)
+    with pytest.raises(PathOutsideWorkspace) as info2:
+        ws.resolve("../outside/x")
+    assert "symbolic" not in str(info2.value)
