@@ -490,7 +490,7 @@ async def test_tool_error_while_preparing_the_proposal_is_a_result(tmp_path: Pat
             return inv
 
     tool = Failing("edit", kind="edit")
-    session, model = make_session([call_chunks(("edit", {"x": "1"})), text_chunks("ok")], [tool], tmp_path=tmp_path)
+    session, _ = make_session([call_chunks(("edit", {"x": "1"})), text_chunks("ok")], [tool], tmp_path=tmp_path)
     events = await collect(session, "edit")
     response = next(e for e in events if isinstance(e, ev.ToolCallResponse))
     assert response.status == "error" and "found 0 times" in (response.error or "")
