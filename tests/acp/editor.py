@@ -1,0 +1,208 @@
+"""An editor played by the ACP SDK's own client (acp.ClientSideConnection): permissions, buffers, terminals.
+
+Every raw frame the agent sends is also schema-checked through the connection's stream observer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import RequestError, spawn_agent_process
+from acp.connection import StreamDirection, StreamEvent
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    CreateTerminalResponse,
+    DeniedOutcome,
+    FileSystemCapabilities,
+    KillTerminalResponse,
+    ReadTextFileResponse,
+    ReleaseTerminalResponse,
+    RequestPermissionResponse,
+    TerminalExitStatus,
+    TerminalOutputResponse,
+    WaitForTerminalExitResponse,
+    WriteTextFileResponse,
+)
+
+from tests.acp.harness import SchemaChecker
+
+PermissionAnswer = Callable[[dict[str, Any]], Awaitable[str]]
+"""Gets the raw permission request params; returns an optionId, or "cancelled"."""
+
+
+@dataclass
+class _Terminal:
+    proc: asyncio.subprocess.Process
+    output: bytearray = field(default_factory=bytearray)
+    reader: asyncio.Task[None] | None = None
+    killed: bool = False
+
+
+class EditorClient:
+    """The client side of ACP. ``buffers`` are the editor's open documents (path → text); with ``fs`` on, the
+    agent reads through them and its writes land in them (the disk is the editor's business, not the agent's)."""
+
+    def __init__(
+        self, *, fs: bool = False, terminal: bool = False, answer: PermissionAnswer | str = "allow_once"
+    ) -> None:
+        self.fs = fs
+        self.terminal = terminal
+        self.answer = answer
+        self.buffers: dict[str, str] = {}
+        self.writes: list[tuple[str, str]] = []
+        self.reads: list[str] = []
+        self.permission_requests: list[dict[str, Any]] = []
+        self.terminals: dict[str, _Terminal] = {}
+        self.terminal_calls: list[str] = []
+        self.checker = SchemaChecker()
+
+    def capabilities(self) -> ClientCapabilities:
+        return ClientCapabilities(
+            fs=FileSystemCapabilities(read_text_file=self.fs, write_text_file=self.fs), terminal=self.terminal
+        )
+
+    def observe(self, event: StreamEvent) -> None:
+        if event.direction == StreamDirection.INCOMING:
+            self.checker.incoming(event.message)
+        else:
+            self.checker.outgoing(event.message)
+
+    # ---- acp.Client ----
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any) -> Any:
+        raw = self._raw_request("session/request_permission")
+        self.permission_requests.append(raw)
+        choice = self.answer if isinstance(self.answer, str) else await self.answer(raw)
+        if choice == "cancelled":
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(option_id=choice, outcome="selected"))
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        return None
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+    ) -> Any:
+        self.reads.append(path)
+        if path in self.buffers:
+            return ReadTextFileResponse(content=self.buffers[path])
+        try:
+            return ReadTextFileResponse(content=Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            # Zed reports a missing file as an internal error whose message carries the OS error.
+            raise RequestError.internal_error(
+                {"details": f"failed to open {path}: No such file or directory (os error 2)"}
+            ) from None
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> Any:
+        self.writes.append((path, content))
+        self.buffers[path] = content
+        return WriteTextFileResponse()
+
+    async def create_terminal(
+        self,
+        session_id: str,
+        command: str,
+        args: list[str] | None = None,
+        env: Any = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        self.terminal_calls.append("create")
+        full_env = dict(os.environ)
+        for var in env or []:
+            full_env[var.name] = var.value
+        proc = await asyncio.create_subprocess_exec(
+            command,
+            *(args or []),
+            cwd=cwd,
+            env=full_env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        term = _Terminal(proc)
+        term.reader = asyncio.ensure_future(self._pump(term))
+        tid = f"term-{len(self.terminals) + 1}"
+        self.terminals[tid] = term
+        return CreateTerminalResponse(terminal_id=tid)
+
+    async def _pump(self, term: _Terminal) -> None:
+        assert term.proc.stdout is not None
+        while chunk := await term.proc.stdout.read(4096):
+            term.output += chunk
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        self.terminal_calls.append("output")
+        term = self.terminals[terminal_id]
+        status = self._status(term) if term.proc.returncode is not None else None
+        return TerminalOutputResponse(output=term.output.decode(errors="replace"), truncated=False, exit_status=status)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        self.terminal_calls.append("wait_for_exit")
+        term = self.terminals[terminal_id]
+        await term.proc.wait()
+        if term.reader is not None:
+            await term.reader
+        status = self._status(term)
+        return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
+
+    def _status(self, term: _Terminal) -> TerminalExitStatus:
+        code = term.proc.returncode
+        assert code is not None
+        if code < 0:
+            return TerminalExitStatus(exit_code=None, signal=signal.Signals(-code).name)
+        return TerminalExitStatus(exit_code=code, signal=None)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        self.terminal_calls.append("kill")
+        term = self.terminals[terminal_id]
+        term.killed = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(term.proc.pid, signal.SIGKILL)
+        await term.proc.wait()
+        return KillTerminalResponse()
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        self.terminal_calls.append("release")
+        term = self.terminals[terminal_id]
+        if term.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(term.proc.pid, signal.SIGKILL)
+            await term.proc.wait()
+        return ReleaseTerminalResponse()
+
+    def on_connect(self, conn: Any) -> None:
+        return None
+
+    # ---- helpers ----
+
+    def _raw_request(self, method: str) -> dict[str, Any]:
+        """The raw frame of the newest agent request with this method (the observer saw it first)."""
+        for frame in reversed(self.checker.frames):
+            if frame.get("method") == method and "id" in frame:
+                return frame["params"]  # type: ignore[no-any-return]
+        raise AssertionError(f"no raw {method} frame seen")
+
+    def updates(self, session_id: str | None = None) -> list[dict[str, Any]]:
+        return self.checker.updates(session_id)
+
+
+@contextlib.asynccontextmanager
+async def connect(editor: EditorClient, argv: list[str], env: dict[str, str], cwd: Path) -> AsyncIterator[Any]:
+    """Spawn the agent and yield an initialized acp.ClientSideConnection to it."""
+    async with spawn_agent_process(
+        editor, argv[0], *argv[1:], env=env, cwd=cwd, transport_kwargs={"limit": 1 << 26}, observers=[editor.observe]
+    ) as (conn, _proc):
+        await conn.initialize(protocol_version=1, client_capabilities=editor.capabilities())
+        yield conn
