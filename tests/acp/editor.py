@@ -95,7 +95,7 @@ class EditorClient:
         if path in self.buffers:
             return ReadTextFileResponse(content=self.buffers[path])
         try:
-            return ReadTextFileResponse(content=Path(path).read_text(encoding="utf-8"))
+            return ReadTextFileResponse(content=await asyncio.to_thread(Path(path).read_text, encoding="utf-8"))
         except FileNotFoundError:
             # Zed reports a missing file as an internal error whose message carries the OS error.
             raise RequestError.internal_error(

@@ -165,6 +165,7 @@ class RawClient:
         self.agent_requests: list[dict[str, Any]] = []
         self.on_request: Callable[[dict[str, Any]], Awaitable[Any]] = self._default_answer
         self._answers: dict[Any, asyncio.Future[dict[str, Any]]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
         self._next = 0
         self._reader = asyncio.ensure_future(self._read())
         self._stderr: list[bytes] = []
@@ -202,7 +203,9 @@ class RawClient:
             self.frame_arrived.set()
             if "method" in message and "id" in message:
                 self.agent_requests.append(message)
-                asyncio.ensure_future(self._answer(message))
+                task = asyncio.ensure_future(self._answer(message))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
             elif "method" in message:
                 self.notifications.append(message)
             else:
@@ -246,22 +249,22 @@ class RawClient:
         await self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
         return rid, future
 
-    async def call(self, method: str, params: Any, timeout: float = 20) -> dict[str, Any]:
+    async def call(self, method: str, params: Any, wait_s: float = 20) -> dict[str, Any]:
         """The whole response frame (result or error)."""
         _rid, future = await self.start_request(method, params)
-        return await asyncio.wait_for(future, timeout)
+        return await asyncio.wait_for(future, wait_s)
 
-    async def result(self, method: str, params: Any, timeout: float = 20) -> Any:
-        response = await self.call(method, params, timeout)
+    async def result(self, method: str, params: Any, wait_s: float = 20) -> Any:
+        response = await self.call(method, params, wait_s)
         assert "result" in response, f"{method} failed: {response}"
         return response["result"]
 
     async def notify(self, method: str, params: Any) -> None:
         await self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 15) -> None:
+    async def wait_for(self, predicate: Callable[[], bool], wait_s: float = 15) -> None:
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        deadline = loop.time() + wait_s
         while not predicate():
             self.frame_arrived.clear()
             left = deadline - loop.time()
