@@ -176,7 +176,8 @@ class Runtime:
         for extra in s.context.include_directories:
             p = Path(os.path.expanduser(extra))
             roots.append(p if p.is_absolute() else cwd / p)
-        workspace = Workspace([r for r in roots if r.exists()] or [cwd])
+        temp_dir = Path(tempfile.mkdtemp(prefix="agent-lsp-"))
+        workspace = Workspace([r for r in roots if r.exists()] or [cwd], extra_readable=[temp_dir])
 
         mode: ApprovalMode = setup.approval_mode or self.options.approval_mode or s.general.default_approval_mode
         if mode == "yolo" and s.security.disable_yolo_mode:
@@ -193,7 +194,6 @@ class Runtime:
         client = self.model_client()
         file_names = [s.context.file_name] if isinstance(s.context.file_name, str) else list(s.context.file_name)
         fs = setup.fs or LocalFileSystem()
-        temp_dir = Path(tempfile.mkdtemp(prefix="agent-lsp-"))
         from agent_lsp.config.paths import gemini_dir
 
         ctx = ToolContext(
@@ -223,7 +223,9 @@ class Runtime:
 
             checkpointer = ShadowGitCheckpointer(workspace.primary)
 
-        store = recorder = None
+        store: SessionStore | None = None
+        recorder: SessionRecorder | None = None
+        setup_id: str | None
         if setup.record:
             from agent_lsp.store.sessions import SessionStore, new_session_id
 
@@ -237,7 +239,7 @@ class Runtime:
         if s.telemetry.enabled:
             from agent_lsp.store.telemetry import telemetry_from_settings
 
-            tele = telemetry_from_settings(s.telemetry)
+            tele = telemetry_from_settings(s.telemetry.model_dump(by_alias=True))
             if tele is not None:
                 sinks.append(tele)
 
@@ -324,11 +326,19 @@ class Runtime:
             from agent_lsp.tools.discovered import discover_tools
 
             async def discover() -> None:
+                from agent_lsp.tools.discovered import DiscoveryError
+
                 try:
-                    for tool in await discover_tools(ctx, s.tools.discovery_command, s.tools.call_command):
+                    tools = await discover_tools(ctx, s.tools.discovery_command, s.tools.call_command)
+                except DiscoveryError as exc:
+                    # Keep what was well formed; say what was not.
+                    tools = list(exc.tools)
+                    handle.notify(ev.Notice("error", "Tool discovery: " + "; ".join(exc.problems)))
+                for tool in tools:
+                    try:
                         handle.session.registry.register(tool)
-                except Exception as exc:
-                    handle.notify(ev.Notice("error", f"Tool discovery failed: {exc}"))
+                    except ValueError as exc:
+                        handle.notify(ev.Notice("warning", f"Discovered tool skipped: {exc}"))
 
             handle.background.append(asyncio.get_running_loop().create_task(discover()))
 

@@ -125,7 +125,7 @@ class Policy:
 
     def remember(self, tool: Tool, details: ConfirmationDetails, scope: Literal["tool", "server"] = "tool") -> None:
         """ "Allow always" for this session: shell by root commands, MCP per tool or server, else the tool."""
-        if details.type == "exec" and details.root_commands:
+        if tool.name == SHELL_TOOL and details.type == "exec" and details.root_commands:
             self._session_roots.update(details.root_commands)
         elif details.type == "mcp" and scope == "server" and tool.server:
             self._session_servers.add(tool.server)
@@ -134,6 +134,6 @@ class Policy:
 
     def rule_for(self, tool: Tool, details: ConfirmationDetails) -> list[str]:
         """The tools.allowed entries that "allow always and save" writes to settings."""
-        if details.type == "exec" and details.root_commands:
+        if tool.name == SHELL_TOOL and details.type == "exec" and details.root_commands:
             return [f"{SHELL_TOOL}({r})" for r in details.root_commands]
         return [tool.name]

@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Iterable
 
 from agent_lsp.model.base import FunctionDeclaration
 from agent_lsp.tools.base import Tool
+
+
+_INVALID = re.compile(r"[^A-Za-z0-9_.\-]")
+MAX_NAME = 64  # Gemini's limit for function names
+
+
+def valid_function_name(name: str) -> str:
+    """Gemini's function-name rules: letters, digits, ``_ . -``, at most 64 characters (long names keep
+    their start plus a short hash, so two long names stay distinct)."""
+    clean = _INVALID.sub("_", name) or "tool"
+    if len(clean) > MAX_NAME:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+        clean = f"{clean[: MAX_NAME - 9]}_{digest}"
+    return clean
 
 
 class ToolRegistry:
@@ -19,7 +35,7 @@ class ToolRegistry:
         (``server__tool``). Returns the name the model will use."""
         name = tool.name
         if name in self._tools and tool.server:
-            name = f"{tool.server}__{tool.name}"
+            name = valid_function_name(f"{tool.server}__{tool.name}")
             tool.name = name
         if name in self._tools:
             raise ValueError(f"a tool named {name!r} is already registered")

@@ -12,7 +12,7 @@ from agent_lsp.errors import PathOutsideWorkspace
 class Workspace:
     """Multi-root workspace. Every path a tool touches goes through :meth:`resolve`."""
 
-    def __init__(self, roots: Iterable[str | Path]) -> None:
+    def __init__(self, roots: Iterable[str | Path], *, extra_readable: Iterable[str | Path] = ()) -> None:
         resolved: list[Path] = []
         for r in roots:
             p = Path(r).expanduser().resolve()
@@ -21,6 +21,9 @@ class Workspace:
         if not resolved:
             raise ValueError("a workspace needs at least one root")
         self._roots = resolved
+        # Folders tools may use without them being the user's workspace (the agent's own temp files,
+        # e.g. full outputs saved when a tool result was truncated); not shown as roots.
+        self._extra = [Path(p).expanduser().resolve() for p in extra_readable]
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -37,7 +40,7 @@ class Workspace:
 
     def contains(self, path: str | Path) -> bool:
         p = Path(path).resolve()
-        return any(p == r or r in p.parents for r in self._roots)
+        return any(p == r or r in p.parents for r in (*self._roots, *self._extra))
 
     def resolve(self, path: str | Path, *, base: Path | None = None) -> Path:
         """Absolute, symlink-resolved path inside a root; relative paths start at ``base`` or the
