@@ -384,6 +384,8 @@ def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_n
         async def restore_cp(session: Session, checkpoint_id: str) -> str:
             restored = await cp.restore(checkpoint_id)
             session.history.replace(restored.history)
+            # The checkpoint was taken just before a call ran: answer it, so the history stays valid.
+            session.history.answer_pending("Not applied: the user restored the files to before this call.")
             return f"Restored files and conversation to checkpoint `{checkpoint_id}`."
 
     return CommandContext(

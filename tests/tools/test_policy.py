@@ -1,0 +1,93 @@
+"""Approval policy: modes, tools.core / tools.allowed / tools.exclude rules, session memory, trust."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_lsp.events import ConfirmationDetails, ToolKind
+from agent_lsp.tools.base import Tool, ToolInvocation
+from agent_lsp.tools.policy import Policy
+
+
+class Fake(Tool):
+    def __init__(self, name: str, kind: ToolKind, server: str | None = None, trusted: bool = False) -> None:
+        self.name, self.display_name, self.description, self.kind = name, name, name, kind
+        self.parameters = {"type": "object"}
+        self.server, self.trusted_server = server, trusted
+
+    def build(self, params: dict[str, Any]) -> ToolInvocation[Any]:
+        raise NotImplementedError
+
+
+READ, EDIT, SHELL = Fake("read_file", "read"), Fake("replace", "edit"), Fake("run_shell_command", "execute")
+FETCH, MCP = Fake("web_fetch", "fetch"), Fake("add", "other", server="calc")
+
+
+def sh(cmd: str) -> dict[str, Any]:
+    return {"command": cmd}
+
+
+def test_modes() -> None:
+    table = {
+        "default": {"read": "allow", "edit": "ask", "shell": "ask", "fetch": "ask", "mcp": "ask"},
+        "auto_edit": {"read": "allow", "edit": "allow", "shell": "ask", "fetch": "ask", "mcp": "ask"},
+        "yolo": {"read": "allow", "edit": "allow", "shell": "allow", "fetch": "allow", "mcp": "allow"},
+        "plan": {"read": "allow", "edit": "deny", "shell": "deny", "fetch": "ask", "mcp": "deny"},
+    }
+    tools = {"read": READ, "edit": EDIT, "shell": SHELL, "fetch": FETCH, "mcp": MCP}
+    for mode, expected in table.items():
+        policy = Policy(mode=mode)  # type: ignore[arg-type]
+        got = {k: policy.decide(t, sh("ls"))[0] for k, t in tools.items()}
+        assert got == expected, mode
+
+
+def test_allowed_rules_with_shell_prefixes() -> None:
+    policy = Policy(allowed=["run_shell_command(git status)", "run_shell_command(ls)", "replace"])
+    assert policy.decide(SHELL, sh("git status"))[0] == "allow"
+    assert policy.decide(SHELL, sh("git status --short && ls -la"))[0] == "allow"
+    assert policy.decide(SHELL, sh("git status; rm -rf /"))[0] == "ask"  # every chained command must match
+    assert policy.decide(SHELL, sh("git statusx"))[0] == "ask"
+    assert policy.decide(EDIT, {})[0] == "allow"
+
+
+def test_exclude_and_core() -> None:
+    policy = Policy(mode="yolo", exclude=["run_shell_command(rm)", "web_fetch"])
+    assert policy.decide(SHELL, sh("echo hi && rm -rf x"))[0] == "deny"
+    assert policy.decide(SHELL, sh("echo hi"))[0] == "allow"
+    assert not policy.is_enabled("web_fetch") and policy.decide(FETCH, {})[0] == "deny"
+    core = Policy(mode="yolo", core=["read_file", "run_shell_command(git)"])
+    assert core.is_enabled("read_file") and not core.is_enabled("replace")
+    assert core.decide(SHELL, sh("git log"))[0] == "allow"
+    decision, reason = core.decide(SHELL, sh("curl example.com"))
+    assert decision == "deny" and "tools.core" in reason
+
+
+def test_remember_for_the_session() -> None:
+    policy = Policy()
+    details = ConfirmationDetails("exec", "run", command="npm test && git diff", root_commands=("npm", "git"))
+    assert policy.decide(SHELL, sh("npm test"))[0] == "ask"
+    policy.remember(SHELL, details)
+    assert policy.decide(SHELL, sh("npm run lint && git status"))[0] == "allow"
+    assert policy.decide(SHELL, sh("curl x"))[0] == "ask"
+    assert policy.rule_for(SHELL, details) == ["run_shell_command(npm)", "run_shell_command(git)"]
+    other = Fake("add", "other", server="calc")
+    other2 = Fake("mul", "other", server="calc")
+    mcp_details = ConfirmationDetails("mcp", "add", server="calc", tool="add")
+    policy.remember(other, mcp_details, "tool")
+    assert policy.decide(other, {})[0] == "allow" and policy.decide(other2, {})[0] == "ask"
+    policy.remember(other, mcp_details, "server")
+    assert policy.decide(other2, {})[0] == "allow"
+    # A non-shell exec confirmation never widens what the shell may run.
+    policy2 = Policy()
+    policy2.remember(Fake("discovered", "other"), ConfirmationDetails("exec", "x", root_commands=("rm",)))
+    assert policy2.decide(SHELL, sh("rm x"))[0] == "ask"
+
+
+def test_untrusted_folder_forces_default_and_ignores_server_trust() -> None:
+    policy = Policy(mode="yolo", trusted=False)
+    assert policy.mode == "default"
+    assert policy.set_mode("yolo") is not None and policy.mode == "default"
+    assert policy.set_mode("plan") is None and policy.mode == "plan"
+    trusted_server_tool = Fake("add", "other", server="calc", trusted=True)
+    assert Policy(trusted=False).decide(trusted_server_tool, {})[0] == "ask"
+    assert Policy(trusted=True).decide(trusted_server_tool, {})[0] == "allow"
