@@ -1,0 +1,175 @@
+"""The session's FileSystem over LSP: reads see the editor's unsaved buffers, writes are workspace edits.
+
+Every change a tool makes goes to the editor as ``workspace/applyEdit`` (minimal TextEdits against the
+version the editor has, or CreateFile for a new file), so the user sees it, can undo it, and keeps cursor
+and marks. Only a client without ``workspace.applyEdit`` gets the file written to disk by the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from agent_lsp.adapters.lsp import client as caps
+from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
+from agent_lsp.adapters.lsp.documents import Document, DocumentStore, canonical, path_to_uri
+from agent_lsp.adapters.lsp.edits import change_edit, create_edit, text_edits
+from agent_lsp.errors import StaleFileError, ToolError
+from agent_lsp.workspace.filesystem import LocalFileSystem
+
+log = logging.getLogger(__name__)
+SYNC_WAIT_S = 2.0  # how long to wait for the editor's didChange after it applied our edit
+
+
+class LspFileSystem:
+    """One per server, shared by its sessions (the editor's buffers are the same for all of them)."""
+
+    def __init__(self, documents: DocumentStore, client: LspClient) -> None:
+        self.documents = documents
+        self.client = client
+        self._disk = LocalFileSystem()
+        # Text the editor holds for files it has not opened for us (applied edits, not yet saved).
+        self._unsaved: dict[Path, str] = {}
+        self._changed = asyncio.Event()
+
+    # --- mirror bookkeeping (called by the server's didOpen/didChange/didClose/didSave handlers) --------
+
+    def document_changed(self, path: Path | None = None) -> None:
+        if path is not None:
+            self._unsaved.pop(canonical(path), None)
+        self._changed.set()
+
+    def forget_unsaved(self, path: Path) -> None:
+        self._unsaved.pop(canonical(path), None)
+
+    # --- FileSystem ------------------------------------------------------------------------------------
+
+    async def read_text(self, path: Path) -> str:
+        doc = self.documents.get(path)
+        if doc is not None:
+            return doc.text
+        unsaved = self._unsaved.get(canonical(path))
+        if unsaved is not None:
+            return unsaved
+        return await self._disk.read_text(path)
+
+    def open_buffers(self) -> dict[Path, str]:
+        result: dict[Path, str] = dict(self._unsaved)
+        for doc in self.documents.documents():
+            try:
+                with open(doc.path, encoding="utf-8", errors="replace", newline="") as fh:
+                    on_disk: str | None = fh.read()
+            except OSError:
+                on_disk = None
+            if on_disk != doc.text:
+                result[doc.path] = doc.text
+        return result
+
+    def for_session(self, approval_mode: Callable[[], str]) -> SessionFileSystem:
+        return SessionFileSystem(self, approval_mode)
+
+    async def write_text(self, path: Path, content: str, *, expected: str | None, label: str = "") -> None:
+        await self.write_reviewed(path, content, expected=expected, label=label, review=True)
+
+    async def write_reviewed(self, path: Path, content: str, *, expected: str | None, label: str, review: bool) -> None:
+        """``review``: ask the editor to show its confirmation preview (when it supports annotations)."""
+        doc = self.documents.get(path)
+        current = await self._current(path, doc)
+        if current != expected:
+            raise _stale(path, expected, current, open_in_editor=doc is not None)
+        client_caps = self.client.capabilities
+        if not caps.capability(client_caps, "workspace.applyEdit"):
+            await self._disk.write_text(path, content, expected=expected, label=label)
+            return
+        if expected is None and not caps.can_create_files(client_caps):
+            # The editor cannot create files through an edit: create it on disk, where it will find it.
+            await self._disk.write_text(path, content, expected=None, label=label)
+            return
+        annotate = caps.supports_annotations(client_caps)
+        needs_confirmation = annotate and review
+        shown = f"Agent: {label}" if label else f"Agent: edit {path.name}"
+        if expected is None:
+            uri = path_to_uri(path)
+            edit = create_edit(uri, content, label=shown, annotate=annotate, needs_confirmation=needs_confirmation)
+        else:
+            uri = doc.uri if doc is not None else path_to_uri(path)
+            version = doc.version if doc is not None else None
+            edit = change_edit(
+                uri,
+                version,
+                text_edits(expected, content),
+                label=shown,
+                annotate=annotate,
+                needs_confirmation=needs_confirmation,
+                document_changes=caps.uses_document_changes(client_caps),
+            )
+        self._changed.clear()
+        try:
+            answer = await self.client.request("workspace/applyEdit", {"label": shown, "edit": edit})
+        except ClientRequestError as exc:
+            raise ToolError(f"The editor refused the change to {path}: {exc}. Nothing was written.") from exc
+        applied = isinstance(answer, dict) and answer.get("applied") is True
+        if not applied:
+            reason = answer.get("failureReason") if isinstance(answer, dict) else None
+            raise ToolError(
+                f"The editor did not apply the change to {path}"
+                + (f": {reason}" if reason else " (the user declined it or the document changed)")
+                + ". Nothing was written; re-read the file before trying again.",
+                "edit_not_applied",
+            )
+        if doc is None:
+            self._unsaved[canonical(path)] = content
+        else:
+            await self._await_sync(doc, content)
+
+    async def _current(self, path: Path, doc: Document | None) -> str | None:
+        if doc is not None:
+            return doc.text
+        try:
+            return await self.read_text(path)
+        except FileNotFoundError:
+            return None
+
+    async def _await_sync(self, doc: Document, content: str) -> None:
+        """Let the editor's didChange for our edit arrive, so the next read sees the edited buffer."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SYNC_WAIT_S
+        while doc.text != content and self.documents.get(doc.path) is doc:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                log.warning("no didChange for %s after the editor applied an edit", doc.uri)
+                return
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except TimeoutError:
+                continue
+
+
+class SessionFileSystem:
+    """A session's view: the shared mirror, plus the session's approval mode deciding editor review."""
+
+    def __init__(self, shared: LspFileSystem, approval_mode: Callable[[], str]) -> None:
+        self.shared = shared
+        self.approval_mode = approval_mode
+
+    async def read_text(self, path: Path) -> str:
+        return await self.shared.read_text(path)
+
+    async def write_text(self, path: Path, content: str, *, expected: str | None, label: str = "") -> None:
+        review = self.approval_mode() == "default"
+        await self.shared.write_reviewed(path, content, expected=expected, label=label, review=review)
+
+    def open_buffers(self) -> dict[Path, str]:
+        return self.shared.open_buffers()
+
+
+def _stale(path: Path, expected: str | None, current: str | None, *, open_in_editor: bool) -> StaleFileError:
+    if expected is None:
+        return StaleFileError(f"{path} was created by someone else since the agent looked; not overwritten")
+    if current is None:
+        return StaleFileError(f"{path} was deleted since the agent read it; not recreated")
+    where = " (in the editor)" if open_in_editor else ""
+    return StaleFileError(f"{path} changed{where} since the agent read it; re-read it before editing")

@@ -1,0 +1,120 @@
+"""Editor configuration (``initializationOptions``, ``workspace/didChangeConfiguration``) → session setup.
+
+Accepts ``{"agentLsp": {...}}`` or the same keys flat. Known keys: model, approvalMode, checkpointing,
+mcpServers, trustWorkspace, settings (nested like settings.json); any other key is taken as a nested
+settings override too. API keys are dropped here: credentials come from the environment or settings files
+only, and the editor's copy is never stored or echoed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SECTION = "agentLsp"
+APPROVAL_MODES = ("default", "auto_edit", "yolo", "plan")
+_SECRET = re.compile(r"api[_-]?key|^key$|secret|password|credential", re.I)
+_KNOWN = {"model", "approvalMode", "approval_mode", "checkpointing", "mcpServers", "trustWorkspace", "settings"}
+
+
+@dataclass(frozen=True)
+class LspConfig:
+    model: str | None = None
+    approval_mode: str | None = None
+    checkpointing: bool | None = None
+    mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    trust: bool | None = None
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()  # for window/showMessage: what was ignored and why (never values)
+
+
+def parse_config(raw: Any) -> LspConfig:
+    """An LspConfig from whatever the editor sent; unusable parts are reported in ``problems``."""
+    if not isinstance(raw, Mapping):
+        return LspConfig()
+    section = raw.get(SECTION, raw)
+    if not isinstance(section, Mapping):
+        return LspConfig(problems=(f"'{SECTION}' must be an object",))
+    problems: list[str] = []
+    model = section.get("model")
+    if isinstance(model, Mapping):
+        model = model.get("name")
+    if model is not None and not isinstance(model, str):
+        problems.append("model must be a string")
+        model = None
+    mode = section.get("approvalMode", section.get("approval_mode"))
+    if mode is not None and mode not in APPROVAL_MODES:
+        problems.append(f"approvalMode must be one of {', '.join(APPROVAL_MODES)}")
+        mode = None
+    checkpointing = section.get("checkpointing")
+    if isinstance(checkpointing, Mapping):
+        checkpointing = checkpointing.get("enabled")
+    if checkpointing is not None and not isinstance(checkpointing, bool):
+        problems.append("checkpointing must be true or false")
+        checkpointing = None
+    servers = section.get("mcpServers") or {}
+    if not isinstance(servers, Mapping):
+        problems.append("mcpServers must be an object")
+        servers = {}
+    trust = section.get("trustWorkspace")
+    if trust is not None and not isinstance(trust, bool):
+        problems.append("trustWorkspace must be true or false")
+        trust = None
+    overrides: dict[str, Any] = {}
+    nested = section.get("settings")
+    if isinstance(nested, Mapping):
+        overrides.update(nested)
+    for key, value in section.items():
+        if key not in _KNOWN:
+            overrides[key] = value
+    dropped: list[str] = []
+    overrides = _without_secrets(overrides, "", dropped)
+    if dropped:
+        problems.append(
+            "ignored " + ", ".join(dropped) + ": set API keys in the environment or a settings file, not the editor"
+        )
+    return LspConfig(
+        model=model,
+        approval_mode=mode,
+        checkpointing=checkpointing,
+        mcp_servers={str(k): v for k, v in servers.items() if isinstance(v, Mapping)},
+        trust=trust,
+        overrides=overrides,
+        problems=tuple(problems),
+    )
+
+
+def merge(base: LspConfig, update: LspConfig) -> LspConfig:
+    """``update`` wins where it says something; overrides merge one level deep."""
+    overrides = dict(base.overrides)
+    for key, value in update.overrides.items():
+        if isinstance(value, Mapping) and isinstance(overrides.get(key), Mapping):
+            overrides[key] = {**overrides[key], **value}
+        else:
+            overrides[key] = value
+    return replace(
+        base,
+        model=update.model or base.model,
+        approval_mode=update.approval_mode or base.approval_mode,
+        checkpointing=update.checkpointing if update.checkpointing is not None else base.checkpointing,
+        mcp_servers={**base.mcp_servers, **update.mcp_servers},
+        trust=update.trust if update.trust is not None else base.trust,
+        overrides=overrides,
+        problems=update.problems,
+    )
+
+
+def _without_secrets(value: Mapping[str, Any], path: str, dropped: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        where = f"{path}.{key}" if path else str(key)
+        if _SECRET.search(str(key)):
+            dropped.append(where)
+            continue
+        out[key] = _without_secrets(item, where, dropped) if isinstance(item, Mapping) else item
+    return out
