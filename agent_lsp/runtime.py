@@ -104,8 +104,9 @@ class Runtime:
         self.options = options or RuntimeOptions()
         self._model: ModelClient | None = None
 
-    def model_client(self) -> ModelClient:
-        """The replay model when scripted, else Gemini (raises AuthError saying what to set)."""
+    def model_client(self, env: Mapping[str, str] | None = None) -> ModelClient:
+        """The replay model when scripted, else Gemini (raises AuthError saying what to set). ``env`` is the
+        environment after ``.env`` files were loaded (Gemini CLI users often keep their key in one)."""
         if self._model is None:
             if self.options.fake_responses is not None:
                 from agent_lsp.model.replay import ReplayModel
@@ -115,8 +116,16 @@ class Runtime:
                 from agent_lsp.model.auth import resolve_auth
                 from agent_lsp.model.gemini import GeminiClient
 
-                self._model = GeminiClient(resolve_auth(self.options.env))
+                self._model = GeminiClient(resolve_auth(env if env is not None else self._user_env()))
         return self._model
+
+    def _user_env(self) -> dict[str, str]:
+        """The process environment plus the user-level ``.env`` files (never a workspace's)."""
+        from agent_lsp.config.dotenv import load_env_files
+
+        env = dict(self.options.env)
+        load_env_files([], trusted=False, env=env)
+        return env
 
     def check_auth(self) -> str | None:
         """A message saying what credentials are missing, or None when a model can be built."""
@@ -126,7 +135,7 @@ class Runtime:
         from agent_lsp.model.auth import resolve_auth
 
         try:
-            resolve_auth(self.options.env)
+            resolve_auth(self._user_env())
         except AuthError as exc:
             return str(exc)
         return None
@@ -191,7 +200,7 @@ class Runtime:
             notices.append(ev.Notice("warning", f"Approval mode {mode} refused: {refused}"))
 
         model_name = setup.model or self.options.model or s.model.name
-        client = self.model_client()
+        client = self.model_client(env)
         file_names = [s.context.file_name] if isinstance(s.context.file_name, str) else list(s.context.file_name)
         fs = setup.fs or LocalFileSystem()
         from agent_lsp.config.paths import gemini_dir
@@ -212,7 +221,7 @@ class Runtime:
         registry = ToolRegistry(builtin_tools(ctx))
 
         memory_state = {"result": load_memory(workspace.roots, file_names=file_names, trusted=trusted)}
-        jit = JitMemoryLoader(workspace.roots, file_names, memory_state["result"].files)
+        jit = JitMemoryLoader(workspace.roots, file_names, memory_state["result"].files, trusted=trusted)
 
         checkpointer = None
         checkpointing = self.options.checkpointing

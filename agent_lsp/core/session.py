@@ -164,8 +164,9 @@ class Session:
         if self.title is None and text.strip():
             self.title = derive_title(text)
             self.emit(ev.SessionTitle(self.title))
-        if isinstance(prompt, str) and prompt.lstrip().startswith("/") and self.commands is not None:
-            followup = await self.commands(self, prompt.strip(), self.emit)
+        all_text = isinstance(prompt, str) or all(p.text is not None for p in prompt)
+        if all_text and text.lstrip().startswith("/") and self.commands is not None:
+            followup = await self.commands(self, text.strip(), self.emit)
             if followup is None:
                 return "end_turn"
             prompt = followup

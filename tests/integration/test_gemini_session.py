@@ -108,3 +108,35 @@ async def test_bad_request_ends_the_turn_with_a_readable_error(fake: FakeGemini,
     assert "Invalid JSON payload" in error.message and "{" not in error.message
     assert len(fake.generation_requests()) == 1
     assert handle.session.history.contents() == ()
+
+
+async def test_key_in_user_dotenv_is_found(fake: FakeGemini, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gemini CLI users often keep GEMINI_API_KEY in ~/.gemini/.env: it must work here too."""
+    import os
+
+    home = Path(os.environ["HOME"])
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / ".env").write_text("GEMINI_API_KEY=from-dotenv\n")
+    env = {k: v for k, v in os.environ.items() if k != "GEMINI_API_KEY"}
+    env["GOOGLE_GEMINI_BASE_URL"] = fake.url
+    runtime = Runtime(RuntimeOptions(env=env))
+    assert runtime.check_auth() is None
+    fake.push([chunk({"text": "hi"}, finish="STOP")])
+    handle = await runtime.create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False))
+    events = [e async for e in handle.session.send("hello")]
+    await handle.aclose()
+    assert isinstance(events[-1], ev.Stop) and events[-1].reason == "end_turn"
+    assert fake.generation_requests()[0].api_key == "from-dotenv"
+    assert "GEMINI_API_KEY" not in os.environ  # loaded for the model only, not leaked into the process
+
+
+async def test_slash_commands_work_with_content_blocks(project: Path, tmp_path: Path) -> None:
+    from agent_lsp.model.base import Part
+
+    script = tmp_path / "s.jsonl"
+    script.write_text("")
+    runtime = Runtime(RuntimeOptions(fake_responses=script))
+    handle = await runtime.create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False))
+    events = [e async for e in handle.session.send([Part(text="/help")])]
+    await handle.aclose()
+    assert any(isinstance(e, ev.Content) and "/compress" in e.text for e in events)
