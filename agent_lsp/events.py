@@ -290,7 +290,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
 
 def event_to_dict(event: AgentEvent) -> dict[str, Any]:
     """A JSON-ready dict of an event (nested dataclasses become dicts, tuples lists)."""
-    plain: dict[str, Any] = _plain(dataclasses.asdict(event))
+    plain: dict[str, Any] = _plain(event)
     return plain
 
 
@@ -302,6 +302,10 @@ def event_from_dict(data: dict[str, Any]) -> AgentEvent:
 
 
 def _plain(value: Any) -> Any:
+    # Hand-rolled instead of dataclasses.asdict, which deep-copies every value: this runs for every event.
+    fields = getattr(value, "__dataclass_fields__", None)
+    if fields is not None:
+        return {name: _plain(getattr(value, name)) for name in fields}
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

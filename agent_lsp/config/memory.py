@@ -219,6 +219,7 @@ class JitMemoryLoader:
         self._roots = [_real(r) for r in workspace_roots]
         self._names = list(file_names)
         self._given = {_real(p) for p in already_loaded}
+        self._checked: set[Path] = set()  # folders already looked at: every tool result would re-stat them
         self._trusted = trusted
         self._allowed = _allowed_bases(self._roots, boundary_markers)
 
@@ -247,6 +248,9 @@ class JitMemoryLoader:
             folder = folder.parent  # a file about to be created in a folder that does not exist yet
         found: list[Path] = []
         for d in _folders_down_to(folder, root):
+            if d in self._checked:
+                continue
+            self._checked.add(d)
             for name in self._names:
                 candidate = d / name
                 if candidate.is_file() and _real(candidate) not in self._given:

@@ -159,7 +159,7 @@ class SessionRecorder:
             record: dict[str, Any] = {"type": "history", "contents": [content_to_json(c) for c in current[base:]]}
             if base:
                 record["base"] = base
-            self._write(record, sync=True)
+            self._write(record)
             self._last_history = current
         except Exception:
             log.exception("could not record history of session %s", self.session_id)
@@ -183,17 +183,16 @@ class SessionRecorder:
     def closed(self) -> bool:
         return self._file is None
 
-    def _write(self, record: dict[str, Any], *, sync: bool = False) -> None:
+    def _write(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=_SEP).encode("utf-8") + b"\n"
         with self._lock:
             if self._file is None:
                 log.debug("session %s is closed; dropping a %s record", self.session_id, record["type"])
                 return
             self._file.write(line)
+            # A flush survives the process being killed, which is the crash that matters here; an fsync per
+            # prompt would cost about a millisecond of every turn on a slow disk.
             self._file.flush()
-            if sync:
-                # History lines are what resume depends on: worth surviving a power cut, unlike stream chunks.
-                os.fsync(self._file.fileno())
 
 
 class SessionStore:
