@@ -177,3 +177,15 @@ async def test_notices_as_notice_updates_when_advertised(tmp_path: Path, project
         notice = next(u for u in client.checker.updates(sid) if u["sessionUpdate"] == "notice")
         assert notice["severity"] == "warning" and "not trusted" in notice["title"]
     client.checker.assert_clean()
+
+
+async def test_client_mcp_server_failure_is_shown(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path / "mcp.jsonl", [])
+    broken = {"name": "broken", "command": str(tmp_path / "no-such-server"), "args": [], "env": []}
+    async with RawClient.spawn(agent_argv(script), env, project) as client:
+        await client.initialize({"session": {"notices": {}}})
+        sid = (await client.result("session/new", {"cwd": str(project), "mcpServers": [broken]}))["sessionId"]
+        await client.wait_for(lambda: any(u["sessionUpdate"] == "notice" for u in client.checker.updates(sid)))
+        notice = next(u for u in client.checker.updates(sid) if u["sessionUpdate"] == "notice")
+        assert notice["severity"] in ("warning", "error") and "broken" in notice["title"]
+    client.checker.assert_clean()
