@@ -12,7 +12,9 @@ import contextlib
 import json
 import os
 import sys
+import uuid
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from lsprotocol import types
+from pygls.protocol.json_rpc import JsonRPCRequestMessage
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
@@ -93,6 +96,17 @@ class Editor:
 
     async def request(self, method: str, params: Any) -> Any:
         return await self.client.protocol.send_request_async(method, params)
+
+    async def raw_request(self, method: str, params: Any) -> Any:
+        """A request whose answer stays plain JSON (lsprotocol's Command|CodeAction hook mistakes code actions
+        that carry a command for commands)."""
+        protocol = self.client.protocol
+        msg_id = f"raw-{uuid.uuid4().hex}"
+        future: Future[Any] = Future()
+        protocol._request_futures[msg_id] = future
+        protocol._result_types[msg_id] = None
+        protocol._send_data(JsonRPCRequestMessage(id=msg_id, method=method, jsonrpc="2.0", params=params))
+        return await asyncio.wrap_future(future)
 
     def notify(self, method: str, params: Any) -> None:
         self.client.protocol.notify(method, params)
@@ -168,13 +182,10 @@ class Editor:
                 key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]),
                 reverse=True,
             )
-            self.client.protocol.notify(
-                "textDocument/didChange",
-                {
-                    "textDocument": {"uri": uri, "version": doc.version},
-                    "contentChanges": [{"range": e["range"], "text": e["newText"]} for e in ordered],
-                },
-            )
+            converter = self.client.protocol._converter
+            changes = [{"range": e["range"], "text": e["newText"]} for e in ordered]
+            params = {"textDocument": {"uri": uri, "version": doc.version}, "contentChanges": changes}
+            self.client.text_document_did_change(converter.structure(params, types.DidChangeTextDocumentParams))
         return {"applied": True}
 
 
