@@ -110,7 +110,7 @@ async def wired() -> AsyncIterator[tuple[Connection, Peer, Handlers, asyncio.Tas
 
 
 async def test_requests_errors_and_notifications(wired: Any) -> None:
-    conn, peer, handlers, _ = wired
+    _conn, peer, handlers, _ = wired
     await peer.send({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": {"a": [1, "ü"]}})
     assert await peer.recv() == {"jsonrpc": "2.0", "id": 1, "result": {"a": [1, "ü"]}}
     await peer.send({"jsonrpc": "2.0", "id": "x", "method": "bad", "params": {}})
@@ -136,7 +136,7 @@ async def test_requests_errors_and_notifications(wired: Any) -> None:
 
 
 async def test_cancel_request_answers_request_cancelled(wired: Any) -> None:
-    conn, peer, handlers, _ = wired
+    _conn, peer, _handlers, _ = wired
     await peer.send({"jsonrpc": "2.0", "id": 1, "method": "slow"})
     await peer.send({"jsonrpc": "2.0", "id": 1, "method": "echo"})
     duplicate = await peer.recv()
