@@ -92,3 +92,24 @@ async def test_settings_problems_are_shown_and_secrets_never_echoed(launch: Any)
     shown = " ".join(m.message for m in editor.client.messages)
     assert "apiKey" in shown and secret not in shown
     assert secret not in str(editor.updates) and secret not in str(result)
+
+
+async def test_did_change_configuration_pushed_and_pulled(launch: Any) -> None:
+    editor = await launch([])
+    session = await editor.new_session()
+    editor.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"agentLsp": {"model": "pushed-model"}})
+    )
+    assert (await editor.request("agent/newSession", {}))["models"]["currentModelId"] == "pushed-model"
+
+    # settings: null means "ask me": the server pulls the agentLsp section with workspace/configuration
+    editor.client.set_configuration({"model": "pulled-model", "approvalMode": "plan"}, section="agentLsp")
+    editor.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    seen = None
+    for _ in range(50):
+        seen = await editor.request("agent/newSession", {})
+        if seen["models"]["currentModelId"] == "pulled-model":
+            break
+    assert seen is not None and seen["models"]["currentModelId"] == "pulled-model"
+    assert seen["modes"]["currentModeId"] == "plan"
+    assert session != seen["sessionId"]

@@ -1,0 +1,133 @@
+"""Pure payload builders: progress messages, permission questions and answers, prompts, code actions, config."""
+
+from __future__ import annotations
+
+import base64
+
+from agent_lsp import events as ev
+from agent_lsp.adapters.lsp import convert
+from agent_lsp.adapters.lsp.capabilities import initialize_result
+from agent_lsp.adapters.lsp.config import merge, parse_config
+from agent_lsp.model.base import Part
+from tests.acp_schema import validate
+
+EDIT = ev.ConfirmationDetails(
+    type="edit",
+    title="Edit a.py",
+    path="/p/a.py",
+    diff=ev.FileDiff("/p/a.py", "x = 1\n", "x = 2\n", "--- a\n+++ b\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"),
+)
+CALL = ev.ToolCallInfo("c1", "replace", {"file_path": "a.py"}, "Edit a.py", "edit", (ev.Location("/p/a.py", 1),))
+
+
+def test_progress_tracker_names_the_running_tool_and_its_place() -> None:
+    tracker = convert.ProgressTracker()
+    assert tracker.message(ev.Thought("Planning", "…")) == "Planning"
+    for cid in ("a", "b"):
+        assert tracker.message(ev.ToolCallRequest(ev.ToolCallInfo(cid, "grep_search", {}, ""))) is None
+    assert tracker.message(ev.ToolCallStatusChange("b", "executing")) == "Running grep_search … (tool 2 of 2)"
+    tracker.message(ev.Finished("STOP"))
+    tracker.message(ev.ToolCallRequest(ev.ToolCallInfo("c", "read_file", {}, "Read a.py")))
+    assert tracker.message(ev.ToolCallStatusChange("c", "executing")) == "Running Read a.py …"
+    assert convert.progress_title("  fix   the\nbug " + "x" * 80).startswith("Agent: fix the bug x")
+    assert len(convert.progress_title("y" * 200)) <= len("Agent: ") + convert.TITLE_LIMIT
+    assert convert.progress_end("cancelled") == {"kind": "end", "message": "Cancelled"}
+
+
+def test_permission_request_is_acp_shaped_and_answers_map_back() -> None:
+    request = convert.permission_request("s1", CALL, EDIT)
+    validate("RequestPermissionRequest", request)
+    assert request["toolCall"]["content"][0]["type"] == "diff"
+    selected = {"outcome": {"outcome": "selected", "optionId": "proceed_always"}}
+    assert convert.outcome_from_permission(selected, EDIT) == "proceed_always"
+    assert convert.outcome_from_permission({"outcome": {"outcome": "cancelled"}}, EDIT) == "cancel"
+    bogus = {"outcome": {"outcome": "selected", "optionId": "proceed_always_server"}}
+    assert convert.outcome_from_permission(bogus, EDIT) == "cancel"  # not offered for an edit
+    assert convert.outcome_from_permission(None, EDIT) == "cancel"
+    mcp = ev.ConfirmationDetails(type="mcp", title="t", server="srv", tool="tool")
+    assert "proceed_always_server" in [o["optionId"] for o in convert.permission_options(mcp)]
+
+
+def test_show_message_request_fallback() -> None:
+    payload = convert.show_message_request(EDIT)
+    assert [a["title"] for a in payload["actions"]] == ["Allow once", "Allow for this session", "Reject"]
+    assert "a.py" in payload["message"] and "+x = 2" in payload["message"]
+    shell = ev.ConfirmationDetails(type="exec", title="Shell", command="rm -rf build", root_commands=("rm",))
+    assert convert.show_message_request(shell)["type"] == 2 and "rm -rf build" in convert.permission_message(shell)
+    assert convert.outcome_from_action({"title": "Allow for this session"}) == "proceed_always"
+    assert convert.outcome_from_action({"title": "Reject"}) == "cancel"
+    assert convert.outcome_from_action(None) == "cancel"
+
+
+def test_prompt_input_keeps_text_prompts_strings_and_builds_parts() -> None:
+    assert convert.prompt_input("/memory show") == "/memory show"
+    blocks = [
+        {"type": "text", "text": "look at"},
+        {"type": "resource_link", "uri": "file:///p/my%20file.py", "name": "my file.py"},
+    ]
+    assert convert.prompt_input(blocks) == "look at @/p/my\\ file.py "
+    image = base64.b64encode(b"\x89PNG").decode()
+    parts = convert.prompt_input(
+        [{"type": "text", "text": "see"}, {"type": "image", "mimeType": "image/png", "data": image}]
+    )
+    assert isinstance(parts, list) and isinstance(parts[1], Part)
+    assert parts[1].inline_data is not None and parts[1].inline_data.data == b"\x89PNG"
+    with_context = convert.prompt_input(
+        "why?", {"uri": "file:///p/a.py", "range": _rng(2, 0, 4, 0), "selectedText": "x = 1\ny = 2\n"}
+    )
+    assert isinstance(with_context, str)
+    assert "file /p/a.py" not in with_context and "/p/a.py, lines 3-4" in with_context and "y = 2" in with_context
+
+
+def _rng(l1: int, c1: int, l2: int, c2: int) -> dict[str, dict[str, int]]:
+    return {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
+
+
+def test_code_actions_follow_diagnostics_selection_and_only() -> None:
+    diag = {"range": _rng(3, 0, 3, 4), "message": "undefined name"}
+    far = {"range": _rng(30, 0, 30, 1), "message": "elsewhere"}
+    actions = convert.code_actions("file:///p/a.py", _rng(3, 2, 3, 2), [diag, far], None)
+    assert [a["title"] for a in actions] == ["Fix with agent: undefined name", "Explain with agent"]
+    assert actions[0]["diagnostics"] == [diag]
+    selected = convert.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [], None)
+    assert [a["title"] for a in selected] == ["Explain with agent", "Edit selection with agent…"]
+    only_fix = convert.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [diag], ["quickfix"])
+    assert [a["kind"] for a in only_fix] == ["quickfix"]
+    prompt = convert.command_prompt(
+        "agent.fix", {"uri": "file:///p/a.py", "range": diag["range"], "diagnostics": [diag]}
+    )
+    assert "undefined name" in prompt and "line 4" in prompt
+
+
+def test_config_parsing_drops_secrets_and_merges() -> None:
+    cfg = parse_config(
+        {
+            "agentLsp": {
+                "model": {"name": "gemini-x"},
+                "approvalMode": "plan",
+                "checkpointing": {"enabled": False},
+                "tools": {"core": ["read_file"]},
+                "security": {"auth": {"apiKey": "secret-value"}},
+                "mcpServers": {"s": {"command": "srv", "env": {"TOKEN": "kept for the server"}}},
+            }
+        }
+    )
+    assert (cfg.model, cfg.approval_mode, cfg.checkpointing) == ("gemini-x", "plan", False)
+    assert cfg.overrides["tools"] == {"core": ["read_file"]}
+    assert cfg.overrides["security"] == {"auth": {}}
+    assert "secret-value" not in str(cfg.problems) and "security.auth.apiKey" in cfg.problems[0]
+    assert cfg.mcp_servers["s"]["env"]["TOKEN"] == "kept for the server"
+    flat = parse_config({"approvalMode": "nonsense", "model": "m2"})
+    assert flat.approval_mode is None and flat.problems
+    merged = merge(cfg, flat)
+    assert merged.model == "m2" and merged.approval_mode == "plan" and merged.checkpointing is False
+    assert parse_config(None).model is None
+
+
+def test_initialize_result_advertises_the_agent_extension() -> None:
+    result = initialize_result()
+    caps = result["capabilities"]
+    assert caps["experimental"]["agent"]["permissionRequests"] == "agent/requestPermission"
+    assert "agent.fix" in caps["executeCommandProvider"]["commands"]
+    assert caps["textDocumentSync"]["change"] == 2 and caps["positionEncoding"] == "utf-16"
+    assert result["serverInfo"]["name"] == "agent-lsp"
