@@ -211,6 +211,7 @@ async def start_editor(
     experimental: dict[str, Any] | None = None,
     init_options: Any = None,
     extra_args: tuple[str, ...] = (),
+    replay: bool = True,
 ) -> Editor:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
@@ -251,8 +252,7 @@ async def start_editor(
         "-m",
         "agent_lsp",
         "lsp",
-        "--fake-responses",
-        str(responses),
+        *(("--fake-responses", str(responses)) if replay else ()),
         *extra_args,
         env=server_env(tmp_path),
         cwd=str(project),

@@ -6,7 +6,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from tests.lsp.conftest import text_line
+from tests.lsp.conftest import text_line, until
 
 
 def _diag(line: int, message: str) -> dict[str, Any]:
@@ -113,3 +113,15 @@ async def test_did_change_configuration_pushed_and_pulled(launch: Any) -> None:
     assert seen is not None and seen["models"]["currentModelId"] == "pulled-model"
     assert seen["modes"]["currentModeId"] == "plan"
     assert session != seen["sessionId"]
+
+
+async def test_missing_credentials_are_shown_and_refuse_sessions(launch: Any) -> None:
+    editor = await launch([], replay=False)  # a real model, and no key in the environment
+    await until(lambda: any("GEMINI_API_KEY" in m.message for m in editor.client.messages))
+    assert editor.client.messages[0].type == types.MessageType.Error
+    try:
+        await editor.request("agent/newSession", {})
+    except Exception as exc:
+        assert "GEMINI_API_KEY" in str(exc)
+    else:
+        raise AssertionError("a session was created without credentials")

@@ -144,6 +144,10 @@ def build_server(options: ServiceOptions) -> AgentServer:
         server.client.raw_capabilities = raw.get("capabilities") or {}
         service.initialize(raw)
 
+    @server.feature(types.INITIALIZED)
+    async def initialized(_params: Any) -> None:
+        await service.initialized()
+
     @server.feature(types.SHUTDOWN)
     async def shutdown(*_args: Any) -> None:
         await service.shutdown()

@@ -98,6 +98,12 @@ class AgentService:
                 self.roots.append(path)
         self._apply_config(params.get("initializationOptions"))
 
+    async def initialized(self) -> None:
+        """Say at once when no model can be used, rather than at the first prompt."""
+        problem = await asyncio.to_thread(lambda: self.runtime().check_auth())
+        if problem:
+            self.show_message("error", f"Agent: {problem}")
+
     async def did_change_configuration(self, settings: Any) -> None:
         if not settings and caps.capability(self.client.capabilities, "workspace.configuration"):
             try:
