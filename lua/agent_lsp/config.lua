@@ -1,0 +1,101 @@
+--- Options for require("agent_lsp").setup(): defaults, validation and the merged result.
+
+---@alias agent_lsp.ApprovalMode "default"|"auto_edit"|"yolo"|"plan"
+
+---@class agent_lsp.Keymaps
+---@field accept string Diff tab: accept the proposal (as shown, including your edits to it)
+---@field reject string Diff tab: reject the proposal
+---@field submit string Chat prompt, normal mode: send the prompt
+---@field submit_insert string Chat prompt, insert mode: send the prompt
+---@field cancel string Chat windows, normal mode: cancel the running turn
+---@field close string Chat windows, normal mode: close the chat
+
+---@class agent_lsp.ChatOptions
+---@field position "right"|"left"|"top"|"bottom" Where the chat split opens
+---@field width integer Columns of a left/right chat
+---@field height integer Lines of a top/bottom chat
+---@field prompt_height integer Lines of the prompt window under the transcript
+
+---@class agent_lsp.Config
+---@field cmd string[] The server command; `agent-lsp lsp` unless the server lives elsewhere
+---@field cmd_env table<string, string>? Extra environment for the server process
+---@field model string? Gemini model for new sessions (nil: the server's settings)
+---@field approval_mode agent_lsp.ApprovalMode? Approval mode for new sessions (nil: the server's settings)
+---@field settings table<string, any>? More agentLsp settings, sent as initializationOptions
+---@field root_markers string[] Files or folders that mark a workspace root
+---@field auto_attach boolean Attach the server to file buffers as they are opened
+---@field chat agent_lsp.ChatOptions
+---@field keymaps agent_lsp.Keymaps
+
+---@class agent_lsp.UserConfig
+---@field cmd string[]?
+---@field cmd_env table<string, string>?
+---@field model string?
+---@field approval_mode agent_lsp.ApprovalMode?
+---@field settings table<string, any>?
+---@field root_markers string[]?
+---@field auto_attach boolean?
+---@field chat agent_lsp.ChatOptions?
+---@field keymaps agent_lsp.Keymaps?
+
+local M = {}
+
+M.APPROVAL_MODES = { "default", "auto_edit", "yolo", "plan" }
+
+---@type agent_lsp.Config
+M.defaults = {
+  cmd = { "agent-lsp", "lsp" },
+  cmd_env = nil,
+  model = nil,
+  approval_mode = nil,
+  settings = nil,
+  root_markers = { ".git", ".gemini", "pyproject.toml", "package.json", "Cargo.toml", "go.mod" },
+  auto_attach = true,
+  chat = { position = "right", width = 80, height = 20, prompt_height = 4 },
+  keymaps = {
+    accept = "ga",
+    reject = "gr",
+    submit = "<CR>",
+    submit_insert = "<C-s>",
+    cancel = "<C-c>",
+    close = "q",
+  },
+}
+
+---@type agent_lsp.Config
+M.options = vim.deepcopy(M.defaults)
+
+---Merge user options over the defaults; raises on a value of the wrong type.
+---@param user agent_lsp.UserConfig?
+---@return agent_lsp.Config
+function M.set(user)
+  user = user or {}
+  vim.validate("cmd", user.cmd, "table", true)
+  vim.validate("model", user.model, "string", true)
+  vim.validate("approval_mode", user.approval_mode, function(v)
+    return v == nil or vim.list_contains(M.APPROVAL_MODES, v)
+  end, "one of " .. table.concat(M.APPROVAL_MODES, ", "))
+  vim.validate("settings", user.settings, "table", true)
+  vim.validate("root_markers", user.root_markers, "table", true)
+  vim.validate("auto_attach", user.auto_attach, "boolean", true)
+  vim.validate("chat", user.chat, "table", true)
+  vim.validate("keymaps", user.keymaps, "table", true)
+  -- Lists replace rather than merge: a user's cmd must not keep trailing default arguments.
+  local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), user)
+  merged.cmd = user.cmd and vim.deepcopy(user.cmd) or merged.cmd
+  merged.root_markers = user.root_markers and vim.deepcopy(user.root_markers) or merged.root_markers
+  M.options = merged
+  return merged
+end
+
+---The agentLsp settings the server reads from initializationOptions.
+---@param opts agent_lsp.Config
+---@return table<string, any>
+function M.server_settings(opts)
+  local section = vim.deepcopy(opts.settings or {})
+  section.model = opts.model or section.model
+  section.approvalMode = opts.approval_mode or section.approvalMode
+  return { agentLsp = section }
+end
+
+return M

@@ -1,0 +1,115 @@
+--- :checkhealth agent_lsp — Neovim version, the server command and its version, credentials, running clients.
+
+local M = {}
+
+---The server command with its `lsp` subcommand replaced by `--version`.
+---@param cmd string[]
+---@return string[]
+function M.version_cmd(cmd)
+  local out = {} ---@type string[]
+  for _, arg in ipairs(cmd) do
+    if arg == "lsp" then
+      break
+    end
+    out[#out + 1] = arg
+  end
+  out[#out + 1] = "--version"
+  return out
+end
+
+---How the server will authenticate, judged from the environment it gets; nil when nothing is set.
+---@param env table<string, string?>
+---@param cmd string[]
+---@return string?
+function M.auth(env, cmd)
+  if vim.list_contains(cmd, "--fake-responses") then
+    return "replaying recorded responses (--fake-responses): no credentials needed"
+  end
+  local function set(name)
+    local value = env[name]
+    return type(value) == "string" and vim.trim(value) ~= ""
+  end
+  local vertex = (env.GOOGLE_GENAI_USE_VERTEXAI or ""):lower()
+  if vertex == "true" or vertex == "1" or vertex == "yes" then
+    if set("GOOGLE_CLOUD_PROJECT") and set("GOOGLE_CLOUD_LOCATION") then
+      return "Vertex AI (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION)"
+    elseif set("GOOGLE_API_KEY") then
+      return "Vertex AI express mode (GOOGLE_API_KEY)"
+    end
+    return nil
+  end
+  for _, name in ipairs({ "GEMINI_API_KEY", "GOOGLE_API_KEY" }) do
+    if set(name) then
+      return "Gemini API key from " .. name
+    end
+  end
+  return nil
+end
+
+function M.check()
+  local health = vim.health
+  local options = require("agent_lsp.config").options
+
+  health.start("agent-lsp: Neovim")
+  if vim.fn.has("nvim-0.11") == 1 then
+    health.ok("Neovim " .. tostring(vim.version()))
+  else
+    health.error("Neovim 0.11 or newer is needed", { "Upgrade Neovim" })
+  end
+
+  health.start("agent-lsp: server")
+  local cmd = options.cmd
+  health.info("command: " .. table.concat(cmd, " "))
+  if vim.fn.executable(cmd[1]) ~= 1 then
+    health.error(("%s is not executable"):format(cmd[1]), {
+      "Install the server: pip install agent-lsp (or point setup({ cmd = ... }) at it)",
+    })
+  else
+    local env = vim.tbl_extend("force", vim.fn.environ(), options.cmd_env or {})
+    local ok, result = pcall(function()
+      return vim.system(M.version_cmd(cmd), { text = true, env = env }):wait(10000)
+    end)
+    if ok and result.code == 0 then
+      health.ok("version: " .. vim.trim(result.stdout or ""))
+    else
+      local why = ok and ((result.stderr ~= "" and result.stderr) or ("exit code " .. result.code)) or result
+      health.error("the server did not report its version: " .. vim.trim(tostring(why)))
+    end
+  end
+
+  health.start("agent-lsp: authentication")
+  local env = vim.tbl_extend("force", vim.fn.environ(), options.cmd_env or {})
+  local how = M.auth(env, cmd)
+  if how then
+    health.ok(how)
+  else
+    health.warn("no credentials in the environment", {
+      "Set GEMINI_API_KEY (or GOOGLE_API_KEY), or GOOGLE_GENAI_USE_VERTEXAI=true with a project and location",
+      "A .env file in the workspace or ~/.gemini/.env is read by the server too",
+    })
+  end
+
+  health.start("agent-lsp: clients")
+  local clients = vim.lsp.get_clients({ name = "agent-lsp" })
+  if #clients == 0 then
+    health.info("no agent-lsp client is running (it starts on the first file or :AgentChat)")
+  end
+  for _, client in ipairs(clients) do
+    local agent = client.server_capabilities
+      and client.server_capabilities.experimental
+      and client.server_capabilities.experimental.agent
+    local version = client.server_info and client.server_info.version or "?"
+    if agent then
+      health.ok(("client %d for %s (server %s, agent protocol %s)"):format(
+        client.id,
+        client.root_dir or "?",
+        version,
+        tostring(agent.protocolVersion)
+      ))
+    else
+      health.warn(("client %d for %s does not announce the agent protocol"):format(client.id, client.root_dir or "?"))
+    end
+  end
+end
+
+return M

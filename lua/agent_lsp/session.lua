@@ -1,0 +1,359 @@
+--- Agent sessions over the agent/* requests: create, prompt, cancel, list, load, switch mode or model.
+
+local client_mod = require("agent_lsp.client")
+local config = require("agent_lsp.config")
+local view = require("agent_lsp.chat.view")
+
+local M = {}
+
+---@class agent_lsp.Mode
+---@field id string
+---@field name string
+---@field description string?
+
+---@class agent_lsp.Session
+---@field id string
+---@field client_id integer
+---@field cwd string
+---@field modes { currentModeId: string?, availableModes: agent_lsp.Mode[] }
+---@field models { currentModelId: string?, availableModels: { modelId: string, name: string }[] }
+---@field commands table[]
+---@field title string?
+---@field request integer? The running turn's request id
+---@field usage { used: integer, size: integer }?
+
+---@type agent_lsp.Session?
+M.current = nil
+
+---@type (fun(session: agent_lsp.Session?))[]? Callbacks waiting for a session being created
+local waiting = nil
+
+local STOP_NOTICES = {
+  cancelled = "Cancelled.",
+  max_tokens = "Stopped: the response hit the token limit.",
+  max_turn_requests = "Stopped: too many turns.",
+  refusal = "The model refused.",
+}
+
+---@param pattern string
+---@param data table
+local function emit(pattern, data)
+  vim.api.nvim_exec_autocmds("User", { pattern = pattern, data = data, modeline = false })
+end
+
+function M.refresh_status()
+  local s = M.current
+  if not s then
+    view.set_status("no session")
+    return
+  end
+  local parts = { s.title or "new session" }
+  if s.modes.currentModeId then
+    parts[#parts + 1] = "mode: " .. s.modes.currentModeId
+  end
+  parts[#parts + 1] = s.request and "working… (" .. config.options.keymaps.cancel .. " cancels)" or "ready"
+  view.set_status(table.concat(parts, " · "))
+end
+
+---@param s agent_lsp.Session
+---@return vim.lsp.Client?
+local function client_of(s)
+  local client = vim.lsp.get_client_by_id(s.client_id)
+  if client and not client:is_stopped() then
+    return client
+  end
+  return nil
+end
+
+---@param id string
+---@param client_id integer
+---@param cwd string
+---@param described table?
+---@return agent_lsp.Session
+local function make(id, client_id, cwd, described)
+  described = described or {}
+  return {
+    id = id,
+    client_id = client_id,
+    cwd = cwd,
+    modes = described.modes or { availableModes = {} },
+    models = described.models or { availableModels = {} },
+    commands = described.commands or {},
+  }
+end
+
+---Create a new session and make it current (the chat is cleared).
+---@param callback fun(session: agent_lsp.Session?)?
+function M.new(callback)
+  local client = client_mod.ensure()
+  if not client then
+    client_mod.report("starting the server", "vim.lsp.start returned nothing (is the command installed?)")
+    return callback and callback(nil)
+  end
+  local cwd = client.root_dir or vim.fn.getcwd()
+  local params = { cwd = cwd, model = config.options.model, approvalMode = config.options.approval_mode }
+  client_mod.request(client, "agent/newSession", params, function(err, result)
+    if err or type(result) ~= "table" then
+      client_mod.report("agent/newSession", err or "no result")
+      return callback and callback(nil)
+    end
+    M.current = make(result.sessionId, client.id, cwd, result)
+    view.transcript():clear()
+    M.refresh_status()
+    emit("AgentSession", { sessionId = result.sessionId })
+    return callback and callback(M.current)
+  end)
+end
+
+---Call back with the current session, creating one first when there is none (or its server stopped).
+---@param callback fun(session: agent_lsp.Session?)
+function M.ensure(callback)
+  if M.current and client_of(M.current) then
+    return callback(M.current)
+  end
+  if waiting then
+    waiting[#waiting + 1] = callback
+    return
+  end
+  waiting = { callback }
+  M.new(function(s)
+    local queued = waiting or {}
+    waiting = nil
+    for _, cb in ipairs(queued) do
+      cb(s)
+    end
+  end)
+end
+
+---@param s agent_lsp.Session
+---@param err lsp.ResponseError?
+---@param result table?
+local function finish(s, err, result)
+  s.request = nil
+  local stop = type(result) == "table" and result.stopReason or nil
+  require("agent_lsp.permission").dismiss(s.id)
+  if M.current == s then
+    local t = view.transcript()
+    if err then
+      t:notice("Error: " .. (err.message or vim.inspect(err)))
+    elseif stop and STOP_NOTICES[stop] then
+      t:notice(STOP_NOTICES[stop])
+    end
+    M.refresh_status()
+  end
+  emit("AgentTurnDone", { sessionId = s.id, stopReason = stop, error = err and err.message or nil })
+end
+
+---Run one turn: show the user's message, send `method`, and track the request until it answers.
+---@param text string What the chat shows as the user's message
+---@param method string agent/prompt or workspace/executeCommand
+---@param params fun(s: agent_lsp.Session): table The request's params, for the session
+---@param bufnr integer? The buffer the request is about
+function M.turn(text, method, params, bufnr)
+  M.ensure(function(s)
+    if not s then
+      return
+    end
+    if s.request then
+      vim.notify("agent-lsp: a turn is running; :AgentCancel it first", vim.log.levels.WARN)
+      return
+    end
+    local client = client_of(s)
+    if not client then
+      return
+    end
+    view.transcript():add_user(text)
+    s.request = client_mod.request(client, method, params(s), function(err, result)
+      finish(s, err, result)
+    end, bufnr)
+    M.refresh_status()
+  end)
+end
+
+---Send a prompt in the current session (created when needed).
+---@param text string
+---@param context table? Editor context: {uri, range?, selectedText?, diagnostics?}
+function M.prompt(text, context)
+  M.turn(text, "agent/prompt", function(s)
+    return { sessionId = s.id, prompt = text, context = context }
+  end)
+end
+
+---Cancel the running turn, if any.
+function M.cancel()
+  local s = M.current
+  local client = s and client_of(s)
+  if not (s and client and s.request) then
+    vim.notify("agent-lsp: nothing is running", vim.log.levels.INFO)
+    return
+  end
+  client:notify("agent/cancel", { sessionId = s.id })
+end
+
+---An agent/update notification from the server.
+---@param params { sessionId: string, update: table, replay: boolean? }
+---@param client_id integer
+function M.on_update(params, client_id)
+  if type(params) ~= "table" or type(params.update) ~= "table" then
+    return
+  end
+  local s = M.current
+  if not s or s.id ~= params.sessionId then
+    -- A turn the server started for us (a code action run from another client path): follow it.
+    local client = vim.lsp.get_client_by_id(client_id)
+    s = make(params.sessionId, client_id, client and client.root_dir or vim.fn.getcwd())
+    M.current = s
+    view.transcript():clear()
+  end
+  local update = params.update
+  local kind = update.sessionUpdate
+  if kind == "current_mode_update" then
+    s.modes.currentModeId = update.currentModeId
+  elseif kind == "session_info_update" then
+    s.title = update.title or s.title
+  elseif kind == "usage_update" then
+    s.usage = { used = update.used, size = update.size }
+  elseif kind == "available_commands_update" then
+    s.commands = update.availableCommands or s.commands
+  else
+    view.transcript():apply(update)
+  end
+  if kind ~= "agent_message_chunk" and kind ~= "agent_thought_chunk" then
+    M.refresh_status()
+  end
+  emit("AgentUpdate", params)
+end
+
+---Pick a saved session of this workspace with vim.ui.select and load it (its conversation is replayed).
+function M.pick()
+  local client = client_mod.ensure()
+  if not client then
+    return
+  end
+  local cwd = client.root_dir or vim.fn.getcwd()
+  client_mod.request(client, "agent/listSessions", { cwd = cwd }, function(err, result)
+    if err then
+      return client_mod.report("agent/listSessions", err)
+    end
+    local sessions = result and result.sessions or {}
+    if #sessions == 0 then
+      vim.notify("agent-lsp: no saved sessions for " .. cwd, vim.log.levels.INFO)
+      return
+    end
+    vim.ui.select(sessions, {
+      prompt = "Load agent session",
+      kind = "agent_lsp_session",
+      format_item = function(item)
+        local title = item.title and item.title ~= vim.NIL and item.title or item.sessionId
+        return ("%s  (%s, %d prompts)"):format(title, item.updatedAt or "", item.promptCount or 0)
+      end,
+    }, function(choice)
+      if choice then
+        M.load(choice.sessionId)
+      end
+    end)
+  end)
+end
+
+---Load a saved session: the chat is cleared and the server replays the conversation into it.
+---@param id string
+---@param callback fun(session: agent_lsp.Session?)?
+function M.load(id, callback)
+  local client = client_mod.ensure()
+  if not client then
+    return callback and callback(nil)
+  end
+  local cwd = client.root_dir or vim.fn.getcwd()
+  local s = make(id, client.id, cwd)
+  M.current = s
+  view.transcript():clear()
+  client_mod.request(client, "agent/loadSession", { sessionId = id, cwd = cwd }, function(err, result)
+    if err or type(result) ~= "table" then
+      client_mod.report("agent/loadSession", err or "no result")
+      return callback and callback(nil)
+    end
+    s.modes = result.modes or s.modes
+    s.models = result.models or s.models
+    s.commands = result.commands or s.commands
+    M.refresh_status()
+    emit("AgentSession", { sessionId = id, loaded = true })
+    return callback and callback(s)
+  end)
+end
+
+---Switch the current session's approval mode; asks with vim.ui.select when `mode` is nil.
+---@param mode string?
+function M.set_mode(mode)
+  M.ensure(function(s)
+    if not s then
+      return
+    end
+    local function apply(id)
+      local client = client_of(s)
+      if not client then
+        return
+      end
+      client_mod.request(client, "agent/setMode", { sessionId = s.id, modeId = id }, function(err)
+        if err then
+          return client_mod.report("agent/setMode", err)
+        end
+        s.modes.currentModeId = id
+        M.refresh_status()
+      end)
+    end
+    if mode then
+      return apply(mode)
+    end
+    vim.ui.select(s.modes.availableModes or {}, {
+      prompt = "Approval mode",
+      kind = "agent_lsp_mode",
+      format_item = function(item)
+        local current = item.id == s.modes.currentModeId and " (current)" or ""
+        return ("%s%s — %s"):format(item.name, current, item.description or "")
+      end,
+    }, function(choice)
+      if choice then
+        apply(choice.id)
+      end
+    end)
+  end)
+end
+
+---Switch the current session's model; asks with vim.ui.select when `model` is nil.
+---@param model string?
+function M.set_model(model)
+  M.ensure(function(s)
+    if not s then
+      return
+    end
+    local function apply(id)
+      local client = client_of(s)
+      if not client then
+        return
+      end
+      client_mod.request(client, "agent/setModel", { sessionId = s.id, modelId = id }, function(err)
+        if err then
+          return client_mod.report("agent/setModel", err)
+        end
+        s.models.currentModelId = id
+        M.refresh_status()
+      end)
+    end
+    if model then
+      return apply(model)
+    end
+    vim.ui.select(s.models.availableModels or {}, {
+      prompt = "Model",
+      kind = "agent_lsp_model",
+      format_item = function(item)
+        return item.name .. (item.modelId == s.models.currentModelId and " (current)" or "")
+      end,
+    }, function(choice)
+      if choice then
+        apply(choice.modelId)
+      end
+    end)
+  end)
+end
+
+return M

@@ -1,0 +1,59 @@
+--- :Agent* user commands; everything else loads on first use.
+
+if vim.g.loaded_agent_lsp then
+  return
+end
+vim.g.loaded_agent_lsp = true
+
+---@param name string
+---@param fn fun(opts: vim.api.keyset.create_user_command.command_args)
+---@param opts vim.api.keyset.user_command
+local function command(name, fn, opts)
+  vim.api.nvim_create_user_command(name, fn, opts)
+end
+
+command("AgentChat", function()
+  require("agent_lsp").chat()
+end, { desc = "Open the agent chat" })
+
+command("AgentPrompt", function(o)
+  require("agent_lsp").prompt(o.args)
+end, { nargs = "+", desc = "Send a prompt to the agent" })
+
+command("AgentCancel", function()
+  require("agent_lsp").cancel()
+end, { desc = "Cancel the agent's running turn" })
+
+command("AgentNew", function()
+  require("agent_lsp").new_session()
+end, { desc = "Start a new agent session" })
+
+command("AgentSessions", function()
+  require("agent_lsp").sessions()
+end, { desc = "Load a saved agent session" })
+
+command("AgentMode", function(o)
+  require("agent_lsp").set_mode(o.args ~= "" and o.args or nil)
+end, {
+  nargs = "?",
+  complete = function()
+    return { "default", "auto_edit", "yolo", "plan" }
+  end,
+  desc = "Set the agent's approval mode",
+})
+
+command("AgentModel", function(o)
+  require("agent_lsp").set_model(o.args ~= "" and o.args or nil)
+end, { nargs = "?", desc = "Set the agent's model" })
+
+command("AgentExplain", function(o)
+  require("agent_lsp").explain(o.line1, o.line2)
+end, { range = true, desc = "Explain the selected lines with the agent" })
+
+command("AgentFix", function(o)
+  require("agent_lsp").fix(o.line1, o.line2)
+end, { range = true, desc = "Fix the selected lines with the agent" })
+
+command("AgentEdit", function(o)
+  require("agent_lsp").edit(o.line1, o.line2, o.args ~= "" and o.args or nil)
+end, { range = true, nargs = "*", desc = "Edit the selected lines with the agent" })
