@@ -1,0 +1,72 @@
+"""The pre-answered ``initialize``: answered once, and every message sent meanwhile is still handled in order."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from tests.lsp.conftest import server_env
+
+
+def _frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _read(stream: IO[bytes]) -> dict[str, Any] | None:
+    length = 0
+    while True:
+        line = stream.readline()
+        if not line:
+            return None
+        if line == b"\r\n":
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    message: dict[str, Any] = json.loads(stream.read(length))
+    return message
+
+
+def test_initialize_is_answered_once_and_queued_messages_follow(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    uri = (project / "a.py").as_uri()
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "x = 1\n"}},
+        },
+        {"jsonrpc": "2.0", "id": 2, "method": "agent/listSessions", "params": {"cwd": str(project)}},
+        {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]
+    (tmp_path / "none.jsonl").write_text("")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_lsp", "lsp", "--fake-responses", str(tmp_path / "none.jsonl")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=server_env(tmp_path),
+        cwd=project,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b"".join(_frame(m) for m in messages))
+    proc.stdin.flush()
+    answers = []
+    while (message := _read(proc.stdout)) is not None:
+        if "id" in message:
+            answers.append(message)
+    assert proc.wait(timeout=30) == 0
+    assert proc.stderr is not None
+    errors = proc.stderr.read().decode()
+    assert "Traceback" not in errors and "ERROR" not in errors, errors
+    assert [a["id"] for a in answers] == [1, 2, 3]
+    assert answers[0]["result"]["capabilities"]["experimental"]["agent"]["protocolVersion"] == 1
+    assert answers[1]["result"] == {"sessions": [], "nextCursor": None}
+    assert answers[2]["result"] is None
