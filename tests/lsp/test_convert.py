@@ -28,7 +28,8 @@ def test_progress_tracker_names_the_running_tool_and_its_place() -> None:
     assert tracker.message(ev.ToolCallStatusChange("b", "executing")) == "Running grep_search … (tool 2 of 2)"
     tracker.message(ev.Finished("STOP"))
     tracker.message(ev.ToolCallRequest(ev.ToolCallInfo("c", "read_file", {}, "Read a.py")))
-    assert tracker.message(ev.ToolCallStatusChange("c", "executing")) == "Running Read a.py …"
+    assert tracker.message(ev.ToolCallStatusChange("c", "awaiting_approval")) == "Waiting for approval: Read a.py"
+    assert tracker.message(ev.ToolCallStatusChange("c", "executing")) == "Running read_file …"
     assert convert.progress_title("  fix   the\nbug " + "x" * 80).startswith("Agent: fix the bug x")
     assert len(convert.progress_title("y" * 200)) <= len("Agent: ") + convert.TITLE_LIMIT
     assert convert.progress_end("cancelled") == {"kind": "end", "message": "Cancelled"}

@@ -56,6 +56,7 @@ class ProgressTracker:
 
     batch: list[str] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
     _closed: bool = True
 
     def message(self, event: ev.AgentEvent) -> str | None:
@@ -66,10 +67,11 @@ class ProgressTracker:
                 if self._closed:
                     self.batch, self._closed = [], False
                 self.batch.append(call.call_id)
-                self.names[call.call_id] = call.title or call.name
+                self.names[call.call_id] = call.name
+                self.titles[call.call_id] = call.title or call.name
                 return None
             case ev.ToolCallStatusChange(call_id=call_id, status="awaiting_approval"):
-                return f"Waiting for approval: {self._label(call_id)}"
+                return f"Waiting for approval: {self.titles.get(call_id, call_id)}"
             case ev.ToolCallStatusChange(call_id=call_id, status="executing"):
                 return f"Running {self._label(call_id)} …{self._position(call_id)}"
             case ev.Finished():
