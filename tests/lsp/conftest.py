@@ -234,6 +234,8 @@ async def start_editor(
             editor.before_answer()
         if editor.permission_answer is None:
             return {"outcome": {"outcome": "cancelled"}}
+        if editor.permission_answer == "fail":
+            raise RuntimeError("the permission dialog crashed")
         return {"outcome": {"outcome": "selected", "optionId": editor.permission_answer}}
 
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)

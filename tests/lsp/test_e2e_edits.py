@@ -145,3 +145,13 @@ async def test_reads_and_search_see_unsaved_buffers(launch: Any) -> None:
     await editor.request("agent/prompt", {"sessionId": session, "prompt": "find the needle"})
     (done,) = _tool_updates(editor, "completed")
     assert "Found 1 match" in str(done["content"])  # only the unsaved buffer has it
+
+
+async def test_failed_permission_request_rejects_and_is_logged(launch: Any) -> None:
+    editor = await launch([call_line("write_file", {"file_path": "y.txt", "content": "y\n"})], experimental=PERMISSIONS)
+    editor.permission_answer = "fail"
+    session = await editor.new_session()
+    await editor.request("agent/prompt", {"sessionId": session, "prompt": "write y"})
+    assert editor.edits == [] and not (editor.project / "y.txt").exists()
+    logged = [m.message for m in editor.client.log_messages]
+    assert any("agent/requestPermission failed" in m for m in logged), logged
