@@ -1,0 +1,132 @@
+"""Bench: ACP turn overhead with a zero-delay replay, agent RSS after five prompts, and streamed chunks per second.
+
+Run: ``.venv/bin/python bench/acp_throughput.py [--prompts N] [--chunks N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def text_turn(*texts: str) -> dict[str, Any]:
+    chunks: list[dict[str, Any]] = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": t}]}}]} for t in texts
+    ]
+    chunks[-1]["candidates"][0]["finishReason"] = "STOP"
+    chunks[-1]["usageMetadata"] = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+    return {"method": "generateContentStream", "response": chunks}
+
+
+class Agent:
+    def __init__(self, script: Path, work: Path, *, loop_detection: bool) -> None:
+        home = work / "home"
+        if not loop_detection:
+            (home / ".gemini").mkdir(parents=True)
+            (home / ".gemini" / "settings.json").write_text('{"model": {"disableLoopDetection": true}}')
+        env = dict(os.environ, HOME=str(home), AGENT_LSP_HOME=str(home / "state"), AGENT_LSP_TRUST_WORKSPACE="true")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "agent_lsp", "acp", "--fake-responses", str(script)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=ROOT,
+        )
+        self.next_id = 0
+        self.updates = 0
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.next_id += 1
+        rid = self.next_id
+        self.proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}).encode() + b"\n"
+        )
+        self.proc.stdin.flush()
+        while line := self.proc.stdout.readline():
+            message: dict[str, Any] = json.loads(line)
+            if message.get("method") == "session/update":
+                self.updates += 1
+            elif message.get("id") == rid:
+                if "error" in message:
+                    raise RuntimeError(f"{method} failed: {message['error']}")
+                result: dict[str, Any] = message["result"]
+                return result
+        raise RuntimeError("the agent closed stdout")
+
+    def rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prompts", type=int, default=30, help="prompts timed for the turn overhead")
+    parser.add_argument("--chunks", type=int, default=2000, help="chunks in the streaming prompt")
+    parser.add_argument(
+        "--no-loop-detection",
+        action="store_true",
+        help="turn the core's content loop detection off (isolates the adapter's own cost)",
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        project = work / "project"
+        project.mkdir()
+        lines = [text_turn("ok") for _ in range(args.prompts + 5)]
+        lines.append(text_turn(*[f"chunk {i} " for i in range(args.chunks)]))
+        script = work / "script.jsonl"
+        script.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        agent = Agent(script, work, loop_detection=not args.no_loop_detection)
+        agent.call("initialize", {"protocolVersion": 1})
+        sid = agent.call("session/new", {"cwd": str(project), "mcpServers": []})["sessionId"]
+
+        def prompt(text: str) -> float:
+            started = time.perf_counter()
+            answer = agent.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]})
+            assert answer["stopReason"] == "end_turn", answer
+            return (time.perf_counter() - started) * 1000
+
+        for i in range(5):
+            prompt(f"warm-up {i}")
+        rss = agent.rss_mib()
+        overheads = [prompt(f"prompt {i}") for i in range(args.prompts)]
+
+        before = agent.updates
+        started = time.perf_counter()
+        prompt("stream a lot")
+        elapsed = time.perf_counter() - started
+        streamed = agent.updates - before
+        agent.close()
+    print(
+        f"turn overhead (zero-delay replay, one chunk): median {statistics.median(overheads):.1f} ms "
+        f"(p90 {sorted(overheads)[int(len(overheads) * 0.9) - 1]:.1f} ms) over {args.prompts} prompts"
+    )
+    print(f"agent RSS after five prompts: {rss:.1f} MiB")
+    detection = "off" if args.no_loop_detection else "on"
+    print(
+        f"streaming (loop detection {detection}): {streamed} updates for {args.chunks} chunks in {elapsed:.2f} s = {args.chunks / elapsed:.0f} chunks/s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
