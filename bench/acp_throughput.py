@@ -123,7 +123,8 @@ def main() -> int:
     print(f"agent RSS after five prompts: {rss:.1f} MiB")
     detection = "off" if args.no_loop_detection else "on"
     print(
-        f"streaming (loop detection {detection}): {streamed} updates for {args.chunks} chunks in {elapsed:.2f} s = {args.chunks / elapsed:.0f} chunks/s"
+        f"streaming (loop detection {detection}): {streamed} updates for {args.chunks} chunks "
+        f"in {elapsed:.2f} s = {args.chunks / elapsed:.0f} chunks/s"
     )
     return 0
 
