@@ -59,7 +59,9 @@ def once(home: Path) -> float:
     proc.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
     proc.stdin.write(frame({"jsonrpc": "2.0", "method": "exit"}))
     proc.stdin.flush()
-    shutdown = read_frame(proc.stdout)  # pygls took over and answers after the pre-answered initialize
+    # pygls took over and answers after the pre-answered initialize (notifications may come first)
+    while "id" not in (shutdown := read_frame(proc.stdout)):
+        pass
     assert shutdown.get("id") == 2, shutdown
     proc.wait(timeout=30)
     return elapsed
