@@ -138,21 +138,10 @@ class AcpAgent:
 
     async def _authenticate(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         method = require_str(params, "methodId")
-        meta = _meta(params)
-        env = dict(self.env)
-        if method == handshake.API_KEY_METHOD:
-            key = next((meta[k] for k in ("apiKey", "api_key", "GEMINI_API_KEY") if isinstance(meta.get(k), str)), None)
-            env.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
-            if key:
-                env["GEMINI_API_KEY"] = key.strip()
-        elif method == handshake.VERTEX_METHOD:
-            env["GOOGLE_GENAI_USE_VERTEXAI"] = "true"
-            for name, meta_key in (("GOOGLE_CLOUD_PROJECT", "project"), ("GOOGLE_CLOUD_LOCATION", "location")):
-                if isinstance(meta.get(meta_key), str):
-                    env[name] = meta[meta_key]
-            if isinstance(meta.get("apiKey"), str):
-                env["GOOGLE_API_KEY"] = meta["apiKey"]
-        else:
+        if not handshake.auth_required(self.env, replay=self.options.fake_responses is not None):
+            return {}  # a replay model or a custom endpoint: whatever the client picked is fine
+        env = handshake.credentials_env(method, _meta(params), self.env)
+        if env is None:
             raise RpcError.invalid_params(
                 "methodId", f"must be {handshake.API_KEY_METHOD} or {handshake.VERTEX_METHOD}"
             )

@@ -91,6 +91,27 @@ def initialize_result(*, auth_required: bool) -> dict[str, Any]:
     }
 
 
+def credentials_env(method: str, meta: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str] | None:
+    """The environment ``authenticate`` with ``method`` resolves credentials from (a key may come in ``_meta``);
+    None for an unknown method."""
+    out = dict(env)
+    if method == API_KEY_METHOD:
+        key = next((meta[k] for k in ("apiKey", "api_key", "GEMINI_API_KEY") if isinstance(meta.get(k), str)), None)
+        out.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
+        if key:
+            out["GEMINI_API_KEY"] = key.strip()
+        return out
+    if method == VERTEX_METHOD:
+        out["GOOGLE_GENAI_USE_VERTEXAI"] = "true"
+        for name, meta_key in (("GOOGLE_CLOUD_PROJECT", "project"), ("GOOGLE_CLOUD_LOCATION", "location")):
+            if isinstance(meta.get(meta_key), str):
+                out[name] = meta[meta_key]
+        if isinstance(meta.get("apiKey"), str):
+            out["GOOGLE_API_KEY"] = meta["apiKey"]
+        return out
+    return None
+
+
 def auth_required(env: Mapping[str, str], *, replay: bool) -> bool:
     """Whether the client may have to authenticate: not with a replay model or a custom Gemini endpoint."""
     return not replay and not env.get("GOOGLE_GEMINI_BASE_URL", "").strip()
