@@ -73,7 +73,7 @@ def _write_frame(stream: BinaryIO, message: dict[str, Any]) -> None:
 def serve(args: argparse.Namespace) -> int:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     consumed, body = _read_frame(stdin)
-    preanswered: Any = None
+    preanswered: dict[str, Any] | None = None
     if body is not None:
         try:
             first = json.loads(body)
@@ -83,7 +83,7 @@ def serve(args: argparse.Namespace) -> int:
             from agent_lsp.adapters.lsp.capabilities import initialize_result
 
             _write_frame(stdout, {"jsonrpc": "2.0", "id": first["id"], "result": initialize_result()})
-            preanswered = first["id"]
+            preanswered = first
     elif not consumed:
         return 0  # the editor closed the pipe before saying anything
 
@@ -92,4 +92,4 @@ def serve(args: argparse.Namespace) -> int:
 
     options = ServiceOptions(fake_responses=args.fake_responses, model=args.model, approval_mode=args.approval_mode)
     reader: Any = _Replayed(consumed, stdin)
-    return run(options, stdin=reader, stdout=stdout, preanswered_id=preanswered, debug=bool(args.debug))
+    return run(options, stdin=reader, stdout=stdout, preanswered=preanswered, debug=bool(args.debug))

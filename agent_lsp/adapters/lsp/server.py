@@ -66,13 +66,24 @@ class PyglsClient:
     def __init__(self, server: AgentServer) -> None:
         self.server = server
         self.raw_capabilities: dict[str, Any] = {}
+        self._pending: list[tuple[str, Any]] = []  # said before the transport existed (settings problems)
 
     @property
     def capabilities(self) -> Mapping[str, Any]:
         return self.raw_capabilities
 
     def notify(self, method: str, params: Any) -> None:
-        self.server.agent_protocol.notify_raw(method, params)
+        protocol = self.server.agent_protocol
+        if protocol.writer is None:
+            self._pending.append((method, params))
+            return
+        self.flush()
+        protocol.notify_raw(method, params)
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, []
+        for method, params in pending:
+            self.server.agent_protocol.notify_raw(method, params)
 
     async def request(self, method: str, params: Any) -> Any:
         protocol = self.server.agent_protocol
@@ -107,6 +118,7 @@ class AgentServer(LanguageServer):
         )
         self.client = PyglsClient(self)
         self.service = AgentService(self.client, options)
+        self.initialized_raw = False
         self.agent_protocol.service = self.service
 
     @property
@@ -120,6 +132,14 @@ class AgentServer(LanguageServer):
         if params is None or isinstance(params, dict | list | str | int | float | bool):
             return params
         return self.protocol._converter.unstructure(params)
+
+
+def adopt_initialize(server: AgentServer, params: Mapping[str, Any]) -> None:
+    """Take the client's capabilities and settings, preferably as the exact JSON it sent."""
+    caps = params.get("capabilities")
+    server.client.raw_capabilities = dict(caps) if isinstance(caps, Mapping) else {}
+    server.service.initialize(params)
+    server.initialized_raw = True
 
 
 def _request(server: AgentServer, method: str, handler: Any) -> None:
@@ -140,12 +160,12 @@ def build_server(options: ServiceOptions) -> AgentServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
-        raw = server.as_json(params)
-        server.client.raw_capabilities = raw.get("capabilities") or {}
-        service.initialize(raw)
+        if not server.initialized_raw:  # main.py did not see this initialize
+            adopt_initialize(server, server.as_json(params))
 
     @server.feature(types.INITIALIZED)
     async def initialized(_params: Any) -> None:
+        server.client.flush()
         await service.initialized()
 
     @server.feature(types.SHUTDOWN)
@@ -231,10 +251,19 @@ class ClientLogHandler(logging.Handler):
 
 
 def run(
-    options: ServiceOptions, *, stdin: BinaryIO, stdout: BinaryIO, preanswered_id: Any = None, debug: bool = False
+    options: ServiceOptions,
+    *,
+    stdin: BinaryIO,
+    stdout: BinaryIO,
+    preanswered: Mapping[str, Any] | None = None,
+    debug: bool = False,
 ) -> int:
+    """Serve until exit. ``preanswered``: the initialize request main.py already answered (raw JSON)."""
     server = build_server(options)
-    server.agent_protocol.preanswered_id = preanswered_id
+    if preanswered is not None:
+        server.agent_protocol.preanswered_id = preanswered["id"]
+        params = preanswered.get("params")
+        adopt_initialize(server, params if isinstance(params, Mapping) else {})
     handler = ClientLogHandler(server, logging.DEBUG if debug else logging.WARNING)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     agent_log = logging.getLogger("agent_lsp")
