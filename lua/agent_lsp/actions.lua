@@ -88,7 +88,7 @@ function M.execute(name, args, bufnr)
     end)
     return
   end
-  view.open()
+  view.open({ stay = true })
   session.turn(M.label(name, args), "workspace/executeCommand", function(s)
     -- sessionId is a hint for servers that accept it; the server otherwise uses its current session (ours).
     return { command = name, arguments = { vim.tbl_extend("force", args, { sessionId = s.id }) } }

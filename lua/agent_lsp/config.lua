@@ -95,7 +95,8 @@ function M.server_settings(opts)
   local section = vim.deepcopy(opts.settings or {})
   section.model = opts.model or section.model
   section.approvalMode = opts.approval_mode or section.approvalMode
-  return { agentLsp = section }
+  -- An empty Lua table would be sent as a JSON array, which the server rightly refuses.
+  return { agentLsp = next(section) and section or vim.empty_dict() }
 end
 
 return M

@@ -41,7 +41,9 @@ end
 local function map_temporarily(buf, maps)
   local saved = {} ---@type table<string, table>
   for lhs, fn in pairs(maps) do
-    local old = vim.fn.maparg(lhs, "n", false, true)
+    local old = vim.api.nvim_buf_call(buf, function()
+      return vim.fn.maparg(lhs, "n", false, true)
+    end)
     if type(old) == "table" and old.buffer == 1 then
       saved[lhs] = old
     end

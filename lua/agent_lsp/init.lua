@@ -45,7 +45,7 @@ end
 ---@param text string
 ---@param context table? {uri, range?, selectedText?, diagnostics?}
 function M.prompt(text, context)
-  require("agent_lsp.chat.view").open()
+  require("agent_lsp.chat.view").open({ stay = true })
   require("agent_lsp.session").prompt(text, context)
 end
 

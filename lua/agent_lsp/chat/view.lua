@@ -117,10 +117,11 @@ function M.windows()
   return twin, pwin
 end
 
----Show the chat in this tab (if it is not shown already) and put the cursor in the prompt.
----@param opts { insert: boolean? }?
+---Show the chat in this tab (if it is not shown already); the cursor goes to the prompt unless `stay`.
+---@param opts { insert: boolean?, stay: boolean? }?
 function M.open(opts)
   opts = opts or {}
+  local from = vim.api.nvim_get_current_win()
   local chat = config.options.chat
   local t = M.transcript()
   local pbuf = M.prompt_buf()
@@ -147,6 +148,10 @@ function M.open(opts)
     vim.api.nvim_win_set_height(pwin, chat.prompt_height)
     vim.wo[pwin].winfixheight = true
     vim.wo[pwin].winbar = "Prompt · " .. config.options.keymaps.submit .. " to send"
+  end
+  if opts.stay then
+    vim.api.nvim_set_current_win(from)
+    return
   end
   vim.api.nvim_set_current_win(pwin)
   if opts.insert then

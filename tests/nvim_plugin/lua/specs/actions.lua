@@ -1,0 +1,35 @@
+--- Spec: the agent's code actions in vim.lsp.buf.code_action(), and :AgentFix on a range with a diagnostic.
+
+local H = require("harness")
+
+return function()
+  H.setup()
+  local done = H.record("AgentTurnDone")
+  vim.cmd.edit(H.project .. "/stats.py")
+  local buf = vim.api.nvim_get_current_buf()
+  H.wait(function()
+    local client = vim.lsp.get_clients({ bufnr = buf, name = "agent-lsp" })[1]
+    return client ~= nil and client.initialized == true
+  end, "the client")
+
+  local menus = H.stub_select(H.pick("Explain with agent"))
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  vim.lsp.buf.code_action()
+  H.wait(function()
+    return #done == 1
+  end, "the explain turn")
+  H.eq(done[1].stopReason, "end_turn", "explain stop reason")
+  H.ok(vim.tbl_contains(menus[1].labels, "Explain with agent"), "the code action is offered")
+  local text = H.chat_text()
+  H.contains(text, "## You\nExplain line 2 of stats.py")
+  H.contains(text, "It divides by one less than the count.")
+
+  local ns = vim.api.nvim_create_namespace("spec")
+  vim.diagnostic.set(ns, buf, { { lnum = 1, col = 4, message = "off by one", severity = vim.diagnostic.severity.ERROR } })
+  vim.cmd("1,2AgentFix")
+  H.wait(function()
+    return #done == 2
+  end, "the fix turn")
+  H.contains(H.chat_text(), "## You\nFix lines 1-2 of stats.py: off by one")
+  H.contains(H.chat_text(), "That is a bug.")
+end
