@@ -69,7 +69,7 @@ async def test_malformed_frames_and_bad_params(tmp_path: Path, project: Path, en
 
 
 async def test_missing_credentials_then_authenticate(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
-    async with RawClient.spawn(agent_argv(None), env, project) as client:
+    async with RawClient.spawn(agent_argv(None, "--debug"), env, project) as client:
         init = await client.initialize()
         assert [m["id"] for m in init["authMethods"]] == ["gemini-api-key", "vertex-ai"]
         denied = await client.call("session/new", {"cwd": str(project), "mcpServers": []})
@@ -87,6 +87,7 @@ async def test_missing_credentials_then_authenticate(tmp_path: Path, project: Pa
         created = await client.result("session/new", {"cwd": str(project), "mcpServers": []})
         assert created["sessionId"]
     client.checker.assert_clean()
+    assert "authenticated: API key" in client.stderr  # debug logs were on, and still no key in them
     assert secret not in client.stderr
 
 
@@ -119,4 +120,5 @@ async def test_custom_endpoint_needs_no_auth_and_model_errors_are_readable(proje
             )
             assert failed["error"]["code"] == -32603
             assert "not available for this key" in failed["error"]["message"]
+            assert "{" not in failed["error"]["message"], failed
         client.checker.assert_clean()

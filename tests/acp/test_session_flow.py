@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from acp import text_block
 
 from tests.acp.editor import EditorClient, connect
@@ -104,14 +105,15 @@ async def test_multi_tool_session(tmp_path: Path, project: Path, env: dict[str, 
     assert editor.checker.checked["PromptResponse"] == 1 and editor.checker.checked["RequestPermissionRequest"] == 3
 
 
+@pytest.mark.parametrize("answer", ["reject_once", "cancelled"])
 async def test_rejected_edit_leaves_the_file_and_ends_the_turn(
-    tmp_path: Path, project: Path, env: dict[str, str]
+    tmp_path: Path, project: Path, env: dict[str, str], answer: str
 ) -> None:
     script = write_script(
         tmp_path / "reject.jsonl",
         [call_turn(("replace", {"file_path": "src/app.py", "old_string": "'Hello '", "new_string": "'Yo '"}))],
     )
-    editor = EditorClient(answer="reject_once")
+    editor = EditorClient(answer=answer)
     async with connect(editor, agent_argv(script), env, project) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         response = await conn.prompt(session_id=session.session_id, prompt=[text_block("change it")])

@@ -189,3 +189,32 @@ async def test_client_mcp_server_failure_is_shown(tmp_path: Path, project: Path,
         notice = next(u for u in client.checker.updates(sid) if u["sessionUpdate"] == "notice")
         assert notice["severity"] in ("warning", "error") and "broken" in notice["title"]
     client.checker.assert_clean()
+
+
+async def test_additional_directories_are_workspace_roots(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "lib.txt").write_text("shared library notes\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n")
+    script = write_script(
+        tmp_path / "roots.jsonl",
+        [
+            call_turn(
+                ("read_file", {"file_path": str(shared / "lib.txt")}), ("read_file", {"file_path": str(outside)})
+            ),
+            text_turn("read"),
+        ],
+    )
+    async with RawClient.spawn(agent_argv(script), env, project) as client:
+        await client.initialize()
+        params = {"cwd": str(project), "mcpServers": [], "additionalDirectories": [str(shared)]}
+        sid = (await client.result("session/new", params))["sessionId"]
+        assert await client.result("session/prompt", _prompt(sid, "read both")) == {"stopReason": "end_turn"}
+        calls = [u["toolCallId"] for u in client.checker.updates(sid) if u["sessionUpdate"] == "tool_call"]
+        finals = {u["toolCallId"]: u for u in client.checker.updates(sid) if u.get("status") in ("completed", "failed")}
+        assert [finals[c]["status"] for c in calls] == ["completed", "failed"]
+        assert "outside the workspace" in str(finals[calls[1]]["content"])
+        bad = await client.call("session/new", {**params, "additionalDirectories": ["relative/dir"]})
+        assert bad["error"]["code"] == -32602 and "additionalDirectories[0]" in bad["error"]["message"]
+    client.checker.assert_clean()
