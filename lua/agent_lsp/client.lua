@@ -45,6 +45,7 @@ end
 ---Client-side versions of the server's code-action commands, so they open the chat and ask for input here.
 ---@return table<string, fun(command: lsp.Command, ctx: table)>
 local function commands()
+  ---@param name string
   local function run(name)
     return function(command, ctx)
       require("agent_lsp.actions").run_command(name, command, ctx)

@@ -25,6 +25,8 @@ function M.auth(env, cmd)
   if vim.list_contains(cmd, "--fake-responses") then
     return "replaying recorded responses (--fake-responses): no credentials needed"
   end
+  ---@param name string
+  ---@return boolean
   local function set(name)
     local value = env[name]
     return type(value) == "string" and vim.trim(value) ~= ""

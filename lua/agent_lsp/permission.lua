@@ -81,6 +81,7 @@ function M.ask(params, done)
   local answered = false
   local session = params.sessionId
   local key = {}
+  ---@param response agent_lsp.PermissionResponse
   local function finish(response)
     if answered then
       return

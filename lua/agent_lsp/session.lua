@@ -288,6 +288,7 @@ function M.set_mode(mode)
     if not s then
       return
     end
+    ---@param id string
     local function apply(id)
       local client = client_of(s)
       if not client then
@@ -326,6 +327,7 @@ function M.set_model(model)
     if not s then
       return
     end
+    ---@param id string
     local function apply(id)
       local client = client_of(s)
       if not client then

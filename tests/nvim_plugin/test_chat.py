@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from tests.nvim_plugin.conftest import SpecRun, call_line, text_line
+import pytest
+
+from tests.nvim_plugin.conftest import SpecPool
 
 
-def test_chat_streams_answer_tools_and_plan(nvim_spec: SpecRun) -> None:
-    nvim_spec.write("main.py", "print('hi')\n")
-    todos = {"todos": [{"description": "Look around", "status": "completed"}, {"description": "Report", "status": "pending"}]}
-    nvim_spec.run(
-        "chat",
-        [
-            call_line("list_directory", {"dir_path": "."}, thought="Looking around"),
-            call_line("write_todos", todos),
-            text_line("The project ", "has one file."),
-        ],
-    )
+@pytest.mark.nvim_spec("chat")
+def test_chat_streams_answer_tools_and_plan(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("chat").check()

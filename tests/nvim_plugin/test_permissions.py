@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
-from tests.nvim_plugin.conftest import SpecRun, call_line, text_line
+import pytest
 
-STATS = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
-FIX = {
-    "file_path": "stats.py",
-    "instruction": "Divide by the number of values.",
-    "old_string": "    return sum(values) / (len(values) - 1)",
-    "new_string": "    return sum(values) / len(values)",
-}
+from tests.nvim_plugin.conftest import SpecPool
+from tests.nvim_plugin.scenarios import STATS
 
 
-def test_accept_in_diff_tab_edits_buffer_undoably(nvim_spec: SpecRun) -> None:
-    nvim_spec.write("stats.py", STATS)
-    nvim_spec.run("permission_accept", [call_line("replace", FIX), text_line("Fixed the divisor.")])
+@pytest.mark.nvim_spec("permission_accept")
+def test_accept_in_diff_tab_edits_buffer_undoably(nvim_specs: SpecPool) -> None:
+    result = nvim_specs.result("permission_accept")
+    result.check()
+    assert (result.project / "stats.py").read_text() == STATS  # accepted into the buffer, not saved
 
 
-def test_reject_in_diff_tab_leaves_file_unchanged(nvim_spec: SpecRun) -> None:
-    nvim_spec.write("stats.py", STATS)
-    nvim_spec.run("permission_reject", [call_line("replace", FIX), text_line("Understood, no change.")])
-    assert (nvim_spec.project / "stats.py").read_text() == STATS
+@pytest.mark.nvim_spec("permission_reject")
+def test_reject_in_diff_tab_leaves_file_unchanged(nvim_specs: SpecPool) -> None:
+    result = nvim_specs.result("permission_reject")
+    result.check()
+    assert (result.project / "stats.py").read_text() == STATS
 
 
-def test_edited_proposal_is_sent_as_modified_content(nvim_spec: SpecRun) -> None:
-    nvim_spec.write("stats.py", STATS)
-    nvim_spec.run("permission_edit", [call_line("replace", FIX), text_line("Fixed.")])
+@pytest.mark.nvim_spec("permission_edit")
+def test_edited_proposal_is_sent_as_modified_content(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("permission_edit").check()

@@ -25,7 +25,8 @@ return function()
   H.contains(text, "It divides by one less than the count.")
 
   local ns = vim.api.nvim_create_namespace("spec")
-  vim.diagnostic.set(ns, buf, { { lnum = 1, col = 4, message = "off by one", severity = vim.diagnostic.severity.ERROR } })
+  local error = vim.diagnostic.severity.ERROR
+  vim.diagnostic.set(ns, buf, { { lnum = 1, col = 4, message = "off by one", severity = error } })
   vim.cmd("1,2AgentFix")
   H.wait(function()
     return #done == 2

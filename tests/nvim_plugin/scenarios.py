@@ -1,0 +1,83 @@
+"""The replay scripts and project files each Lua spec in tests/nvim_plugin/lua/specs/ runs against."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+STATS = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
+FIX = {
+    "file_path": "stats.py",
+    "instruction": "Divide by the number of values.",
+    "old_string": "    return sum(values) / (len(values) - 1)",
+    "new_string": "    return sum(values) / len(values)",
+}
+# Long enough that the turn is still streaming when the cancel arrives right after the first chunk.
+CANCEL_CHUNKS = 5000
+
+
+def text_line(*texts: str) -> dict[str, Any]:
+    """One model response streaming ``texts`` as separate chunks."""
+    chunks: list[dict[str, Any]] = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": t}]}}]} for t in texts
+    ]
+    chunks[-1]["candidates"][0]["finishReason"] = "STOP"
+    chunks[-1]["usageMetadata"] = {"promptTokenCount": 20, "candidatesTokenCount": 5, "totalTokenCount": 25}
+    return {"method": "generateContentStream", "response": chunks}
+
+
+def call_line(name: str, args: dict[str, Any], *, thought: str | None = None) -> dict[str, Any]:
+    """One model response calling tool ``name``, after an optional thought."""
+    parts: list[dict[str, Any]] = []
+    if thought:
+        parts.append({"text": f"**{thought}**\n\nthinking about it", "thought": True})
+    parts.append({"functionCall": {"name": name, "args": args, "id": f"call-{name}"}})
+    return {
+        "method": "generateContentStream",
+        "response": [
+            {
+                "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
+                "usageMetadata": {"promptTokenCount": 20, "totalTokenCount": 23},
+            }
+        ],
+    }
+
+
+@dataclass(frozen=True)
+class Scenario:
+    script: list[dict[str, Any]]
+    files: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+TODOS = {
+    "todos": [
+        {"description": "Look around", "status": "completed"},
+        {"description": "Report", "status": "pending"},
+    ]
+}
+
+SCENARIOS: dict[str, Scenario] = {
+    "chat": Scenario(
+        [
+            call_line("list_directory", {"dir_path": "."}, thought="Looking around"),
+            call_line("write_todos", TODOS),
+            text_line("The project ", "has one file."),
+        ],
+        {"main.py": "print('hi')\n"},
+    ),
+    "permission_accept": Scenario([call_line("replace", FIX), text_line("Fixed the divisor.")], {"stats.py": STATS}),
+    "permission_reject": Scenario(
+        [call_line("replace", FIX), text_line("Understood, no change.")], {"stats.py": STATS}
+    ),
+    "permission_edit": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
+    "cancel": Scenario(
+        [text_line(*(f"word{i} " for i in range(CANCEL_CHUNKS)))], env={"AGENT_NVIM_CHUNKS": str(CANCEL_CHUNKS)}
+    ),
+    "sessions": Scenario([text_line("Hello ", "back.")]),
+    "mode": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
+    "actions": Scenario(
+        [text_line("It divides by one ", "less than the count."), text_line("That is a bug.")], {"stats.py": STATS}
+    ),
+    "health": Scenario([]),
+}
