@@ -77,7 +77,12 @@ SCENARIOS: dict[str, Scenario] = {
     "sessions": Scenario([text_line("Hello ", "back.")]),
     "mode": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
     "actions": Scenario(
-        [text_line("It divides by one ", "less than the count."), text_line("That is a bug.")], {"stats.py": STATS}
+        [
+            text_line("It divides by one ", "less than the count."),
+            text_line("That is a bug."),
+            text_line("Hints added."),
+        ],
+        {"stats.py": STATS},
     ),
     "health": Scenario([]),
 }

@@ -33,4 +33,22 @@ return function()
   end, "the fix turn")
   H.contains(H.chat_text(), "## You\nFix lines 1-2 of stats.py: off by one")
   H.contains(H.chat_text(), "That is a bug.")
+
+  -- "Edit selection with agent…" asks for the instruction with vim.ui.input.
+  H.stub_select(H.pick("Edit selection with agent…"))
+  local asked = {} ---@type string[]
+  ---@diagnostic disable-next-line: duplicate-set-field
+  vim.ui.input = function(opts, on_confirm)
+    asked[#asked + 1] = opts.prompt
+    vim.schedule(function()
+      on_confirm("add type hints")
+    end)
+  end
+  vim.lsp.buf.code_action({ range = { start = { 1, 0 }, ["end"] = { 2, 10 } } })
+  H.wait(function()
+    return #done == 3
+  end, "the edit turn")
+  H.eq(asked, { "How should the agent edit the selection? " }, "input prompts")
+  H.contains(H.chat_text(), "## You\nEdit lines 1-2 of stats.py: add type hints")
+  H.contains(H.chat_text(), "Hints added.")
 end

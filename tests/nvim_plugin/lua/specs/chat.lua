@@ -5,6 +5,15 @@ local H = require("harness")
 return function()
   H.setup()
   local done = H.record("AgentTurnDone")
+  local progress = {} ---@type string[]
+  vim.api.nvim_create_autocmd("LspProgress", {
+    callback = function(ev)
+      local client = vim.lsp.get_client_by_id(ev.data.client_id)
+      if client and client.name == "agent-lsp" then
+        progress[#progress + 1] = ev.data.params.value.kind .. ":" .. (ev.data.params.value.message or "")
+      end
+    end,
+  })
   vim.cmd.edit(H.project .. "/main.py")
   vim.cmd("AgentChat")
   local view = require("agent_lsp.chat.view")
@@ -29,4 +38,21 @@ return function()
   H.contains(text, "┊ **Looking around**")
   H.contains(text, "- [x] Look around\n- [ ] Report")
   H.eq(vim.api.nvim_buf_get_lines(view.prompt_buf(), 0, -1, false), { "" }, "prompt cleared")
+
+  -- Thoughts are folded (closed) in the transcript window; the answer is not.
+  local lines = vim.api.nvim_buf_get_lines(view.transcript().buf, 0, -1, false)
+  local thought, answer
+  for i, line in ipairs(lines) do
+    thought = thought or (line:find("Looking around", 1, true) and i)
+    answer = answer or (line:find("The project has one file.", 1, true) and i)
+  end
+  vim.api.nvim_win_call(twin, function()
+    H.ok(vim.fn.foldclosed(thought) ~= -1, "a closed fold over the thought")
+    H.eq(vim.fn.foldclosed(answer), -1, "the answer's fold state")
+  end)
+
+  -- $/progress reached Neovim's LspProgress (what fidget.nvim and statuslines read).
+  H.eq(progress[1], "begin:Thinking…", "first progress")
+  H.ok(vim.tbl_contains(progress, "report:Looking around"), "a progress report from the thought")
+  H.eq(progress[#progress], "end:Done", "last progress")
 end
