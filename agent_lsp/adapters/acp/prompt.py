@@ -31,8 +31,9 @@ def file_path(uri: str) -> Path | None:
 
 
 async def prompt_from_blocks(blocks: list[Any], read_text: TextReader) -> str | list[Part]:
-    """The prompt for ``Session.send``: a plain string when it is only text (so slash commands work),
-    else a list of Parts. Raises RpcError -32602 naming the bad block."""
+    """The prompt for ``Session.send``: a plain string when the user sent only text (so slash commands work),
+    else a list of Parts, one per block, so attached contents stay apart from what the user typed.
+    Raises RpcError -32602 naming the bad block."""
     parts: list[Part] = []
     for i, block in enumerate(blocks):
         where = f"prompt[{i}]"
@@ -50,7 +51,7 @@ async def prompt_from_blocks(blocks: list[Any], read_text: TextReader) -> str | 
             parts.append(_embedded(block, where))
         else:
             raise RpcError.invalid_params(f"{where}.type", "must be one of text, image, audio, resource_link, resource")
-    if all(p.text is not None for p in parts):
+    if all(isinstance(b, dict) and b.get("type") == "text" for b in blocks):
         return "".join(p.text or "" for p in parts)
     return parts
 
