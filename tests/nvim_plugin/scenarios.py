@@ -70,6 +70,7 @@ SCENARIOS: dict[str, Scenario] = {
     "permission_reject": Scenario(
         [call_line("replace", FIX), text_line("Understood, no change.")], {"stats.py": STATS}
     ),
+    "cancel_permission": Scenario([call_line("replace", FIX), text_line("Never sent.")], {"stats.py": STATS}),
     "permission_edit": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
     "cancel": Scenario(
         [text_line(*(f"word{i} " for i in range(CANCEL_CHUNKS)))], env={"AGENT_NVIM_CHUNKS": str(CANCEL_CHUNKS)}

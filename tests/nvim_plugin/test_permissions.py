@@ -25,3 +25,10 @@ def test_reject_in_diff_tab_leaves_file_unchanged(nvim_specs: SpecPool) -> None:
 @pytest.mark.nvim_spec("permission_edit")
 def test_edited_proposal_is_sent_as_modified_content(nvim_specs: SpecPool) -> None:
     nvim_specs.result("permission_edit").check()
+
+
+@pytest.mark.nvim_spec("cancel_permission")
+def test_cancel_while_reviewing_closes_the_diff_tab(nvim_specs: SpecPool) -> None:
+    result = nvim_specs.result("cancel_permission")
+    result.check()
+    assert (result.project / "stats.py").read_text() == STATS
