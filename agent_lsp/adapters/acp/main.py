@@ -12,9 +12,12 @@ import json
 import logging
 import os
 import sys
-from typing import Any
 
 from agent_lsp.adapters.acp import handshake
+
+TYPE_CHECKING = False  # typing itself is not imported before initialize is answered
+if TYPE_CHECKING:
+    from typing import Any
 
 log = logging.getLogger(__name__)
 REPLAY_DELAY_ENV = "AGENT_LSP_REPLAY_DELAY"  # seconds between replayed chunks (demos and cancellation tests)
