@@ -47,6 +47,7 @@ def serve(args: argparse.Namespace) -> int:
         if problem is None:
             result = handshake.initialize_result(auth_required=handshake.auth_required(os.environ, replay=replay))
             _write(stdout, {"jsonrpc": "2.0", "id": first["id"], "result": result})
+            log.debug("initialize answered on the fast path")
             first = None
         else:
             init_params = None  # let the full server answer (and explain) the bad request
