@@ -1,0 +1,25 @@
+// Bundles the extension (Node, CommonJS, `vscode` external) and the chat webview (browser IIFE) with esbuild.
+import * as esbuild from "esbuild";
+
+const production = process.argv.includes("--production");
+const common = { bundle: true, minify: production, sourcemap: !production, logLevel: "warning" };
+
+await Promise.all([
+  esbuild.build({
+    ...common,
+    entryPoints: ["src/extension.ts"],
+    outfile: "dist/extension.js",
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    external: ["vscode"],
+  }),
+  esbuild.build({
+    ...common,
+    entryPoints: ["src/webview/main.ts"],
+    outfile: "dist/webview.js",
+    platform: "browser",
+    format: "iife",
+    target: "es2022",
+  }),
+]);

@@ -1,0 +1,351 @@
+// The chat's behaviour: sessions, prompts, cancellation, updates and permission questions, over a plain Connection.
+
+import type { DiffReview } from "./diffReview";
+import type { Connection, Host } from "./host";
+import type { FromWebview } from "./messages";
+import {
+  ALLOW_ONCE,
+  ALLOW_SESSION,
+  REJECT,
+  REVIEW_DIFF,
+  choices,
+  describe,
+  diffOf,
+  type PermissionBroker,
+} from "./permissions";
+import {
+  METHODS,
+  type EditorContext,
+  type ListSessionsResult,
+  type PromptResult,
+  type RequestPermissionParams,
+  type RequestPermissionResult,
+  type SessionDescription,
+  type UpdateParams,
+} from "./protocol";
+import * as S from "./state";
+
+export interface SessionDefaults {
+  cwd?: string;
+  approvalMode?: string;
+  model?: string;
+}
+
+const STOP_NOTES: Record<string, string> = {
+  cancelled: "Cancelled.",
+  max_tokens: "Stopped: the response hit the token limit.",
+  max_turn_requests: "Stopped: too many turns.",
+  refusal: "The model refused.",
+  error: "The turn failed.",
+};
+
+export class ChatController {
+  state: S.ChatState = S.emptyState();
+  private connection: Connection | undefined;
+  private readonly listeners: ((state: S.ChatState) => void)[] = [];
+  private creating: Promise<string> | undefined;
+  private loading: string | undefined;
+  review: DiffReview | undefined;
+
+  constructor(
+    private readonly host: Host,
+    readonly broker: PermissionBroker,
+    private readonly defaults: () => SessionDefaults,
+  ) {}
+
+  onChange(listener: (state: S.ChatState) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private set(next: S.ChatState): void {
+    this.state = next;
+    for (const listener of this.listeners) {
+      listener(next);
+    }
+  }
+
+  // --- server lifecycle ----------------------------------------------------------------------------
+
+  serverStarting(): void {
+    this.set(S.setServerStatus(this.state, "starting"));
+  }
+
+  attach(connection: Connection): void {
+    this.connection = connection;
+    this.set(S.setServerStatus(this.state, "running"));
+  }
+
+  /** The server stopped (or failed to start): open questions are cancelled, the session is gone with it. */
+  detach(status: "stopped" | "failed", message?: string): void {
+    this.connection = undefined;
+    this.creating = undefined;
+    this.broker.cancelAll();
+    let next = S.setServerStatus(this.state, status, message);
+    next = S.setBusy(next, false);
+    next = { ...next, sessionId: undefined };
+    this.set(next);
+  }
+
+  private conn(): Connection {
+    if (this.connection === undefined) {
+      throw new Error(this.state.serverMessage ?? "The agent server is not running.");
+    }
+    return this.connection;
+  }
+
+  // --- sessions ------------------------------------------------------------------------------------
+
+  async newSession(): Promise<string> {
+    const d = this.defaults();
+    const params: Record<string, string> = {};
+    if (d.cwd) params.cwd = d.cwd;
+    if (d.approvalMode) params.approvalMode = d.approvalMode;
+    if (d.model) params.model = d.model;
+    const description = await this.conn().sendRequest<SessionDescription>(METHODS.newSession, params);
+    this.set(S.startSession(this.state, description));
+    return description.sessionId;
+  }
+
+  /** The session prompts go to, created on first use (concurrent callers share one creation). */
+  async ensureSession(): Promise<string> {
+    if (this.state.sessionId !== undefined) {
+      return this.state.sessionId;
+    }
+    this.creating ??= this.newSession().finally(() => {
+      this.creating = undefined;
+    });
+    return this.creating;
+  }
+
+  async newChat(): Promise<void> {
+    if (this.state.busy) {
+      await this.cancel();
+    }
+    await this.newSession();
+  }
+
+  async listSessions(): Promise<void> {
+    const d = this.defaults();
+    const result = await this.conn().sendRequest<ListSessionsResult>(METHODS.listSessions, d.cwd ? { cwd: d.cwd } : {});
+    this.set(S.setSessions(this.state, result.sessions));
+  }
+
+  /** Resumes a saved session: the server replays it as updates before answering. */
+  async loadSession(sessionId: string): Promise<void> {
+    if (this.state.busy) {
+      await this.cancel();
+    }
+    const d = this.defaults();
+    this.loading = sessionId;
+    const title = this.state.sessions.find((s) => s.sessionId === sessionId)?.title ?? undefined;
+    this.set({ ...S.adoptSession(this.state, sessionId), title });
+    try {
+      const params: Record<string, string> = { sessionId };
+      if (d.cwd) params.cwd = d.cwd;
+      const description = await this.conn().sendRequest<SessionDescription>(METHODS.loadSession, params);
+      this.set({
+        ...this.state,
+        modes: description.modes.availableModes,
+        currentMode: description.modes.currentModeId,
+        models: description.models.availableModels,
+        currentModel: description.models.currentModelId,
+        commands: description.commands,
+        revision: this.state.revision + 1,
+      });
+    } finally {
+      this.loading = undefined;
+    }
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    const sessionId = await this.ensureSession();
+    await this.conn().sendRequest(METHODS.setMode, { sessionId, modeId });
+    this.set({ ...this.state, currentMode: modeId, revision: this.state.revision + 1 });
+  }
+
+  async setModel(modelId: string): Promise<void> {
+    const sessionId = await this.ensureSession();
+    await this.conn().sendRequest(METHODS.setModel, { sessionId, modelId });
+    this.set(S.setModel(this.state, modelId));
+  }
+
+  // --- prompts -------------------------------------------------------------------------------------
+
+  /** Sends a prompt to the current session and resolves when the turn ends. */
+  async send(text: string, context?: EditorContext): Promise<string | undefined> {
+    const prompt = text.trim();
+    if (!prompt) {
+      return undefined;
+    }
+    if (this.state.busy) {
+      await this.host.showMessage("warning", "The agent is still working; stop it first or wait for it to finish.");
+      return undefined;
+    }
+    this.set(S.setBusy(this.state, true, "Thinking…"));
+    try {
+      const sessionId = await this.ensureSession();
+      this.set(S.addUserPrompt(this.state, prompt));
+      const params = context === undefined ? { sessionId, prompt } : { sessionId, prompt, context };
+      const result = await this.conn().sendRequest<PromptResult>(METHODS.prompt, params);
+      this.noteStop(result.stopReason);
+      return result.stopReason;
+    } catch (err) {
+      this.set(S.addNotice(this.state, "error", errorText(err)));
+      return "error";
+    } finally {
+      this.set(S.setBusy(this.state, false));
+    }
+  }
+
+  /** Runs one of the server's commands (Fix / Explain / Edit selection) and shows its turn in the panel. */
+  async runServerCommand(command: string, args: unknown[]): Promise<void> {
+    if (this.state.busy) {
+      await this.host.showMessage("warning", "The agent is still working; stop it first or wait for it to finish.");
+      return;
+    }
+    this.set(S.setBusy(this.state, true, "Thinking…"));
+    try {
+      await this.ensureSession();
+      const result = await this.conn().sendRequest<{ stopReason?: string } | null>("workspace/executeCommand", {
+        command,
+        arguments: args,
+      });
+      if (result?.stopReason) {
+        this.noteStop(result.stopReason);
+      }
+    } catch (err) {
+      this.set(S.addNotice(this.state, "error", errorText(err)));
+    } finally {
+      this.set(S.setBusy(this.state, false));
+    }
+  }
+
+  private noteStop(reason: string): void {
+    const note = STOP_NOTES[reason];
+    if (note !== undefined) {
+      this.set(S.addNotice(this.state, reason === "cancelled" ? "info" : "warning", note));
+    }
+  }
+
+  async cancel(): Promise<void> {
+    this.broker.cancelAll();
+    if (this.connection !== undefined && this.state.sessionId !== undefined) {
+      await this.connection.sendNotification(METHODS.cancel, { sessionId: this.state.sessionId });
+    }
+  }
+
+  // --- from the server -----------------------------------------------------------------------------
+
+  onUpdate(params: UpdateParams): void {
+    let state = this.state;
+    if (params.sessionId !== state.sessionId) {
+      if (this.loading !== undefined && params.sessionId !== this.loading) {
+        return; // a stale update of the session being replaced
+      }
+      // A session the panel did not start (a code action's): show it rather than drop its answer.
+      state = S.adoptSession(state, params.sessionId);
+    }
+    state = S.applyUpdate(state, params.update);
+    if (state.busy) {
+      state = S.setProgress(state, S.progressText(state));
+    }
+    this.set(state);
+  }
+
+  /** agent/requestPermission: asked in the panel, or by a notification when the panel is not on screen. */
+  async onRequestPermission(params: RequestPermissionParams): Promise<RequestPermissionResult> {
+    const { requestId, answer } = this.broker.ask(params);
+    const diff = diffOf(params);
+    this.set(
+      S.addPermission(this.state, {
+        requestId,
+        toolCallId: params.toolCall.toolCallId,
+        title: describe(params),
+        options: params.options,
+        hasDiff: diff !== undefined,
+        path: diff?.path,
+      }),
+    );
+    if (!this.host.panelVisible()) {
+      void this.notify(requestId, params);
+    }
+    try {
+      return await answer;
+    } finally {
+      this.set(S.removePermission(this.state, requestId));
+    }
+  }
+
+  private async notify(requestId: string, params: RequestPermissionParams): Promise<void> {
+    const labels = choices(params.options).map((c) => c.label);
+    const shown = [ALLOW_ONCE, ALLOW_SESSION, REJECT].filter((l) => labels.includes(l));
+    if (diffOf(params) !== undefined) {
+      shown.push(REVIEW_DIFF);
+    }
+    const picked = await this.host.showMessage("info", describe(params), ...shown);
+    if (picked === REVIEW_DIFF) {
+      await this.review?.open(requestId);
+    } else if (picked !== undefined) {
+      this.broker.answerLabel(requestId, picked);
+    }
+  }
+
+  // --- from the webview ----------------------------------------------------------------------------
+
+  async handleMessage(msg: FromWebview): Promise<void> {
+    try {
+      switch (msg.type) {
+        case "ready":
+          this.set({ ...this.state });
+          if (this.connection !== undefined) {
+            await this.ensureSession();
+          }
+          return;
+        case "send":
+          await this.send(msg.text);
+          return;
+        case "cancel":
+          await this.cancel();
+          return;
+        case "newChat":
+          await this.newChat();
+          return;
+        case "listSessions":
+          await this.listSessions();
+          return;
+        case "loadSession":
+          await this.loadSession(msg.sessionId);
+          return;
+        case "setMode":
+          await this.setMode(msg.modeId);
+          return;
+        case "setModel":
+          await this.setModel(msg.modelId);
+          return;
+        case "permission":
+          this.broker.answer(msg.requestId, msg.optionId);
+          return;
+        case "reviewDiff":
+          await this.review?.open(msg.requestId);
+          return;
+        case "openLocation":
+          await this.host.openLocation(msg.path, msg.line);
+          return;
+        case "restartServer":
+          return; // handled by the extension, which owns the server
+      }
+    } catch (err) {
+      this.set(S.addNotice(this.state, "error", errorText(err)));
+    }
+  }
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    return err.message;
+  }
+  if (typeof err === "object" && err !== null && "message" in err) {
+    return String((err as { message: unknown }).message);
+  }
+  return String(err);
+}

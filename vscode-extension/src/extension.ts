@@ -1,0 +1,128 @@
+// Activation: wires the server, chat panel, diff review, status bar and commands together (no logic of its own).
+
+import * as vscode from "vscode";
+import { ChatViewProvider, VIEW_ID } from "./chatView";
+import { ChatController } from "./controller";
+import { DiffReview, PROPOSAL_SCHEME, ProposalStore } from "./diffReview";
+import { editorContext } from "./editorContext";
+import { ProposalFileSystem } from "./fsProvider";
+import { PermissionBroker } from "./permissions";
+import { CONFIG_SECTION, SERVER_COMMANDS } from "./protocol";
+import { AgentServer } from "./server";
+import type { SettingReader } from "./settings";
+import type { ChatState } from "./state";
+import { VscodeHost } from "./vscodeHost";
+
+let server: AgentServer | undefined;
+
+const settings: SettingReader = <T>(key: string) => vscode.workspace.getConfiguration(CONFIG_SECTION).get<T>(key);
+
+export function activate(context: vscode.ExtensionContext): void {
+  const output = vscode.window.createOutputChannel("Agent");
+  const broker = new PermissionBroker();
+  const store = new ProposalStore();
+  let view: ChatViewProvider | undefined;
+  const host = new VscodeHost(() => view?.visible ?? false);
+  const controller = new ChatController(host, broker, () => ({
+    cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    approvalMode: settings<string>("approvalMode") || undefined,
+    model: settings<string>("model") || undefined,
+  }));
+  const review = new DiffReview(host, broker, store);
+  controller.review = review;
+  const instruction = (): Promise<string | undefined> =>
+    Promise.resolve(
+      vscode.window.showInputBox({
+        title: "Edit selection with agent",
+        prompt: "How should the agent change the selected code?",
+        placeHolder: "e.g. add error handling",
+      }),
+    );
+  server = new AgentServer(output, controller, settings, instruction);
+  view = new ChatViewProvider(context.extensionUri, controller, () => void server?.restart());
+
+  const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+  const showStatus = (state: ChatState): void => {
+    if (state.busy) {
+      status.text = `$(loading~spin) Agent: ${state.progress ?? "working…"}`;
+      status.tooltip = "The agent is working. Click to stop it.";
+      status.command = "agentLsp.cancel";
+    } else {
+      status.text = state.serverStatus === "failed" ? "$(warning) Agent" : "$(comment-discussion) Agent";
+      status.tooltip = state.serverMessage ?? "Open the agent chat";
+      status.command = "agentLsp.chat.focus";
+    }
+    status.show();
+    void vscode.commands.executeCommand("setContext", "agentLsp.busy", state.busy);
+  };
+  controller.onChange(showStatus);
+  showStatus(controller.state);
+
+  const codeLens: vscode.CodeLensProvider = {
+    provideCodeLenses(document) {
+      const top = new vscode.Range(0, 0, 0, 0);
+      const args = [document.uri];
+      return [
+        new vscode.CodeLens(top, { title: "$(check) Accept proposal", command: "agentLsp.acceptProposal", arguments: args }),
+        new vscode.CodeLens(top, { title: "$(close) Reject proposal", command: "agentLsp.rejectProposal", arguments: args }),
+      ];
+    },
+  };
+
+  const run = (command: string) => async (): Promise<void> => {
+    const ctx = editorContext(vscode.window.activeTextEditor);
+    if (ctx === undefined) {
+      void vscode.window.showInformationMessage("Open a file and select some code first.");
+      return;
+    }
+    let args: object = ctx;
+    if (command === SERVER_COMMANDS.editSelection) {
+      const text = await instruction();
+      if (!text) {
+        return;
+      }
+      args = { ...ctx, instruction: text };
+    }
+    await host.revealPanel();
+    await controller.runServerCommand(command, [args]);
+  };
+  const uriArg = (arg: unknown): string | undefined =>
+    arg instanceof vscode.Uri ? arg.toString() : vscode.window.activeTextEditor?.document.uri.toString();
+
+  context.subscriptions.push(
+    output,
+    status,
+    server,
+    vscode.window.registerWebviewViewProvider(VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: false } }),
+    vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, new ProposalFileSystem(store, PROPOSAL_SCHEME)),
+    vscode.languages.registerCodeLensProvider({ scheme: PROPOSAL_SCHEME }, codeLens),
+    vscode.commands.registerCommand("agentLsp.newChat", async () => {
+      await host.revealPanel();
+      await controller.handleMessage({ type: "newChat" });
+    }),
+    vscode.commands.registerCommand("agentLsp.cancel", () => controller.cancel()),
+    vscode.commands.registerCommand("agentLsp.explainSelection", run(SERVER_COMMANDS.explain)),
+    vscode.commands.registerCommand("agentLsp.fixWithAgent", run(SERVER_COMMANDS.fix)),
+    vscode.commands.registerCommand("agentLsp.editSelection", run(SERVER_COMMANDS.editSelection)),
+    vscode.commands.registerCommand("agentLsp.restartServer", () => server?.restart()),
+    vscode.commands.registerCommand("agentLsp.showLogs", () => output.show()),
+    vscode.commands.registerCommand("agentLsp.acceptProposal", (arg: unknown) => review.accept(uriArg(arg))),
+    vscode.commands.registerCommand("agentLsp.rejectProposal", (arg: unknown) => review.reject(uriArg(arg))),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (["server.command", "server.args", "pythonPath"].some((k) => event.affectsConfiguration(`${CONFIG_SECTION}.${k}`))) {
+        void vscode.window
+          .showInformationMessage("The agent server command changed.", "Restart Server")
+          .then((picked) => (picked ? server?.restart() : undefined));
+      } else if (event.affectsConfiguration(CONFIG_SECTION)) {
+        void server?.sendSettings();
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void server?.sendSettings()),
+  );
+  void server.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+  server = undefined;
+}

@@ -1,0 +1,198 @@
+// Types of the agent-lsp LSP extension (agent/* requests, agent/update, agent/requestPermission), per docs/protocol.md.
+
+export const METHODS = {
+  newSession: "agent/newSession",
+  prompt: "agent/prompt",
+  loadSession: "agent/loadSession",
+  listSessions: "agent/listSessions",
+  setMode: "agent/setMode",
+  setModel: "agent/setModel",
+  cancel: "agent/cancel",
+  update: "agent/update",
+  requestPermission: "agent/requestPermission",
+} as const;
+
+export const SERVER_COMMANDS = {
+  fix: "agent.fix",
+  explain: "agent.explain",
+  editSelection: "agent.editSelection",
+  prompt: "agent.prompt",
+  cancel: "agent.cancel",
+} as const;
+
+export const APPROVAL_MODES = ["default", "auto_edit", "yolo", "plan"] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+export interface ModeInfo {
+  id: string;
+  name: string;
+  description?: string;
+}
+
+export interface ModelInfo {
+  modelId: string;
+  name: string;
+}
+
+export interface CommandInfo {
+  name: string;
+  description: string;
+  input?: { hint: string };
+}
+
+export interface NewSessionParams {
+  cwd?: string;
+  approvalMode?: string;
+  model?: string;
+}
+
+export interface SessionDescription {
+  sessionId: string;
+  modes: { currentModeId: string; availableModes: ModeInfo[] };
+  models: { currentModelId: string; availableModels: ModelInfo[] };
+  commands: CommandInfo[];
+}
+
+export interface PromptParams {
+  sessionId: string;
+  prompt: string;
+  context?: EditorContext;
+}
+
+export interface PromptResult {
+  stopReason: string;
+}
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface EditorContext {
+  uri: string;
+  range?: Range;
+  selectedText?: string;
+  diagnostics?: unknown[];
+  instruction?: string;
+}
+
+export interface SessionInfo {
+  sessionId: string;
+  title?: string | null;
+  cwd?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  promptCount?: number;
+}
+
+export interface ListSessionsResult {
+  sessions: SessionInfo[];
+  nextCursor?: string | null;
+}
+
+export interface Location {
+  path: string;
+  line?: number;
+}
+
+export interface DiffContent {
+  type: "diff";
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+export interface TextContent {
+  type: "content";
+  content: TextBlock;
+}
+
+export type ToolContent = DiffContent | TextContent;
+
+export type ToolStatus = "pending" | "in_progress" | "completed" | "failed";
+
+export interface PlanEntry {
+  content: string;
+  priority: string;
+  status: "pending" | "in_progress" | "completed";
+}
+
+export type SessionUpdate =
+  | { sessionUpdate: "agent_message_chunk"; content: TextBlock }
+  | { sessionUpdate: "agent_thought_chunk"; content: TextBlock }
+  | { sessionUpdate: "user_message_chunk"; content: TextBlock }
+  | {
+      sessionUpdate: "tool_call";
+      toolCallId: string;
+      title: string;
+      kind?: string;
+      status?: ToolStatus;
+      locations?: Location[];
+      rawInput?: unknown;
+      content?: ToolContent[];
+    }
+  | {
+      sessionUpdate: "tool_call_update";
+      toolCallId: string;
+      title?: string;
+      status?: ToolStatus;
+      content?: ToolContent[];
+      locations?: Location[];
+    }
+  | { sessionUpdate: "plan"; entries: PlanEntry[] }
+  | { sessionUpdate: "usage_update"; used: number; size: number }
+  | { sessionUpdate: "session_info_update"; title: string }
+  | { sessionUpdate: "available_commands_update"; availableCommands: CommandInfo[] }
+  | { sessionUpdate: "current_mode_update"; currentModeId: string }
+  | { sessionUpdate: "notice"; severity: string; title: string };
+
+export interface UpdateParams {
+  sessionId: string;
+  update: SessionUpdate;
+  replay?: boolean;
+}
+
+export type PermissionKind = "allow_once" | "allow_always" | "reject_once" | "reject_always";
+
+export interface PermissionOption {
+  optionId: string;
+  name: string;
+  kind: PermissionKind;
+}
+
+export interface PermissionToolCall {
+  toolCallId: string;
+  title?: string;
+  kind?: string;
+  status?: string;
+  locations?: Location[];
+  rawInput?: unknown;
+  content?: ToolContent[];
+}
+
+export interface RequestPermissionParams {
+  sessionId: string;
+  toolCall: PermissionToolCall;
+  options: PermissionOption[];
+}
+
+export type PermissionOutcome = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
+
+export interface RequestPermissionResult {
+  outcome: PermissionOutcome;
+  /** The proposal as the user left it in the diff review, when they edited it before accepting. */
+  _meta?: { modifiedContent?: string };
+}
+
+/** The key agent-lsp reads from initializationOptions and workspace/didChangeConfiguration. */
+export const CONFIG_SECTION = "agentLsp";

@@ -1,0 +1,213 @@
+// Starts, restarts and stops `agent-lsp lsp` through vscode-languageclient, and routes its agent/* traffic.
+
+import * as fs from "node:fs";
+import * as vscode from "vscode";
+import {
+  ApplyWorkspaceEditRequest,
+  type ApplyWorkspaceEditParams,
+  type ApplyWorkspaceEditResult,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  State,
+  type StaticFeature,
+} from "vscode-languageclient/node";
+import type { ChatController } from "./controller";
+import { errorText } from "./controller";
+import { stripConfirmation } from "./edits";
+import { METHODS, SERVER_COMMANDS, type RequestPermissionParams, type UpdateParams } from "./protocol";
+import { missingServerMessage, resolveExecutable, serverCommand, serverSettings, type SettingReader } from "./settings";
+
+/** Advertises that this client answers agent/requestPermission (and draws agent/update itself). */
+const agentCapabilities: StaticFeature = {
+  fillClientCapabilities(capabilities) {
+    capabilities.experimental = { ...(capabilities.experimental ?? {}), agent: { permissionRequests: true } };
+  },
+  initialize() {},
+  getState() {
+    return { kind: "static" };
+  },
+  clear() {},
+};
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export class AgentServer implements vscode.Disposable {
+  client: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+
+  constructor(
+    private readonly output: vscode.OutputChannel,
+    private readonly controller: ChatController,
+    private readonly settings: SettingReader,
+    private readonly editSelectionInstruction: () => Promise<string | undefined>,
+  ) {}
+
+  start(): Promise<void> {
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    const cmd = serverCommand(this.settings);
+    const resolved = resolveExecutable(cmd.command, process.env.PATH, isExecutable);
+    if (resolved === undefined) {
+      const message = missingServerMessage(cmd);
+      this.output.appendLine(message);
+      this.controller.detach("failed", message);
+      void vscode.window.showErrorMessage(message, "Open Settings", "Show Logs").then((picked) => {
+        if (picked === "Open Settings") {
+          void vscode.commands.executeCommand("workbench.action.openSettings", "agentLsp");
+        } else if (picked === "Show Logs") {
+          this.output.show();
+        }
+      });
+      return;
+    }
+    this.controller.serverStarting();
+    this.output.appendLine(`Starting ${resolved} ${cmd.args.join(" ")}`);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const serverOptions: ServerOptions = {
+      command: resolved,
+      args: cmd.args,
+      options: { cwd: folder, env: { ...process.env } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+      outputChannel: this.output,
+      initializationOptions: serverSettings(this.settings, vscode.workspace.isTrusted),
+      middleware: {
+        executeCommand: async (command, args, next) => {
+          // The lightbulb's agent commands run through the panel, so their turn is shown and can be stopped.
+          if (command === SERVER_COMMANDS.editSelection && !hasInstruction(args)) {
+            const instruction = await this.editSelectionInstruction();
+            if (!instruction) {
+              return undefined;
+            }
+            args = [{ ...(args[0] as object), instruction }];
+          }
+          if (command === SERVER_COMMANDS.fix || command === SERVER_COMMANDS.explain || command === SERVER_COMMANDS.editSelection) {
+            await vscode.commands.executeCommand("agentLsp.chat.focus");
+            return this.controller.runServerCommand(command, args);
+          }
+          return next(command, args);
+        },
+      },
+    };
+    const client = new LanguageClient("agentLsp", "Agent", serverOptions, clientOptions);
+    client.registerFeature(agentCapabilities);
+    client.onNotification(METHODS.update, (params: UpdateParams) => this.controller.onUpdate(params));
+    client.onRequest(METHODS.requestPermission, (params: RequestPermissionParams) =>
+      this.controller.onRequestPermission(params),
+    );
+    client.onDidChangeState((event) => {
+      if (event.newState === State.Stopped && this.client === client) {
+        this.controller.detach("stopped", "The agent server stopped. Run “Agent: Restart Server” to start it again.");
+      }
+    });
+    this.client = client;
+    try {
+      await client.start();
+    } catch (err) {
+      const message = `The agent server failed to start: ${errorText(err)}`;
+      this.output.appendLine(message);
+      this.controller.detach("failed", message);
+      void vscode.window.showErrorMessage(message, "Show Logs").then((picked) => {
+        if (picked === "Show Logs") {
+          this.output.show();
+        }
+      });
+      return;
+    }
+    // Replaces the client's default handler: see applyAgentEdit.
+    client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params));
+    this.controller.attach({
+      sendRequest: (method, params) => client.sendRequest(method, params),
+      sendNotification: (method, params) => client.sendNotification(method, params),
+    });
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined && client.state !== State.Stopped) {
+      try {
+        await client.stop(5000);
+      } catch (err) {
+        this.output.appendLine(`Stopping the server: ${errorText(err)}`);
+      }
+    }
+    this.controller.detach("stopped");
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** The server's settings changed (or trust was granted): tell it without a restart. */
+  async sendSettings(): Promise<void> {
+    if (this.client?.state === State.Running) {
+      await this.client.sendNotification("workspace/didChangeConfiguration", {
+        settings: serverSettings(this.settings, vscode.workspace.isTrusted),
+      });
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}
+
+function hasInstruction(args: unknown[]): boolean {
+  const first = args[0];
+  return typeof first === "object" && first !== null && typeof (first as { instruction?: unknown }).instruction === "string";
+}
+
+/**
+ * The agent's file changes. The user already reviewed them (in the panel or the diff review), so VS Code's
+ * own refactor preview is not asked for again; files that had no unsaved changes are saved afterwards, as
+ * VS Code does after a refactoring, so the change is on disk for tests and tools while staying undoable.
+ */
+async function applyAgentEdit(client: LanguageClient, params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> {
+  const lspEdit = stripConfirmation(params.edit);
+  for (const change of lspEdit.documentChanges ?? []) {
+    if ("textDocument" in change && typeof change.textDocument.version === "number") {
+      const uri = client.protocol2CodeConverter.asUri(change.textDocument.uri).toString();
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+      if (doc !== undefined && doc.version !== change.textDocument.version) {
+        return { applied: false, failureReason: `${doc.uri.fsPath} changed in the editor since the agent read it` };
+      }
+    }
+  }
+  const edit = await client.protocol2CodeConverter.asWorkspaceEdit(lspEdit);
+  const touched = new Set<string>(edit.entries().map(([uri]) => uri.toString()));
+  for (const change of lspEdit.documentChanges ?? []) {
+    if ("kind" in change && change.kind === "create") {
+      touched.add(client.protocol2CodeConverter.asUri(change.uri).toString());
+    }
+  }
+  const dirtyBefore = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()));
+  const applied = await vscode.workspace.applyEdit(edit, { isRefactoring: true });
+  if (applied) {
+    for (const uri of touched) {
+      if (dirtyBefore.has(uri)) {
+        continue;
+      }
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+      if (doc.isDirty) {
+        await doc.save();
+      }
+    }
+  }
+  return applied ? { applied } : { applied, failureReason: "VS Code did not apply the edit" };
+}

@@ -1,0 +1,283 @@
+// The chat panel's model: a pure reducer from agent/update payloads to a serialisable transcript the webview draws.
+
+import type {
+  CommandInfo,
+  Location,
+  ModeInfo,
+  ModelInfo,
+  PermissionOption,
+  PlanEntry,
+  SessionDescription,
+  SessionInfo,
+  SessionUpdate,
+  ToolContent,
+  ToolStatus,
+} from "./protocol";
+
+export interface UserItem {
+  kind: "user";
+  id: string;
+  text: string;
+}
+
+export interface AgentItem {
+  kind: "agent";
+  id: string;
+  text: string;
+}
+
+export interface ThoughtItem {
+  kind: "thought";
+  id: string;
+  subject: string;
+  text: string;
+}
+
+export interface ToolItem {
+  kind: "tool";
+  id: string;
+  toolCallId: string;
+  title: string;
+  toolKind: string;
+  status: ToolStatus;
+  content: ToolContent[];
+  locations: Location[];
+}
+
+export interface NoticeItem {
+  kind: "notice";
+  id: string;
+  severity: string;
+  text: string;
+}
+
+export type ChatItem = UserItem | AgentItem | ThoughtItem | ToolItem | NoticeItem;
+
+/** A permission question waiting for the user, as the panel shows it. */
+export interface PendingPermission {
+  requestId: string;
+  toolCallId: string;
+  title: string;
+  options: PermissionOption[];
+  hasDiff: boolean;
+  path?: string;
+}
+
+export interface ChatState {
+  sessionId?: string;
+  title?: string;
+  items: ChatItem[];
+  plan: PlanEntry[];
+  usage?: { used: number; size: number };
+  modes: ModeInfo[];
+  currentMode?: string;
+  models: ModelInfo[];
+  currentModel?: string;
+  commands: CommandInfo[];
+  busy: boolean;
+  progress?: string;
+  permissions: PendingPermission[];
+  sessions: SessionInfo[];
+  serverStatus: "starting" | "running" | "stopped" | "failed";
+  serverMessage?: string;
+  /** Bumped on each change so the webview can tell stale snapshots apart. */
+  revision: number;
+}
+
+export function emptyState(): ChatState {
+  return {
+    items: [],
+    plan: [],
+    modes: [],
+    models: [],
+    commands: [],
+    busy: false,
+    permissions: [],
+    sessions: [],
+    serverStatus: "stopped",
+    revision: 0,
+  };
+}
+
+/** A thought chunk "**Subject**\n\nbody" shows as a collapsed entry titled by its subject. */
+export function splitThought(text: string): { subject: string; body: string } {
+  const match = /^\s*\*\*(.+?)\*\*\s*/s.exec(text);
+  if (!match) {
+    return { subject: "", body: text };
+  }
+  return { subject: match[1].trim(), body: text.slice(match[0].length) };
+}
+
+let counter = 0;
+function nextId(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
+
+function bump(state: ChatState, patch: Partial<ChatState>): ChatState {
+  return { ...state, ...patch, revision: state.revision + 1 };
+}
+
+function appendText(items: ChatItem[], kind: "agent" | "user", text: string): ChatItem[] {
+  const last = items[items.length - 1];
+  if (last !== undefined && last.kind === kind) {
+    return [...items.slice(0, -1), { ...last, text: last.text + text }];
+  }
+  return [...items, { kind, id: nextId(kind), text }];
+}
+
+function appendThought(items: ChatItem[], text: string): ChatItem[] {
+  const last = items[items.length - 1];
+  const { subject, body } = splitThought(text);
+  // A new subject starts a new thought; a chunk without one continues the current thought.
+  if (last !== undefined && last.kind === "thought" && subject === "") {
+    return [...items.slice(0, -1), { ...last, text: last.text + body }];
+  }
+  return [...items, { kind: "thought", id: nextId("thought"), subject: subject || "Thinking", text: body }];
+}
+
+function upsertTool(items: ChatItem[], toolCallId: string, patch: (tool: ToolItem) => ToolItem): ChatItem[] {
+  const index = items.findIndex((i) => i.kind === "tool" && i.toolCallId === toolCallId);
+  if (index < 0) {
+    const fresh: ToolItem = {
+      kind: "tool",
+      id: nextId("tool"),
+      toolCallId,
+      title: toolCallId,
+      toolKind: "other",
+      status: "pending",
+      content: [],
+      locations: [],
+    };
+    return [...items, patch(fresh)];
+  }
+  const copy = [...items];
+  copy[index] = patch(items[index] as ToolItem);
+  return copy;
+}
+
+/** The state after one agent/update for the session the panel shows. */
+export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState {
+  switch (update.sessionUpdate) {
+    case "agent_message_chunk":
+      return bump(state, { items: appendText(state.items, "agent", update.content.text) });
+    case "user_message_chunk":
+      return bump(state, { items: appendText(state.items, "user", update.content.text) });
+    case "agent_thought_chunk":
+      return bump(state, { items: appendThought(state.items, update.content.text) });
+    case "tool_call":
+      return bump(state, {
+        items: upsertTool(state.items, update.toolCallId, (tool) => ({
+          ...tool,
+          title: update.title || tool.title,
+          toolKind: update.kind ?? tool.toolKind,
+          status: update.status ?? tool.status,
+          locations: update.locations ?? tool.locations,
+          content: update.content ?? tool.content,
+        })),
+      });
+    case "tool_call_update":
+      return bump(state, {
+        items: upsertTool(state.items, update.toolCallId, (tool) => ({
+          ...tool,
+          title: update.title ?? tool.title,
+          status: update.status ?? tool.status,
+          content: update.content ?? tool.content,
+          locations: update.locations ?? tool.locations,
+        })),
+      });
+    case "plan":
+      return bump(state, { plan: update.entries });
+    case "usage_update":
+      return bump(state, { usage: { used: update.used, size: update.size } });
+    case "session_info_update":
+      return bump(state, { title: update.title });
+    case "available_commands_update":
+      return bump(state, { commands: update.availableCommands });
+    case "current_mode_update":
+      return bump(state, { currentMode: update.currentModeId });
+    case "notice":
+      return bump(state, {
+        items: [...state.items, { kind: "notice", id: nextId("notice"), severity: update.severity, text: update.title }],
+      });
+    default:
+      return state;
+  }
+}
+
+/** The user's own prompt, shown at once (the server only replays user messages when loading a session). */
+export function addUserPrompt(state: ChatState, text: string): ChatState {
+  return bump(state, { items: [...state.items, { kind: "user", id: nextId("user"), text }] });
+}
+
+/** A fresh transcript for a session the server described (new or loaded). */
+export function startSession(state: ChatState, session: SessionDescription, title?: string): ChatState {
+  return bump(state, {
+    sessionId: session.sessionId,
+    title,
+    items: [],
+    plan: [],
+    usage: undefined,
+    permissions: [],
+    progress: undefined,
+    modes: session.modes.availableModes,
+    currentMode: session.modes.currentModeId,
+    models: session.models.availableModels,
+    currentModel: session.models.currentModelId,
+    commands: session.commands,
+  });
+}
+
+/** An empty transcript for a session id seen first in an update (e.g. one a code action created). */
+export function adoptSession(state: ChatState, sessionId: string): ChatState {
+  return bump(state, { sessionId, title: undefined, items: [], plan: [], usage: undefined, permissions: [] });
+}
+
+export function setBusy(state: ChatState, busy: boolean, progress?: string): ChatState {
+  return bump(state, { busy, progress: busy ? progress : undefined });
+}
+
+export function setProgress(state: ChatState, progress: string | undefined): ChatState {
+  return bump(state, { progress });
+}
+
+export function addPermission(state: ChatState, permission: PendingPermission): ChatState {
+  return bump(state, { permissions: [...state.permissions, permission] });
+}
+
+export function removePermission(state: ChatState, requestId: string): ChatState {
+  return bump(state, { permissions: state.permissions.filter((p) => p.requestId !== requestId) });
+}
+
+export function setServerStatus(state: ChatState, status: ChatState["serverStatus"], message?: string): ChatState {
+  return bump(state, { serverStatus: status, serverMessage: message });
+}
+
+export function setSessions(state: ChatState, sessions: SessionInfo[]): ChatState {
+  return bump(state, { sessions });
+}
+
+export function setModel(state: ChatState, modelId: string): ChatState {
+  return bump(state, { currentModel: modelId });
+}
+
+export function addNotice(state: ChatState, severity: string, text: string): ChatState {
+  return bump(state, { items: [...state.items, { kind: "notice", id: nextId("notice"), severity, text }] });
+}
+
+/** The words the status bar shows for the running turn: the last tool's title, else "Thinking…". */
+export function progressText(state: ChatState): string {
+  for (let i = state.items.length - 1; i >= 0; i--) {
+    const item = state.items[i];
+    if (item.kind === "tool" && (item.status === "in_progress" || item.status === "pending")) {
+      return item.title;
+    }
+    if (item.kind === "thought") {
+      return item.subject;
+    }
+    if (item.kind === "agent" || item.kind === "user") {
+      break;
+    }
+  }
+  return "Thinking…";
+}

@@ -1,0 +1,253 @@
+// The chat webview page: draws state snapshots from the extension and posts the user's actions back.
+
+import hljs from "highlight.js/lib/core";
+import bash from "highlight.js/lib/languages/bash";
+import c from "highlight.js/lib/languages/c";
+import cpp from "highlight.js/lib/languages/cpp";
+import css from "highlight.js/lib/languages/css";
+import diff from "highlight.js/lib/languages/diff";
+import go from "highlight.js/lib/languages/go";
+import java from "highlight.js/lib/languages/java";
+import javascript from "highlight.js/lib/languages/javascript";
+import json from "highlight.js/lib/languages/json";
+import markdown from "highlight.js/lib/languages/markdown";
+import python from "highlight.js/lib/languages/python";
+import rust from "highlight.js/lib/languages/rust";
+import shell from "highlight.js/lib/languages/shell";
+import sql from "highlight.js/lib/languages/sql";
+import typescript from "highlight.js/lib/languages/typescript";
+import xml from "highlight.js/lib/languages/xml";
+import yaml from "highlight.js/lib/languages/yaml";
+import MarkdownIt from "markdown-it";
+import type { FromWebview, ToWebview } from "../messages";
+import type { ChatState } from "../state";
+import { escapeHtml, renderItem, renderPermission, renderPlan, serverBanner, usageText } from "./render";
+
+interface VsCodeApi {
+  postMessage(message: FromWebview): void;
+  getState(): Saved | undefined;
+  setState(state: Saved): void;
+}
+interface Saved {
+  draft: string;
+  scrollTop: number;
+  atBottom: boolean;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const languages = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
+for (const [name, lang] of Object.entries(languages)) {
+  hljs.registerLanguage(name, lang);
+}
+hljs.registerAliases(["sh", "zsh", "console"], { languageName: "bash" });
+hljs.registerAliases(["py"], { languageName: "python" });
+hljs.registerAliases(["js", "jsx"], { languageName: "javascript" });
+hljs.registerAliases(["ts", "tsx"], { languageName: "typescript" });
+hljs.registerAliases(["html", "svg"], { languageName: "xml" });
+hljs.registerAliases(["yml"], { languageName: "yaml" });
+
+const markdownIt: MarkdownIt = new MarkdownIt({
+  html: false, // the model's text never becomes markup
+  linkify: false,
+  breaks: false,
+  highlight(code: string, lang: string): string {
+    if (lang && hljs.getLanguage(lang)) {
+      const html = hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
+      return `<pre class="hljs"><code class="language-${escapeHtml(lang)}">${html}</code></pre>`;
+    }
+    return `<pre class="hljs"><code>${escapeHtml(code)}</code></pre>`;
+  },
+});
+const md = (text: string): string => markdownIt.render(text);
+
+const vscode = acquireVsCodeApi();
+const saved: Saved = vscode.getState() ?? { draft: "", scrollTop: 0, atBottom: true };
+
+const app = document.getElementById("app") as HTMLElement;
+app.innerHTML = `
+<header class="toolbar">
+  <button data-action="newChat" title="Start a new chat">＋ New chat</button>
+  <select id="sessions" title="Resume a saved chat" aria-label="Sessions"><option value="">History…</option></select>
+  <select id="mode" title="Approval mode" aria-label="Approval mode"></select>
+  <select id="model" title="Model" aria-label="Model"></select>
+</header>
+<div id="banner"></div>
+<div id="title" class="title"></div>
+<div id="transcript" class="transcript" tabindex="0" aria-live="polite"></div>
+<div id="plan"></div>
+<div id="permissions"></div>
+<footer>
+  <div id="progress" class="progress" hidden><span class="spinner" aria-hidden="true"></span><span id="progress-text"></span>
+    <button id="stop" data-action="cancel" title="Stop the agent">■ Stop</button></div>
+  <div class="composer">
+    <textarea id="input" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
+    <button id="send" title="Send (Enter)">Send</button>
+  </div>
+  <div id="usage" class="usage"></div>
+</footer>`;
+
+const el = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+const transcript = el<HTMLDivElement>("transcript");
+const input = el<HTMLTextAreaElement>("input");
+const sessions = el<HTMLSelectElement>("sessions");
+const modeSelect = el<HTMLSelectElement>("mode");
+const modelSelect = el<HTMLSelectElement>("model");
+let state: ChatState | undefined;
+const rendered = new Map<string, { sig: string; node: HTMLElement }>();
+
+input.value = saved.draft;
+function save(): void {
+  const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
+  vscode.setState({ draft: input.value, scrollTop: transcript.scrollTop, atBottom });
+}
+
+function send(): void {
+  const text = input.value.trim();
+  if (!text || state?.busy) {
+    return;
+  }
+  vscode.postMessage({ type: "send", text });
+  input.value = "";
+  save();
+}
+
+input.addEventListener("input", save);
+input.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    send();
+  }
+});
+el("send").addEventListener("click", send);
+transcript.addEventListener("scroll", save);
+sessions.addEventListener("focus", () => vscode.postMessage({ type: "listSessions" }));
+sessions.addEventListener("mousedown", () => vscode.postMessage({ type: "listSessions" }));
+sessions.addEventListener("change", () => {
+  if (sessions.value) {
+    vscode.postMessage({ type: "loadSession", sessionId: sessions.value });
+  }
+});
+modeSelect.addEventListener("change", () => vscode.postMessage({ type: "setMode", modeId: modeSelect.value }));
+modelSelect.addEventListener("change", () => vscode.postMessage({ type: "setModel", modelId: modelSelect.value }));
+
+document.addEventListener("click", (event) => {
+  const target = (event.target as HTMLElement).closest<HTMLElement>("[data-action],[data-option],[data-review],[data-path]");
+  if (target === null) {
+    return;
+  }
+  event.preventDefault();
+  const { action, option, request, review, path, line } = target.dataset;
+  if (action === "newChat" || action === "cancel" || action === "restartServer") {
+    vscode.postMessage({ type: action });
+  } else if (option !== undefined && request !== undefined) {
+    vscode.postMessage({ type: "permission", requestId: request, optionId: option });
+  } else if (review !== undefined) {
+    vscode.postMessage({ type: "reviewDiff", requestId: review });
+  } else if (path !== undefined) {
+    vscode.postMessage({ type: "openLocation", path, line: line !== undefined ? Number(line) : undefined });
+  }
+});
+
+function fillSelect(select: HTMLSelectElement, options: { value: string; label: string; title?: string }[], current?: string): void {
+  const sig = JSON.stringify([options, current]);
+  if (select.dataset.sig === sig) {
+    return;
+  }
+  select.dataset.sig = sig;
+  select.innerHTML = options
+    .map(
+      (o) =>
+        `<option value="${escapeHtml(o.value)}"${o.value === current ? " selected" : ""}${o.title ? ` title="${escapeHtml(o.title)}"` : ""}>${escapeHtml(o.label)}</option>`,
+    )
+    .join("");
+  select.disabled = options.length === 0;
+}
+
+function draw(next: ChatState): void {
+  const stick = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
+  state = next;
+  el("banner").innerHTML = serverBanner(next);
+  el("title").textContent = next.title ?? "";
+  fillSelect(
+    modeSelect,
+    next.modes.map((m) => ({ value: m.id, label: m.name, title: m.description })),
+    next.currentMode,
+  );
+  fillSelect(
+    modelSelect,
+    next.models.map((m) => ({ value: m.modelId, label: m.name })),
+    next.currentModel,
+  );
+  fillSelect(
+    sessions,
+    [
+      { value: "", label: "History…" },
+      ...next.sessions.map((s) => ({ value: s.sessionId, label: s.title || s.sessionId.slice(0, 8), title: s.updatedAt })),
+    ],
+    "",
+  );
+
+  const seen = new Set<string>();
+  let previous: HTMLElement | null = null;
+  for (const item of next.items) {
+    seen.add(item.id);
+    const sig = JSON.stringify(item);
+    let entry = rendered.get(item.id);
+    if (entry === undefined || entry.sig !== sig) {
+      const holder = document.createElement("div");
+      holder.innerHTML = renderItem(item, md);
+      const node = holder.firstElementChild as HTMLElement;
+      node.dataset.id = item.id;
+      if (entry !== undefined) {
+        // keep a thought the user opened open while it streams
+        if (entry.node instanceof HTMLDetailsElement && node instanceof HTMLDetailsElement) {
+          node.open = entry.node.open;
+        }
+        entry.node.replaceWith(node);
+      }
+      entry = { sig, node };
+      rendered.set(item.id, entry);
+    }
+    const expected: ChildNode | null = previous === null ? transcript.firstChild : previous.nextSibling;
+    if (expected !== entry.node) {
+      transcript.insertBefore(entry.node, expected);
+    }
+    previous = entry.node;
+  }
+  for (const [id, entry] of rendered) {
+    if (!seen.has(id)) {
+      entry.node.remove();
+      rendered.delete(id);
+    }
+  }
+  if (next.items.length === 0) {
+    transcript.innerHTML =
+      next.serverStatus === "running"
+        ? `<div class="empty">Ask the agent about this workspace. It proposes edits for you to review before they land.</div>`
+        : "";
+  } else {
+    transcript.querySelector(".empty")?.remove();
+  }
+
+  el("plan").innerHTML = renderPlan(next.plan);
+  el("permissions").innerHTML = next.permissions.map(renderPermission).join("");
+  const progress = el("progress");
+  progress.hidden = !next.busy;
+  el("progress-text").textContent = next.progress ?? "Working…";
+  el<HTMLButtonElement>("send").disabled = next.busy || next.serverStatus !== "running";
+  el("usage").textContent = usageText(next);
+  if (stick) {
+    transcript.scrollTop = transcript.scrollHeight;
+  }
+}
+
+window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
+  if (event.data?.type === "state") {
+    const first = state === undefined;
+    draw(event.data.state);
+    if (first) {
+      transcript.scrollTop = saved.atBottom ? transcript.scrollHeight : saved.scrollTop;
+    }
+  }
+});
+vscode.postMessage({ type: "ready" });

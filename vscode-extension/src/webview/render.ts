@@ -1,0 +1,142 @@
+// Pure HTML rendering of the chat state for the webview (markdown is passed in, so this runs in unit tests too).
+
+import { choices } from "../permissions";
+import type { DiffContent, PlanEntry, ToolContent } from "../protocol";
+import type { ChatItem, ChatState, PendingPermission, ToolItem } from "../state";
+
+export type Markdown = (text: string) => string;
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+const STATUS_ICON: Record<string, string> = {
+  pending: "○",
+  in_progress: "◐",
+  completed: "✓",
+  failed: "✗",
+};
+
+const STATUS_LABEL: Record<string, string> = {
+  pending: "pending",
+  in_progress: "running",
+  completed: "done",
+  failed: "failed",
+};
+
+function lineCount(text: string | null): number {
+  if (!text) {
+    return 0;
+  }
+  return text.endsWith("\n") ? text.split("\n").length - 1 : text.split("\n").length;
+}
+
+export function diffSummary(diff: DiffContent): string {
+  const before = lineCount(diff.oldText);
+  const after = lineCount(diff.newText);
+  const what = diff.oldText === null ? "new file" : `${before} → ${after} lines`;
+  return `${diff.path} (${what})`;
+}
+
+function renderContent(content: ToolContent, md: Markdown): string {
+  if (content.type === "diff") {
+    return `<div class="diff-summary" title="${escapeHtml(content.path)}">± ${escapeHtml(diffSummary(content))}</div>`;
+  }
+  return `<div class="tool-output">${md(content.content.text)}</div>`;
+}
+
+function renderTool(item: ToolItem, md: Markdown): string {
+  const locations = item.locations
+    .map((loc) => {
+      const label = `${loc.path.split(/[\\/]/).pop() ?? loc.path}${loc.line !== undefined ? `:${loc.line}` : ""}`;
+      const line = loc.line !== undefined ? ` data-line="${loc.line}"` : "";
+      return `<a href="#" class="location" data-path="${escapeHtml(loc.path)}"${line} title="${escapeHtml(loc.path)}">${escapeHtml(label)}</a>`;
+    })
+    .join(" ");
+  const body = item.content.map((c) => renderContent(c, md)).join("");
+  return (
+    `<div class="tool status-${item.status}" data-kind="${escapeHtml(item.toolKind)}">` +
+    `<div class="tool-head"><span class="tool-icon" aria-label="${STATUS_LABEL[item.status] ?? item.status}">` +
+    `${STATUS_ICON[item.status] ?? "•"}</span><span class="tool-title">${escapeHtml(item.title)}</span>` +
+    `<span class="tool-status">${STATUS_LABEL[item.status] ?? escapeHtml(item.status)}</span></div>` +
+    (locations ? `<div class="locations">${locations}</div>` : "") +
+    (body ? `<div class="tool-body">${body}</div>` : "") +
+    `</div>`
+  );
+}
+
+export function renderItem(item: ChatItem, md: Markdown): string {
+  switch (item.kind) {
+    case "user":
+      return `<div class="msg user">${md(item.text)}</div>`;
+    case "agent":
+      return `<div class="msg agent">${md(item.text)}</div>`;
+    case "thought":
+      return (
+        `<details class="thought"><summary>💭 ${escapeHtml(item.subject)}</summary>` +
+        `<div class="thought-body">${md(item.text)}</div></details>`
+      );
+    case "tool":
+      return renderTool(item, md);
+    case "notice":
+      return `<div class="notice severity-${escapeHtml(item.severity)}">${escapeHtml(item.text)}</div>`;
+  }
+}
+
+const PLAN_ICON: Record<string, string> = { pending: "☐", in_progress: "◐", completed: "☑" };
+
+export function renderPlan(plan: PlanEntry[]): string {
+  if (plan.length === 0) {
+    return "";
+  }
+  const rows = plan
+    .map(
+      (e) =>
+        `<li class="plan-${e.status}"><span class="plan-box">${PLAN_ICON[e.status] ?? "☐"}</span> ${escapeHtml(e.content)}</li>`,
+    )
+    .join("");
+  return `<div class="plan"><div class="plan-title">Plan</div><ul>${rows}</ul></div>`;
+}
+
+export function renderPermission(p: PendingPermission): string {
+  const buttons = choices(p.options)
+    .map(
+      (c) =>
+        `<button class="perm ${c.kind}" data-request="${escapeHtml(p.requestId)}" data-option="${escapeHtml(c.optionId)}" ` +
+        `title="${escapeHtml(c.detail)}">${escapeHtml(c.label)}</button>`,
+    )
+    .join("");
+  const review = p.hasDiff
+    ? `<button class="review" data-review="${escapeHtml(p.requestId)}" title="Open the proposal beside the file">Review diff</button>`
+    : "";
+  return (
+    `<div class="permission" data-request="${escapeHtml(p.requestId)}"><div class="perm-title">🔐 ${escapeHtml(p.title)}</div>` +
+    `<div class="perm-buttons">${buttons}${review}</div></div>`
+  );
+}
+
+export function usageText(state: ChatState): string {
+  if (state.usage === undefined || state.usage.size <= 0) {
+    return "";
+  }
+  const pct = Math.min(100, Math.round((state.usage.used / state.usage.size) * 100));
+  return `${state.usage.used.toLocaleString("en-US")} tokens (${pct}% of context)`;
+}
+
+export function serverBanner(state: ChatState): string {
+  if (state.serverStatus === "failed" || (state.serverStatus === "stopped" && state.serverMessage)) {
+    return (
+      `<div class="banner error">${escapeHtml(state.serverMessage ?? "The agent server is not running.")} ` +
+      `<button data-action="restartServer">Restart server</button></div>`
+    );
+  }
+  if (state.serverStatus === "starting") {
+    return `<div class="banner">Starting the agent server…</div>`;
+  }
+  return "";
+}
