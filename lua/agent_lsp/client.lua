@@ -39,6 +39,9 @@ local function handlers()
     ["agent/requestPermission"] = function(err, params, ctx)
       return require("agent_lsp.permission").handler(err, params, ctx)
     end,
+    ["workspace/applyEdit"] = function(err, params, ctx)
+      return require("agent_lsp.apply_edit").handler(err, params, ctx)
+    end,
   }
 end
 
@@ -113,20 +116,22 @@ function M.attach(bufnr)
   return vim.lsp.start(M.client_config(root), { bufnr = bufnr })
 end
 
----The client for the current workspace, started without attaching a buffer when none runs yet.
+---The client for the current buffer's workspace (the buffer attached when it is a file); from a non-file
+---buffer such as the chat, any running client, else one started for the current directory.
 ---@return vim.lsp.Client?
 function M.ensure()
   local bufnr = vim.api.nvim_get_current_buf()
-  local root = M.root(bufnr)
-  local client = M.find(root) or M.find(nil)
-  if client then
-    if M.is_file_buffer(bufnr) and not client.attached_buffers[bufnr] then
-      vim.lsp.buf_attach_client(bufnr, client.id)
+  local id ---@type integer?
+  if M.is_file_buffer(bufnr) then
+    id = M.attach(bufnr)
+  else
+    local root = M.root(bufnr)
+    local client = M.find(root) or M.find(nil)
+    if client then
+      return client
     end
-    return client
+    id = vim.lsp.start(M.client_config(root), { attach = false })
   end
-  local id = M.is_file_buffer(bufnr) and M.attach(bufnr)
-    or vim.lsp.start(M.client_config(root), { attach = false })
   return id and vim.lsp.get_client_by_id(id) or nil
 end
 

@@ -68,10 +68,11 @@ end
 ---@param opts agent_lsp.ReviewOpts
 ---@return integer buf, boolean scratch
 local function file_buffer(opts)
-  local existing = vim.fn.bufnr(opts.path)
-  if existing ~= -1 then
-    vim.fn.bufload(existing)
-    return existing, false
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(buf) == opts.path then
+      vim.fn.bufload(buf)
+      return buf, false
+    end
   end
   if vim.uv.fs_stat(opts.path) then
     local buf = vim.fn.bufadd(opts.path)

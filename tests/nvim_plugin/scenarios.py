@@ -70,6 +70,37 @@ SCENARIOS: dict[str, Scenario] = {
     "permission_reject": Scenario(
         [call_line("replace", FIX), text_line("Understood, no change.")], {"stats.py": STATS}
     ),
+    "new_file": Scenario(
+        [
+            call_line("write_file", {"file_path": "pkg/util.py", "content": "def double(x):\n    return 2 * x\n"}),
+            text_line("Added pkg/util.py."),
+        ],
+        {"main.py": "print('hi')\n"},
+    ),
+    "append": Scenario(
+        [
+            call_line(
+                "replace",
+                {
+                    "file_path": "stats.py",
+                    "instruction": "Add total().",
+                    "old_string": "(len(values) - 1)\n",
+                    "new_string": "(len(values) - 1)\n\ndef total(values):\n    return sum(values)\n",
+                },
+            ),
+            call_line(
+                "replace",
+                {
+                    "file_path": "notes.txt",
+                    "instruction": "Add a line.",
+                    "old_string": "first\n",
+                    "new_string": "first\nsecond\n",
+                },
+            ),
+            text_line("Appended."),
+        ],
+        {"stats.py": STATS, "notes.txt": "first\n"},
+    ),
     "cancel_permission": Scenario([call_line("replace", FIX), text_line("Never sent.")], {"stats.py": STATS}),
     "permission_edit": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
     "cancel": Scenario(

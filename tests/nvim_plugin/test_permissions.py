@@ -32,3 +32,13 @@ def test_cancel_while_reviewing_closes_the_diff_tab(nvim_specs: SpecPool) -> Non
     result = nvim_specs.result("cancel_permission")
     result.check()
     assert (result.project / "stats.py").read_text() == STATS
+
+
+@pytest.mark.nvim_spec("new_file")
+def test_new_file_reviewed_then_created(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("new_file").check()
+
+
+@pytest.mark.nvim_spec("append")
+def test_appending_edits_leave_no_stray_line(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("append").check()

@@ -50,6 +50,16 @@ function H.contains(haystack, needle, what)
   end
 end
 
+---The server saw the buffer end up with the text it computed (it logs a warning when the editor's
+---didChange never brings its mirror there).
+function H.no_sync_warning()
+  local path = vim.lsp.get_log_path()
+  local log = vim.uv.fs_stat(path) and table.concat(vim.fn.readfile(path), "\n") or ""
+  if log:find("no didChange", 1, true) then
+    error("the server's mirror did not match the edited buffer:\n" .. log, 2)
+  end
+end
+
 ---The chat transcript's text.
 ---@return string
 function H.chat_text()
