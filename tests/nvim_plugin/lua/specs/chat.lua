@@ -26,7 +26,7 @@ return function()
   end, "a session")
 
   vim.api.nvim_buf_set_lines(view.prompt_buf(), 0, -1, false, { "what is in this project?" })
-  view.submit()
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false) -- the prompt buffer's submit keymap
   H.wait(function()
     return #done == 1
   end, "the end of the turn")
