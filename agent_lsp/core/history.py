@@ -45,12 +45,17 @@ class History:
             self.add(c)
 
     def add(self, content: Content) -> None:
-        parts = _merge_parts((), tuple(p for p in (_keep(p) for p in content.parts) if p is not None))
+        parts = tuple(p for p in (_keep(p) for p in content.parts) if p is not None)
+        # Streamed model text arrives in chunks worth gluing; a user's parts (prompt, files) keep their edges.
+        glue = content.role == "model"
+        if glue:
+            parts = _merge_parts((), parts)
         if not parts:
             return
         if self._contents and self._contents[-1].role == content.role:
             last = self._contents[-1]
-            self._contents[-1] = Content(role=last.role, parts=_merge_parts(last.parts, parts))
+            merged = _merge_parts(last.parts, parts) if glue else last.parts + parts
+            self._contents[-1] = Content(role=last.role, parts=merged)
         else:
             self._contents.append(Content(role=content.role, parts=parts))
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from typing import Any
 
 from agent_lsp import events as ev
@@ -26,8 +25,9 @@ class LoopDetector:
         self._last_call_key: str | None = None
         self._call_repeats = 0
         self._text = ""
-        self._positions: dict[str, list[int]] = defaultdict(list)
-        self._scanned = 0
+        self._positions: dict[str, list[int]] = {}
+        self._base = 0  # stream offset of self._text[0]
+        self._scanned = 0  # stream offset of the next chunk to look at
         self._in_code_block = False
         self.detected: ev.LoopDetected | None = None
 
@@ -41,7 +41,7 @@ class LoopDetector:
             found = self._check_content(event.text)
         elif isinstance(event, ev.Retry):
             # The partial output is void; so is what we learnt from it.
-            self._text, self._positions, self._scanned = "", defaultdict(list), 0
+            self._clear_text()
         self.detected = found
         return found
 
@@ -52,7 +52,7 @@ class LoopDetector:
         else:
             self._last_call_key, self._call_repeats = key, 1
         # Text between calls breaks a content loop, and a call breaks text repetition.
-        self._text, self._positions, self._scanned = "", defaultdict(list), 0
+        self._clear_text()
         if self._call_repeats >= TOOL_CALL_LOOP_THRESHOLD:
             return ev.LoopDetected("tool_call", f"{name} called {self._call_repeats} times in a row with the same args")
         return None
@@ -62,29 +62,42 @@ class LoopDetector:
         if text.count("```") % 2 == 1:
             self._in_code_block = not self._in_code_block
         if self._in_code_block or "```" in text:
-            self._text, self._positions, self._scanned = "", defaultdict(list), 0
+            self._clear_text()
             return None
         self._last_call_key, self._call_repeats = None, 0
         self._text += text
-        if len(self._text) > MAX_HISTORY_CHARS:
+        # Positions are absolute offsets in the stream, so trimming old text never rewrites them: each
+        # character costs O(1) however long the answer grows (this loop runs for every streamed character).
+        text_all, base, size = self._text, self._base, CONTENT_CHUNK_SIZE
+        positions_by_chunk = self._positions
+        scanned = self._scanned
+        last = base + len(text_all) - size  # the last offset where a whole chunk fits
+        try:
+            while scanned <= last:
+                rel = scanned - base
+                chunk = text_all[rel : rel + size]
+                positions = positions_by_chunk.get(chunk)
+                if positions is None:
+                    positions_by_chunk[chunk] = [scanned]  # a list: a deque per offset costs ~600 bytes
+                # Count only non-overlapping copies, so a long run of one character is not ten "repeats".
+                elif scanned - positions[-1] >= size:
+                    positions.append(scanned)
+                    if len(positions) > CONTENT_LOOP_THRESHOLD:
+                        del positions[0]
+                    # Ten copies close together: each repetition at most a few chunk lengths apart.
+                    if len(positions) >= CONTENT_LOOP_THRESHOLD and positions[-1] - positions[0] <= size * 30:
+                        return ev.LoopDetected("content", f"the same text repeated {len(positions)} times: {chunk!r}")
+                scanned += 1
+        finally:
+            self._scanned = scanned
+        if len(self._text) > 2 * MAX_HISTORY_CHARS:
             drop = len(self._text) - MAX_HISTORY_CHARS
             self._text = self._text[drop:]
-            self._positions = defaultdict(
-                list, {k: [p - drop for p in v if p >= drop] for k, v in self._positions.items()}
-            )
-            self._scanned = max(0, self._scanned - drop)
-        while self._scanned + CONTENT_CHUNK_SIZE <= len(self._text):
-            chunk = self._text[self._scanned : self._scanned + CONTENT_CHUNK_SIZE]
-            key = hashlib.sha256(chunk.encode()).hexdigest()
-            positions = self._positions[key]
-            # Count only non-overlapping copies, so a long run of one character is not ten "repeats".
-            if not positions or self._scanned - positions[-1] >= CONTENT_CHUNK_SIZE:
-                positions.append(self._scanned)
-            self._scanned += 1
-            if len(positions) >= CONTENT_LOOP_THRESHOLD:
-                recent = positions[-CONTENT_LOOP_THRESHOLD:]
-                span = recent[-1] - recent[0]
-                # Ten copies close together: each repetition is at most a few chunk lengths apart.
-                if span <= CONTENT_CHUNK_SIZE * 3 * CONTENT_LOOP_THRESHOLD:
-                    return ev.LoopDetected("content", f"the same text repeated {len(positions)} times: {chunk!r}")
+            self._base += drop
+            self._positions = {k: v for k, v in self._positions.items() if v and v[-1] >= self._base}
         return None
+
+    def _clear_text(self) -> None:
+        self._text = ""
+        self._positions = {}
+        self._base = self._scanned = 0

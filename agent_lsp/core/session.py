@@ -108,13 +108,20 @@ class Session:
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
-    async def send(self, prompt: str | Sequence[Part]) -> AsyncIterator[ev.AgentEvent]:
-        """Run one prompt to the end. Every event is also given to the session's sinks."""
+    async def send(
+        self, prompt: str | Sequence[Part], *, attachments: Sequence[Part] = ()
+    ) -> AsyncIterator[ev.AgentEvent]:
+        """Run one prompt to the end. Every event is also given to the session's sinks.
+
+        ``prompt`` is what the user typed (its ``@path`` mentions are read); ``attachments`` are contents the
+        editor attached (files, resources), sent after it and never scanned for mentions."""
         if self.running:
             raise RuntimeError("a prompt is already running in this session")
         queue: asyncio.Queue[ev.AgentEvent | None] = asyncio.Queue()
         self._queue = queue
-        task = asyncio.create_task(self._run(prompt))
+        started: list[bool] = []  # this prompt's own flag: a done-callback may run after the next prompt began
+        task = asyncio.create_task(self._run(prompt, tuple(attachments), started))
+        task.add_done_callback(lambda _t: self._finish_unstarted(queue, started))
         self._task = task
         try:
             while (item := await queue.get()) is not None:
@@ -126,6 +133,16 @@ class Session:
                 await task
             self._task = None
 
+    def _finish_unstarted(self, queue: asyncio.Queue[ev.AgentEvent | None], started: list[bool]) -> None:
+        """A task cancelled before its first step never runs ``_run``'s cleanup: end its stream here."""
+        if started:
+            return
+        for event in (ev.UserCancelled(), ev.Stop("cancelled", self.usage)):
+            queue.put_nowait(event)
+            for sink in self.sinks:
+                sink(event)
+        queue.put_nowait(None)
+
     def emit(self, event: ev.AgentEvent) -> None:
         if self._queue is not None:
             self._queue.put_nowait(event)
@@ -135,10 +152,11 @@ class Session:
             except Exception:  # an observer must never break the conversation
                 log.exception("event sink failed")
 
-    async def _run(self, prompt: str | Sequence[Part]) -> None:
+    async def _run(self, prompt: str | Sequence[Part], attachments: tuple[Part, ...], started: list[bool]) -> None:
+        started.append(True)
         stop: ev.StopReason = "end_turn"
         try:
-            stop = await self._prompt(prompt)
+            stop = await self._prompt(prompt, attachments)
         except asyncio.CancelledError:
             self.history.answer_pending("Cancelled by the user.")
             self.emit(ev.UserCancelled())
@@ -158,7 +176,7 @@ class Session:
             if self._queue is not None:
                 self._queue.put_nowait(None)
 
-    async def _prompt(self, prompt: str | Sequence[Part]) -> ev.StopReason:
+    async def _prompt(self, prompt: str | Sequence[Part], attachments: tuple[Part, ...] = ()) -> ev.StopReason:
         text = prompt if isinstance(prompt, str) else "".join(p.text or "" for p in prompt if not p.thought)
         self.emit(ev.UserMessage(text))
         if self.title is None and text.strip():
@@ -170,7 +188,7 @@ class Session:
             if followup is None:
                 return "end_turn"
             prompt = followup
-        parts = await self._expand(prompt)
+        parts = [*await self._expand(prompt), *attachments]
         mark = self.history.mark()
         self.history.add_user(parts)
         self._loop.reset()

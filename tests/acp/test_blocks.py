@@ -18,7 +18,7 @@ read = LocalFileSystem().read_text
 
 async def test_text_only_prompts_stay_a_string_so_slash_commands_work() -> None:
     blocks = [{"type": "text", "text": "/memory "}, {"type": "text", "text": "show"}]
-    assert await prompt_from_blocks(blocks, read) == "/memory show"
+    assert await prompt_from_blocks(blocks, read) == ("/memory show", [])
 
 
 async def test_resource_links(tmp_path: Path) -> None:
@@ -33,12 +33,11 @@ async def test_resource_links(tmp_path: Path) -> None:
         {"type": "resource_link", "name": "docs", "uri": "https://example.com/docs"},
         {"type": "resource_link", "name": "shot", "uri": image.as_uri(), "mimeType": "image/png"},
     ]
-    parts = await prompt_from_blocks(blocks, read)
-    assert isinstance(parts, list)
+    typed, parts = await prompt_from_blocks(blocks, read)
+    assert typed == "Look at"  # what the user typed; the linked contents are attachments (never @-scanned)
     texts = [p.text for p in parts if p.text is not None]
-    assert texts[0] == "Look at"
-    assert f"--- Content from {notes} ---\nremember @this\n" in texts[1]
-    assert "(no such file)" in texts[2] and texts[3] == "[docs](https://example.com/docs)"
+    assert f"--- Content from {notes} ---\nremember @this\n" in texts[0]
+    assert "(no such file)" in texts[1] and texts[2] == "[docs](https://example.com/docs)"
     assert parts[-1] == Part(inline_data=InlineData("image/png", b"\x89PNG-bytes"))
 
 
@@ -50,11 +49,10 @@ async def test_embedded_resources_images_and_audio() -> None:
         {"type": "resource", "resource": {"uri": "file:///w/spec.pdf", "blob": blob}},
         {"type": "audio", "mimeType": "audio/wav", "data": wav},
     ]
-    parts = await prompt_from_blocks(blocks, read)
-    assert isinstance(parts, list)
-    assert parts[0].text is not None and "file:///w/a.py" in parts[0].text and "print(1)" in parts[0].text
-    assert parts[1].inline_data == InlineData("application/pdf", b"%PDF-1.7")
-    assert parts[2].inline_data == InlineData("audio/wav", b"RIFF....WAVE")
+    typed, attached = await prompt_from_blocks(blocks, read)
+    assert typed == [Part(inline_data=InlineData("audio/wav", b"RIFF....WAVE"))]
+    assert attached[0].text is not None and "file:///w/a.py" in attached[0].text and "print(1)" in attached[0].text
+    assert attached[1].inline_data == InlineData("application/pdf", b"%PDF-1.7")
 
 
 @pytest.mark.parametrize(

@@ -516,3 +516,39 @@ def test_symlink_escape_message_says_why(tmp_path: Path) -> None:
     with pytest.raises(PathOutsideWorkspace) as info2:
         ws.resolve("../outside/x")
     assert "symbolic" not in str(info2.value)
+
+
+async def test_attachments_are_sent_but_never_scanned_for_mentions(tmp_path: Path) -> None:
+    from agent_lsp.core.mentions import MentionExpander
+    from agent_lsp.model.base import Part
+
+    asked: list[list[str]] = []
+
+    async def read(paths: list[str]) -> tuple[list[Part], list[str]]:
+        asked.append(paths)
+        return [Part(text=f"content of {p}") for p in paths], []
+
+    session, model = make_session([text_chunks("ok")], tmp_path=tmp_path)
+    session.expand_prompt = MentionExpander(read)
+    attached = Part(text="--- a.py ---\n@dataclass\nclass A: ...\n")
+    await collect_with(session, "explain @b.py", attachments=[attached])
+    assert asked == [["b.py"]]
+    sent = [p.text for p in model.requests[0][1].contents[0].parts]
+    assert sent[-1] == attached.text
+
+
+async def collect_with(session: object, prompt: str, **kw: object) -> list[ev.AgentEvent]:
+    return [e async for e in session.send(prompt, **kw)]  # type: ignore[attr-defined]
+
+
+async def test_cancel_right_after_send_does_not_hang(tmp_path: Path) -> None:
+    session, _ = make_session([text_chunks("never")], tmp_path=tmp_path)
+    stream = session.send("hi")
+    first = asyncio.ensure_future(stream.__anext__())
+    await asyncio.sleep(0)  # the generator has created the task; its first step has not run yet
+    session.cancel()
+    events = [await asyncio.wait_for(first, 2)]
+    events += [e async for e in stream]
+    assert isinstance(events[-1], ev.Stop) and events[-1].reason == "cancelled"
+    more = await collect(session, "again")
+    assert isinstance(more[-1], ev.Stop)

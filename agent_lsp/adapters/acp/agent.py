@@ -410,9 +410,7 @@ class AcpAgent:
         """Cancel the running turn (or the one about to start); its prompt answers ``cancelled``."""
         session = live.handle.session
         if session.running:
-            # Deferred one loop step: a task cancelled before its first step never runs its cleanup, and
-            # the turn's task may have been created only a moment ago.
-            asyncio.get_running_loop().call_soon(session.cancel)
+            session.cancel()
         elif live.prompting:
             live.cancel_pending = True
 
@@ -423,12 +421,12 @@ class AcpAgent:
             if live.prompting > 1 or live.handle.session.running:
                 raise RpcError(INVALID_REQUEST, "A prompt is already running in this session; cancel it first")
             ctx.on_cancel = lambda: self.cancel(live)
-            prompt = await prompt_from_blocks(require_list(params, "prompt"), live.fs.read_text)
+            prompt, attachments = await prompt_from_blocks(require_list(params, "prompt"), live.fs.read_text)
             if live.cancel_pending:
                 return {"stopReason": "cancelled"}
             stop: str = "end_turn"
             error: ev.Error | None = None
-            async for event in live.handle.session.send(prompt):
+            async for event in live.handle.session.send(prompt, attachments=attachments):
                 if isinstance(event, ev.Error):
                     error = event
                 elif isinstance(event, ev.Stop):

@@ -30,11 +30,12 @@ def file_path(uri: str) -> Path | None:
     return Path(unquote(parts.path))
 
 
-async def prompt_from_blocks(blocks: list[Any], read_text: TextReader) -> str | list[Part]:
-    """The prompt for ``Session.send``: a plain string when the user sent only text (so slash commands work),
-    else a list of Parts, one per block, so attached contents stay apart from what the user typed.
-    Raises RpcError -32602 naming the bad block."""
+async def prompt_from_blocks(blocks: list[Any], read_text: TextReader) -> tuple[str | list[Part], list[Part]]:
+    """``(prompt, attachments)`` for ``Session.send``: what the user typed (a plain string when it is only
+    text, so slash commands work; else text and media Parts) and the contents of attached resources, which
+    are never scanned for ``@path`` mentions. Raises RpcError -32602 naming the bad block."""
     parts: list[Part] = []
+    attachments: list[Part] = []
     for i, block in enumerate(blocks):
         where = f"prompt[{i}]"
         if not isinstance(block, dict):
@@ -46,14 +47,14 @@ async def prompt_from_blocks(blocks: list[Any], read_text: TextReader) -> str | 
             mime = _str(block, "mimeType", where)
             parts.append(Part(inline_data=InlineData(mime, _b64(block, "data", where))))
         elif kind == "resource_link":
-            parts.extend(await _resource_link(block, where, read_text))
+            attachments.extend(await _resource_link(block, where, read_text))
         elif kind == "resource":
-            parts.append(_embedded(block, where))
+            attachments.append(_embedded(block, where))
         else:
             raise RpcError.invalid_params(f"{where}.type", "must be one of text, image, audio, resource_link, resource")
-    if all(isinstance(b, dict) and b.get("type") == "text" for b in blocks):
-        return "".join(p.text or "" for p in parts)
-    return parts
+    if all(p.text is not None for p in parts):
+        return "".join(p.text or "" for p in parts), attachments
+    return parts, attachments
 
 
 def _str(block: dict[str, Any], key: str, where: str) -> str:
