@@ -66,7 +66,7 @@ const saved: Saved = vscode.getState() ?? { draft: "", scrollTop: 0, atBottom: t
 const app = document.getElementById("app") as HTMLElement;
 app.innerHTML = `
 <header class="toolbar">
-  <button data-action="newChat" title="Start a new chat">＋ New chat</button>
+  <button data-action="newChat" title="Start a new chat">+ New chat</button>
   <select id="sessions" title="Resume a saved chat" aria-label="Sessions"><option value="">History…</option></select>
   <select id="mode" title="Approval mode" aria-label="Approval mode"></select>
   <select id="model" title="Model" aria-label="Model"></select>
@@ -78,7 +78,7 @@ app.innerHTML = `
 <div id="permissions"></div>
 <footer>
   <div id="progress" class="progress" hidden><span class="spinner" aria-hidden="true"></span><span id="progress-text"></span>
-    <button id="stop" data-action="cancel" title="Stop the agent">■ Stop</button></div>
+    <button id="stop" data-action="cancel" title="Stop the agent">Stop</button></div>
   <div class="composer">
     <textarea id="input" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
     <button id="send" title="Send (Enter)">Send</button>

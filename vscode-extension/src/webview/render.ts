@@ -40,7 +40,7 @@ export function diffSummary(diff: DiffContent): string {
   const before = lineCount(diff.oldText);
   const after = lineCount(diff.newText);
   const what = diff.oldText === null ? "new file" : `${before} → ${after} lines`;
-  return `${diff.path} (${what})`;
+  return `${diff.path.split(/[\\/]/).pop() ?? diff.path} (${what})`;
 }
 
 function renderContent(content: ToolContent, md: Markdown): string {
@@ -78,7 +78,7 @@ export function renderItem(item: ChatItem, md: Markdown): string {
       return `<div class="msg agent">${md(item.text)}</div>`;
     case "thought":
       return (
-        `<details class="thought"><summary>💭 ${escapeHtml(item.subject)}</summary>` +
+        `<details class="thought"><summary>${escapeHtml(item.subject)}</summary>` +
         `<div class="thought-body">${md(item.text)}</div></details>`
       );
     case "tool":
@@ -115,7 +115,7 @@ export function renderPermission(p: PendingPermission): string {
     ? `<button class="review" data-review="${escapeHtml(p.requestId)}" title="Open the proposal beside the file">Review diff</button>`
     : "";
   return (
-    `<div class="permission" data-request="${escapeHtml(p.requestId)}"><div class="perm-title">🔐 ${escapeHtml(p.title)}</div>` +
+    `<div class="permission" data-request="${escapeHtml(p.requestId)}"><div class="perm-title">${escapeHtml(p.title)}</div>` +
     `<div class="perm-buttons">${buttons}${review}</div></div>`
   );
 }

