@@ -172,3 +172,18 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             msg = f"The message (~{need} tokens) would overflow the context window ({left} left); try /compress."
             return [_notice("warning", msg, state)], state
     return [], state
+
+
+def edited_proposal(answer: Any, details: ev.ConfirmationDetails) -> str | None:
+    """The user's edited version of a proposed file change, when an editor sent one back with its approval.
+
+    The permission answer has no field for it, so our editors put it in ``_meta.modifiedContent`` (on the
+    answer or on its ``outcome``); it only applies to edit proposals."""
+    if details.type != "edit" or not isinstance(answer, Mapping):
+        return None
+    for holder in (answer, answer.get("outcome")):
+        meta = holder.get("_meta") if isinstance(holder, Mapping) else None
+        if isinstance(meta, Mapping) and isinstance(meta.get("modifiedContent"), str):
+            text: str = meta["modifiedContent"]
+            return text
+    return None

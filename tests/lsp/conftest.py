@@ -87,6 +87,7 @@ class Editor:
     message_requests: list[dict[str, Any]] = field(default_factory=list)
     edits: list[dict[str, Any]] = field(default_factory=list)
     permission_answer: str | None = "proceed_once"
+    permission_meta: dict[str, Any] | None = None  # e.g. {"modifiedContent": ...}: the user edited the proposal
     action_answer: str | None = "Allow once"
     # Called before the client answers a permission question (e.g. to type into a buffer meanwhile).
     before_answer: Callable[[], None] | None = None
@@ -236,7 +237,10 @@ async def start_editor(
             return {"outcome": {"outcome": "cancelled"}}
         if editor.permission_answer == "fail":
             raise RuntimeError("the permission dialog crashed")
-        return {"outcome": {"outcome": "selected", "optionId": editor.permission_answer}}
+        answer: dict[str, Any] = {"outcome": {"outcome": "selected", "optionId": editor.permission_answer}}
+        if editor.permission_meta is not None:
+            answer["_meta"] = editor.permission_meta
+        return answer
 
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
     def on_message_request(params: types.ShowMessageRequestParams) -> Any:

@@ -155,3 +155,18 @@ async def test_failed_permission_request_rejects_and_is_logged(launch: Any) -> N
     assert editor.edits == [] and not (editor.project / "y.txt").exists()
     logged = [m.message for m in editor.client.log_messages]
     assert any("agent/requestPermission failed" in m for m in logged), logged
+
+
+async def test_an_edited_proposal_is_what_gets_applied(launch: Any) -> None:
+    """The user edits the proposal in the review before accepting: that text is applied, not the model's."""
+    editor = await launch(
+        [call_line("write_file", {"file_path": "greet.py", "content": "print('hi')\n"}), text_line("Written.")],
+        experimental=PERMISSIONS,
+    )
+    editor.permission_meta = {"modifiedContent": "print('hello, reviewed')\n"}
+    session = await editor.new_session()
+    result = await editor.request("agent/prompt", {"sessionId": session, "prompt": "write greet.py"})
+    assert result["stopReason"] == "end_turn"
+    assert (editor.project / "greet.py").read_text() == "print('hello, reviewed')\n"
+    done = _tool_updates(editor, "completed")
+    assert any(c.get("newText") == "print('hello, reviewed')\n" for u in done for c in u.get("content", []))

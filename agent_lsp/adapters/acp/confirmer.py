@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_lsp import events as ev
 from agent_lsp.adapters.acp.jsonrpc import Connection, RpcError
-from agent_lsp.adapters.updates import permission_tool_call
+from agent_lsp.adapters.updates import edited_proposal, permission_tool_call
 from agent_lsp.core.ports import ConfirmationResult, Outcome
 
 log = logging.getLogger(__name__)
@@ -66,4 +66,8 @@ class AcpConfirmer:
             return ConfirmationResult("cancel")
         except ConnectionError:
             return ConfirmationResult("cancel")
-        return ConfirmationResult(outcome_of(answer))
+        outcome = outcome_of(answer)
+        edited = edited_proposal(answer, details)
+        if outcome != "cancel" and edited is not None:
+            return ConfirmationResult("modify", edited)
+        return ConfirmationResult(outcome)

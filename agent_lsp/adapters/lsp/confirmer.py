@@ -15,6 +15,7 @@ from agent_lsp.adapters.lsp import client as caps
 from agent_lsp.adapters.lsp import convert
 from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
 from agent_lsp.adapters.lsp.documents import path_to_uri
+from agent_lsp.adapters.updates import edited_proposal
 from agent_lsp.core.ports import ConfirmationResult
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,11 @@ class LspConfirmer:
             except ClientRequestError as exc:
                 log.warning("agent/requestPermission failed, treating as a rejection: %s", exc)
                 return ConfirmationResult("cancel")
-            return ConfirmationResult(convert.outcome_from_permission(answer, details))
+            outcome = convert.outcome_from_permission(answer, details)
+            edited = edited_proposal(answer, details)
+            if outcome != "cancel" and edited is not None:
+                return ConfirmationResult("modify", edited)
+            return ConfirmationResult(outcome)
         await self._show_file(details)
         try:
             answer = await self.client.request("window/showMessageRequest", convert.show_message_request(details))
