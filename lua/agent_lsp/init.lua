@@ -6,6 +6,9 @@ local M = {}
 
 local augroup = vim.api.nvim_create_augroup("agent_lsp", { clear = true })
 
+---The running turn's latest progress message ("" when idle).
+local progress_message = ""
+
 ---Configure the plugin; with `auto_attach` (the default) file buffers are attached to the server as they open.
 ---@param opts agent_lsp.UserConfig?
 function M.setup(opts)
@@ -25,11 +28,13 @@ function M.setup(opts)
     callback = function(ev)
       local client = vim.lsp.get_client_by_id(ev.data.client_id)
       local value = ev.data.params and ev.data.params.value
-      if client and client.name == "agent-lsp" and type(value) == "table" and value.kind == "report" then
-        local s = require("agent_lsp.session").current
-        if s and s.request and value.message then
-          require("agent_lsp.chat.view").set_status(value.message)
-        end
+      if not (client and client.name == "agent-lsp" and type(value) == "table") then
+        return
+      end
+      progress_message = value.kind ~= "end" and (value.message or "") or ""
+      local s = require("agent_lsp.session").current
+      if value.kind == "report" and s and s.request and value.message then
+        require("agent_lsp.chat.view").set_status(value.message)
       end
     end,
   })
@@ -94,14 +99,14 @@ function M.edit(first, last, instruction)
   require("agent_lsp.actions").on_range("agent.editSelection", first, last, instruction)
 end
 
----A short status for statuslines: the running turn's latest progress message, or "".
+---A short status for statuslines: the running turn's latest progress message, or "" when idle.
 ---@return string
 function M.statusline()
-  local s = require("agent_lsp.session").current
+  local s = package.loaded["agent_lsp.session"] and require("agent_lsp.session").current
   if not (s and s.request) then
     return ""
   end
-  return "Agent: working…"
+  return "Agent: " .. (progress_message ~= "" and progress_message or "working…")
 end
 
 return M

@@ -12,8 +12,10 @@ FIX = {
     "old_string": "    return sum(values) / (len(values) - 1)",
     "new_string": "    return sum(values) / len(values)",
 }
-# Long enough that the turn is still streaming when the cancel arrives right after the first chunk.
+# A long stream, then a slow command: the cancel sent on the first chunk usually lands mid-stream, and
+# always before the turn could end.
 CANCEL_CHUNKS = 5000
+SLOW_COMMAND = {"command": "sleep 30", "description": "Wait"}
 
 
 def text_line(*texts: str) -> dict[str, Any]:
@@ -41,6 +43,16 @@ def call_line(name: str, args: dict[str, Any], *, thought: str | None = None) ->
             }
         ],
     }
+
+
+def stream_then_call(texts: list[str], name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """One model response streaming ``texts``, then calling tool ``name`` in its last chunk."""
+    line = text_line(*texts)
+    last = line["response"][-1]["candidates"][0]
+    del last["finishReason"]
+    call = {"functionCall": {"name": name, "args": args, "id": f"call-{name}"}}
+    line["response"].append({"candidates": [{"content": {"role": "model", "parts": [call]}, "finishReason": "STOP"}]})
+    return line
 
 
 @dataclass(frozen=True)
@@ -104,7 +116,11 @@ SCENARIOS: dict[str, Scenario] = {
     "cancel_permission": Scenario([call_line("replace", FIX), text_line("Never sent.")], {"stats.py": STATS}),
     "permission_edit": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
     "cancel": Scenario(
-        [text_line(*(f"word{i} " for i in range(CANCEL_CHUNKS)))], env={"AGENT_NVIM_CHUNKS": str(CANCEL_CHUNKS)}
+        [
+            stream_then_call([f"word{i} " for i in range(CANCEL_CHUNKS)], "run_shell_command", SLOW_COMMAND),
+            text_line("AFTER THE TOOL"),
+        ],
+        env={"AGENT_NVIM_CHUNKS": str(CANCEL_CHUNKS)},
     ),
     "sessions": Scenario([text_line("Hello ", "back.")]),
     "mode": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),

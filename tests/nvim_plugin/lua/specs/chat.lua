@@ -28,6 +28,9 @@ return function()
   vim.api.nvim_buf_set_lines(view.prompt_buf(), 0, -1, false, { "what is in this project?" })
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false) -- the prompt buffer's submit keymap
   H.wait(function()
+    return require("agent_lsp").statusline():find("^Agent: ") ~= nil or #done == 1
+  end, "a statusline while the turn runs")
+  H.wait(function()
     return #done == 1
   end, "the end of the turn")
   H.eq(done[1].stopReason, "end_turn", "stop reason")
@@ -55,4 +58,5 @@ return function()
   H.eq(progress[1], "begin:Thinking…", "first progress")
   H.ok(vim.tbl_contains(progress, "report:Looking around"), "a progress report from the thought")
   H.eq(progress[#progress], "end:Done", "last progress")
+  H.eq(require("agent_lsp").statusline(), "", "statusline when idle")
 end
