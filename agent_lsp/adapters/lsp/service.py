@@ -403,6 +403,8 @@ class AgentService:
         if not arguments or not isinstance(arguments[0], Mapping):
             raise RequestError(INVALID_PARAMS, f"{command} takes one argument: {{uri, range, diagnostics?}}")
         context = dict(arguments[0])
+        # An editor that keeps its own chat session says which one; the context carries it no further.
+        wanted = context.pop("sessionId", None)
         context.setdefault("selectedText", await self._selected_text(context))
         instruction = context.pop("instruction", None)
         if command == lsp_caps.CMD_EDIT_SELECTION and not instruction:
@@ -414,7 +416,7 @@ class AgentService:
             if not instruction:
                 return None
         text = convert.command_prompt(command, context, instruction)
-        session_id = await self._current_session()
+        session_id = wanted if isinstance(wanted, str) and wanted in self.sessions else await self._current_session()
         result = await self.prompt({"sessionId": session_id, "prompt": text}, request_id)
         return {"sessionId": session_id, **result}
 
