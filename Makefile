@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install lint typecheck bench clean
+.PHONY: demo test test-deps install lint typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-test: $(STAMP)
+# Editor toolchains for the editor tests: luacheck (Debian), Chromium + Node 24 + code-server 4.139 (npm).
+# Both scripts are idempotent and return at once when everything is in place.
+test-deps: $(STAMP)
+	bash scripts/install-lua-tools.sh
+	bash scripts/install-vscode-deps.sh
+
+test: $(STAMP) test-deps
 	$(VENV)/bin/ruff check agent_lsp tests bench
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -q -p no:cacheprovider
