@@ -118,3 +118,13 @@ def test_workspace_edit_shapes() -> None:
     created = create_edit("file:///n", "hi\n", label="Write n", annotate=False, needs_confirmation=False)
     assert created["documentChanges"][0]["kind"] == "create"
     assert created["documentChanges"][1]["edits"][0]["newText"] == "hi\n"
+
+
+def test_appends_are_inserted_before_the_final_newline() -> None:
+    """Neovim adds a stray empty line for an insert after a document's final newline; the edit avoids it."""
+    for old, new in (("a\nb\n", "a\nb\nc\n"), ("a\r\nb\r\n", "a\r\nb\r\nc\r\n"), ("\n", "\nq\n")):
+        edits = text_edits(old, new)
+        assert apply_text_edits(old, edits) == new
+        end = edits[-1]["range"]["end"]
+        last_line = old.count("\n")
+        assert end["line"] < last_line, (old, edits)  # never at the position after the final newline

@@ -27,6 +27,14 @@ def text_edits(old: str, new: str) -> list[TextEdit]:
     for i1, i2, j1, j2 in _changed_regions(a, b):
         begin, end = a_offs.at(i1), a_offs.at(i2)
         replacement = new[b_offs.at(j1) : b_offs.at(j2)]
+        if begin == end == len(old) and old.endswith("\n") and replacement.endswith("\n"):
+            # An append after the final newline: some clients (Neovim) then add a stray empty line. The same
+            # text results from inserting just before that newline, which every client applies cleanly.
+            nl = 2 if old.endswith("\r\n") and replacement.endswith("\r\n") else 1
+            end = len(old) - nl
+            begin = old.rfind("\n", 0, end) + 1  # _trimmed wants the start of a line: the last one
+            replacement = old[begin:] + replacement[:-nl]
+            i1 = old.count("\n", 0, begin)
         edits.append(_trimmed(old, begin, end, replacement, i1))
     return edits
 
