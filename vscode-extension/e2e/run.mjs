@@ -91,6 +91,7 @@ function script() {
     editLine("e2e-1", "I'll make the **greeting** friendlier:\n\n```python\nreturn \"Hello, \" + name + \"!\"\n```\n", '    return "Hello " + name', '    return "Hello, " + name + "!"'),
     textLine("Done: ", "`greet` now says *Hello, world!*"),
     editLine("e2e-2", "Next I'll shout the greeting.", '    return "Hello, " + name + "!"', '    return "HELLO, " + name.upper() + "!"'),
+    textLine("`greet` builds a ", "greeting for *name*."),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -266,7 +267,22 @@ async function main() {
       throw new Error(`app.py changed although the proposal was rejected:\n${after}`);
     }
     log("run 2 ok: the rejected edit left app.py unchanged");
-    console.log("e2e: 2 passed, 0 failed");
+
+    // Run 3: "Agent: Explain Selection" from the command palette runs the server's command in the panel.
+    await page.keyboard.press("Control+P");
+    await page.locator(".quick-input-widget input").fill("app.py");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "app.py" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".monaco-editor .view-line", { hasText: "def greet" }).first().click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("F1");
+    await page.locator(".quick-input-widget input").fill(">Agent: Explain Selection");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Explain Selection" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "greeting for name" }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    log("run 3 ok: Explain Selection answered in the panel");
+    console.log("e2e: 3 passed, 0 failed");
   } catch (err) {
     failed = true;
     const shot = path.join(tmp, "failure.png");

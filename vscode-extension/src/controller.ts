@@ -45,6 +45,7 @@ export class ChatController {
   private readonly listeners: ((state: S.ChatState) => void)[] = [];
   private creating: Promise<string> | undefined;
   private loading: string | undefined;
+  private panelReady = false;
   review: DiffReview | undefined;
 
   constructor(
@@ -73,6 +74,10 @@ export class ChatController {
   attach(connection: Connection): void {
     this.connection = connection;
     this.set(S.setServerStatus(this.state, "running"));
+    if (this.panelReady) {
+      // The panel is already open: give it a session so its mode and model pickers fill in.
+      this.ensureSession().catch((err: unknown) => this.set(S.addNotice(this.state, "error", errorText(err))));
+    }
   }
 
   /** The server stopped (or failed to start): open questions are cancelled, the session is gone with it. */
@@ -296,6 +301,7 @@ export class ChatController {
     try {
       switch (msg.type) {
         case "ready":
+          this.panelReady = true;
           this.set({ ...this.state });
           if (this.connection !== undefined) {
             await this.ensureSession();

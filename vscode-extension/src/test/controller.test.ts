@@ -180,3 +180,14 @@ test("without a server, actions report why instead of throwing", async () => {
   assert.equal(last?.kind, "notice");
   assert.match((last as { text: string }).text, /not found/);
 });
+
+test("a server that starts after the panel opened gets a session for the pickers", async () => {
+  const host = new FakeHost();
+  const controller = new ChatController(host, new PermissionBroker(), () => ({ cwd: "/ws" }));
+  await controller.handleMessage({ type: "ready" });
+  const conn = new FakeConnection().on("agent/newSession", () => description("s9"));
+  controller.attach(conn);
+  await tick();
+  assert.equal(controller.state.sessionId, "s9");
+  assert.equal(controller.state.models.length, 1);
+});
