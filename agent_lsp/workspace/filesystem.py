@@ -58,13 +58,22 @@ def _write_checked(path: Path, content: str, expected: str | None) -> None:
         current = _read(path)
     except FileNotFoundError:
         current = None
-    if current != expected:
-        if expected is None:
-            raise StaleFileError(f"{path} was created by someone else since the agent looked; not overwritten")
-        if current is None:
-            raise StaleFileError(f"{path} was deleted since the agent read it; not recreated")
-        raise StaleFileError(f"{path} changed since the agent read it; re-read it before editing")
+    check_unchanged(path, expected, current)
     atomic_write(path, content)
+
+
+def check_unchanged(path: Path, expected: str | None, current: str | None, *, where: str = "") -> None:
+    """Refuse a write whose base text is not the file's current text (None: the file does not exist).
+
+    Every FileSystem uses this, so the model always reads the same explanation; ``where`` says, for
+    example, " in the editor"."""
+    if current == expected:
+        return
+    if expected is None:
+        raise StaleFileError(f"{path} was created by someone else since the agent looked; not overwritten")
+    if current is None:
+        raise StaleFileError(f"{path} was deleted since the agent read it; not recreated")
+    raise StaleFileError(f"{path} changed{where} since the agent read it; re-read it before editing")
 
 
 def atomic_write(path: Path, content: str) -> None:

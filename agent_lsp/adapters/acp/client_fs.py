@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agent_lsp.adapters.acp.jsonrpc import RESOURCE_NOT_FOUND, Connection, RpcError
-from agent_lsp.errors import StaleFileError, ToolError
-from agent_lsp.workspace.filesystem import LocalFileSystem
+from agent_lsp.errors import ToolError
+from agent_lsp.workspace.filesystem import LocalFileSystem, check_unchanged
 
 log = logging.getLogger(__name__)
 
@@ -75,12 +75,7 @@ class ClientFileSystem:
             current = await self.read_text(path)
         except FileNotFoundError:
             current = None
-        if current != expected:
-            if expected is None:
-                raise StaleFileError(f"{path} was created by someone else since the agent looked; not overwritten")
-            if current is None:
-                raise StaleFileError(f"{path} was deleted since the agent read it; not recreated")
-            raise StaleFileError(f"{path} changed in the editor since the agent read it; re-read it before editing")
+        check_unchanged(path, expected, current, where=" in the editor")
         try:
             await self.conn.request(
                 "fs/write_text_file", {"sessionId": self.session_id, "path": str(path), "content": content}

@@ -16,8 +16,8 @@ from agent_lsp.adapters.lsp import client as caps
 from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
 from agent_lsp.adapters.lsp.documents import Document, DocumentStore, canonical, path_to_uri
 from agent_lsp.adapters.lsp.edits import change_edit, create_edit, text_edits
-from agent_lsp.errors import StaleFileError, ToolError
-from agent_lsp.workspace.filesystem import LocalFileSystem
+from agent_lsp.errors import ToolError
+from agent_lsp.workspace.filesystem import LocalFileSystem, check_unchanged
 
 log = logging.getLogger(__name__)
 SYNC_WAIT_S = 2.0  # how long to wait for the editor's didChange after it applied our edit
@@ -77,8 +77,7 @@ class LspFileSystem:
         """``review``: ask the editor to show its confirmation preview (when it supports annotations)."""
         doc = self.documents.get(path)
         current = await self._current(path, doc)
-        if current != expected:
-            raise _stale(path, expected, current, open_in_editor=doc is not None)
+        check_unchanged(path, expected, current, where=" in the editor" if doc is not None else "")
         client_caps = self.client.capabilities
         if not caps.capability(client_caps, "workspace.applyEdit"):
             await self._disk.write_text(path, content, expected=expected, label=label)
@@ -164,12 +163,3 @@ class SessionFileSystem:
 
     def open_buffers(self) -> dict[Path, str]:
         return self.shared.open_buffers()
-
-
-def _stale(path: Path, expected: str | None, current: str | None, *, open_in_editor: bool) -> StaleFileError:
-    if expected is None:
-        return StaleFileError(f"{path} was created by someone else since the agent looked; not overwritten")
-    if current is None:
-        return StaleFileError(f"{path} was deleted since the agent read it; not recreated")
-    where = " (in the editor)" if open_in_editor else ""
-    return StaleFileError(f"{path} changed{where} since the agent read it; re-read it before editing")
