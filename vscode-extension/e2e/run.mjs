@@ -108,6 +108,8 @@ function script() {
         },
       ],
     },
+    editLine("e2e-4", "Adding a docstring.", "def greet(name):\n", 'def greet(name):\n    """Greet someone."""\n'),
+    textLine("Added the docstring."),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -156,6 +158,7 @@ async function main() {
         "extensions.autoCheckUpdates": false,
         "extensions.autoUpdate": false,
         "workbench.startupEditor": "none",
+        "agentLsp.trace.server": "verbose",
         "workbench.tips.enabled": false,
         "workbench.enableExperiments": false,
         "workbench.secondarySideBar.defaultVisibility": "hidden",
@@ -318,7 +321,26 @@ async function main() {
     await chat.locator(".notice", { hasText: "Cancelled." }).waitFor();
     await chat.locator("#progress").waitFor({ state: "hidden" });
     log("run 4 ok: Stop ended the running command");
-    console.log("e2e: 4 passed, 0 failed");
+
+    // Run 5: edit the proposal in the diff editor before accepting; the answer carries the edited text.
+    await chat.locator("#input").fill("Document greet");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".permission .review").click();
+    const proposed = page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: "Greet someone" }).first();
+    await proposed.click();
+    await page.keyboard.press("End");
+    await page.keyboard.type("  # reviewed");
+    await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: "# reviewed" }).first().waitFor();
+    await page.locator('.editor-actions [aria-label^="Accept Proposal"]').first().click();
+    await chat.locator(".msg.agent", { hasText: "Added the docstring." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    const trace = agentLog(dirs["user-data"]);
+    if (!/"modifiedContent":\s*"def greet\(name\):\\n    \\"\\"\\"Greet someone\.\\"\\"\\"  # reviewed\\n/.test(trace)) {
+      throw new Error(`the permission answer did not carry the edited proposal:\n${trace.slice(-3000)}`);
+    }
+    await waitFor("the edited proposal on disk", () => fs.readFileSync(appFile, "utf8").includes('"""Greet someone."""  # reviewed'));
+    log("run 5 ok: the proposal edited in the diff review is what landed on disk");
+    console.log("e2e: 5 passed, 0 failed");
   } catch (err) {
     failed = true;
     const shot = path.join(tmp, "failure.png");
@@ -358,6 +380,16 @@ async function openAgentView(page) {
   await page.locator(".quick-input-list .monaco-list-row").first().waitFor();
   await page.keyboard.press("Enter");
   await frame.waitFor();
+}
+
+/** The Agent output channel's log (server messages and, with trace on, the LSP traffic). */
+function agentLog(userData) {
+  const logs = path.join(userData, "logs");
+  let text = "";
+  for (const file of fs.readdirSync(logs, { recursive: true })) {
+    if (/output_logging_.*-Agent\.log$/.test(String(file))) text += fs.readFileSync(path.join(logs, String(file)), "utf8");
+  }
+  return text;
 }
 
 function dumpLogs(userData) {

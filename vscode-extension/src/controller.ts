@@ -210,10 +210,13 @@ export class ChatController {
     }
     this.set(S.setBusy(this.state, true, "Thinking…"));
     try {
-      await this.ensureSession();
+      const sessionId = await this.ensureSession();
+      // The server runs the command in the session named here, so the turn lands in the panel's chat.
+      const first = args[0];
+      const named = typeof first === "object" && first !== null ? [{ ...first, sessionId }, ...args.slice(1)] : args;
       const result = await this.conn().sendRequest<{ stopReason?: string } | null>("workspace/executeCommand", {
         command,
-        arguments: args,
+        arguments: named,
       });
       if (result?.stopReason) {
         this.noteStop(result.stopReason);

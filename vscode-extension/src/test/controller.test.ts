@@ -167,7 +167,7 @@ test("server commands run through workspace/executeCommand and show the turn", a
   conn.on("workspace/executeCommand", () => ({ sessionId: "s1", stopReason: "end_turn" }));
   await controller.runServerCommand("agent.explain", [{ uri: "file:///ws/a.py" }]);
   const sent = conn.requests.find((r) => r.method === "workspace/executeCommand");
-  assert.deepEqual(sent?.params, { command: "agent.explain", arguments: [{ uri: "file:///ws/a.py" }] });
+  assert.deepEqual(sent?.params, { command: "agent.explain", arguments: [{ uri: "file:///ws/a.py", sessionId: "s1" }] });
   assert.equal(controller.state.busy, false);
 });
 
