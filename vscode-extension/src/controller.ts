@@ -1,7 +1,7 @@
 // The chat's behaviour: sessions, prompts, cancellation, updates and permission questions, over a plain Connection.
 
 import type { DiffReview } from "./diffReview";
-import type { Connection, Host } from "./host";
+import type { Cancellation, Connection, Host } from "./host";
 import type { FromWebview } from "./messages";
 import {
   ALLOW_ONCE,
@@ -261,8 +261,13 @@ export class ChatController {
   }
 
   /** agent/requestPermission: asked in the panel, or by a notification when the panel is not on screen. */
-  async onRequestPermission(params: RequestPermissionParams): Promise<RequestPermissionResult> {
+  async onRequestPermission(params: RequestPermissionParams, token?: Cancellation): Promise<RequestPermissionResult> {
     const { requestId, answer } = this.broker.ask(params);
+    // The server withdraws a question when the turn is cancelled: the card (and any diff review) goes away.
+    const withdrawn = token?.onCancellationRequested(() => this.broker.cancel(requestId));
+    if (token?.isCancellationRequested) {
+      this.broker.cancel(requestId);
+    }
     const diff = diffOf(params);
     this.set(
       S.addPermission(this.state, {
@@ -280,6 +285,7 @@ export class ChatController {
     try {
       return await answer;
     } finally {
+      withdrawn?.dispose();
       this.set(S.removePermission(this.state, requestId));
     }
   }

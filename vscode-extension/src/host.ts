@@ -27,3 +27,9 @@ export interface Connection {
   sendRequest<R>(method: string, params: unknown): Promise<R>;
   sendNotification(method: string, params: unknown): Promise<void>;
 }
+
+/** The part of a JSON-RPC cancellation token the logic uses (the server withdraws a question with $/cancelRequest). */
+export interface Cancellation {
+  readonly isCancellationRequested: boolean;
+  onCancellationRequested(listener: () => void): { dispose(): void };
+}

@@ -106,8 +106,8 @@ export class AgentServer implements vscode.Disposable {
     const client = new LanguageClient("agentLsp", "Agent", serverOptions, clientOptions);
     client.registerFeature(agentCapabilities);
     client.onNotification(METHODS.update, (params: UpdateParams) => this.controller.onUpdate(params));
-    client.onRequest(METHODS.requestPermission, (params: RequestPermissionParams) =>
-      this.controller.onRequestPermission(params),
+    client.onRequest(METHODS.requestPermission, (params: RequestPermissionParams, token) =>
+      this.controller.onRequestPermission(params, token),
     );
     client.onDidChangeState((event) => {
       if (event.newState === State.Stopped && this.client === client) {

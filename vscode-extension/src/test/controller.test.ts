@@ -191,3 +191,24 @@ test("a server that starts after the panel opened gets a session for the pickers
   assert.equal(controller.state.sessionId, "s9");
   assert.equal(controller.state.models.length, 1);
 });
+
+test("a question the server withdraws ($/cancelRequest) leaves the panel and closes its review", async () => {
+  const { controller, host } = setup();
+  const listeners: (() => void)[] = [];
+  const token = {
+    isCancellationRequested: false,
+    onCancellationRequested(listener: () => void) {
+      listeners.push(listener);
+      return { dispose: () => undefined };
+    },
+  };
+  const answer = controller.onRequestPermission(editPermission(), token);
+  const [pending] = controller.state.permissions;
+  await controller.review?.open(pending.requestId);
+  token.isCancellationRequested = true;
+  listeners.forEach((l) => l());
+  assert.deepEqual(await answer, { outcome: { outcome: "cancelled" } });
+  await tick();
+  assert.deepEqual(controller.state.permissions, []);
+  assert.equal(host.closed.length, 1, "the diff review closed");
+});

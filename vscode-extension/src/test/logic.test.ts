@@ -9,7 +9,7 @@ import { stripConfirmation } from "../edits";
 import { parseWebviewMessage } from "../messages";
 import { PermissionBroker, choices, describe } from "../permissions";
 import { missingServerMessage, resolveExecutable, serverCommand, serverSettings, type SettingReader } from "../settings";
-import { escapeHtml, renderItem, renderPermission, usageText } from "../webview/render";
+import { escapeHtml, renderCommandHints, renderItem, renderPermission, usageText } from "../webview/render";
 import { editPermission } from "./fakes";
 
 function reader(values: Record<string, unknown>): SettingReader {
@@ -143,4 +143,17 @@ test("rendering escapes the agent's text and wires buttons by request id", () =>
   assert.match(perm, /data-request="perm-1" data-option="proceed_once"[^>]*>Allow once</);
   assert.match(perm, /data-review="perm-1"[^>]*>Review diff</);
   assert.equal(usageText({ usage: { used: 2500, size: 10000 } } as never), "2,500 tokens (25% of context)");
+});
+
+test("slash-command hints match the typed prefix and stop once arguments start", () => {
+  const commands = [
+    { name: "memory", description: "Manage memory", input: { hint: "show | add <fact>" } },
+    { name: "compress", description: "Compress the chat" },
+  ];
+  const hints = renderCommandHints("/me", commands);
+  assert.match(hints, /data-command="memory"><b>\/memory<\/b> <i>show \| add &lt;fact&gt;<\/i>/);
+  assert.ok(!hints.includes("compress"));
+  assert.equal(renderCommandHints("/memory add x", commands), "");
+  assert.equal(renderCommandHints("hello", commands), "");
+  assert.match(renderCommandHints("/", commands), /compress/);
 });

@@ -21,7 +21,7 @@ import yaml from "highlight.js/lib/languages/yaml";
 import MarkdownIt from "markdown-it";
 import type { FromWebview, ToWebview } from "../messages";
 import type { ChatState } from "../state";
-import { escapeHtml, renderItem, renderPermission, renderPlan, serverBanner, usageText } from "./render";
+import { escapeHtml, renderCommandHints, renderItem, renderPermission, renderPlan, serverBanner, usageText } from "./render";
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -79,6 +79,7 @@ app.innerHTML = `
 <footer>
   <div id="progress" class="progress" hidden><span class="spinner" aria-hidden="true"></span><span id="progress-text"></span>
     <button id="stop" data-action="cancel" title="Stop the agent">Stop</button></div>
+  <div id="hints"></div>
   <div class="composer">
     <textarea id="input" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
     <button id="send" title="Send (Enter)">Send</button>
@@ -96,6 +97,9 @@ let state: ChatState | undefined;
 const rendered = new Map<string, { sig: string; node: HTMLElement }>();
 
 input.value = saved.draft;
+function showHints(): void {
+  el("hints").innerHTML = renderCommandHints(input.value, state?.commands ?? []);
+}
 function save(): void {
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
   vscode.setState({ draft: input.value, scrollTop: transcript.scrollTop, atBottom });
@@ -109,9 +113,13 @@ function send(): void {
   vscode.postMessage({ type: "send", text });
   input.value = "";
   save();
+  showHints();
 }
 
-input.addEventListener("input", save);
+input.addEventListener("input", () => {
+  save();
+  showHints();
+});
 input.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
@@ -131,13 +139,20 @@ modeSelect.addEventListener("change", () => vscode.postMessage({ type: "setMode"
 modelSelect.addEventListener("change", () => vscode.postMessage({ type: "setModel", modelId: modelSelect.value }));
 
 document.addEventListener("click", (event) => {
-  const target = (event.target as HTMLElement).closest<HTMLElement>("[data-action],[data-option],[data-review],[data-path]");
+  const target = (event.target as HTMLElement).closest<HTMLElement>(
+    "[data-action],[data-option],[data-review],[data-path],[data-command]",
+  );
   if (target === null) {
     return;
   }
   event.preventDefault();
-  const { action, option, request, review, path, line } = target.dataset;
-  if (action === "newChat" || action === "cancel" || action === "restartServer") {
+  const { action, option, request, review, path, line, command } = target.dataset;
+  if (command !== undefined) {
+    input.value = `/${command} `;
+    input.focus();
+    save();
+    showHints();
+  } else if (action === "newChat" || action === "cancel" || action === "restartServer") {
     vscode.postMessage({ type: action });
   } else if (option !== undefined && request !== undefined) {
     vscode.postMessage({ type: "permission", requestId: request, optionId: option });

@@ -1,7 +1,7 @@
 // Pure HTML rendering of the chat state for the webview (markdown is passed in, so this runs in unit tests too).
 
 import { choices } from "../permissions";
-import type { DiffContent, PlanEntry, ToolContent } from "../protocol";
+import type { CommandInfo, DiffContent, PlanEntry, ToolContent } from "../protocol";
 import type { ChatItem, ChatState, PendingPermission, ToolItem } from "../state";
 
 export type Markdown = (text: string) => string;
@@ -139,4 +139,21 @@ export function serverBanner(state: ChatState): string {
     return `<div class="banner">Starting the agent server…</div>`;
   }
   return "";
+}
+
+/** Slash-command hints while the draft is "/word" (no space yet): name, input hint and description. */
+export function renderCommandHints(draft: string, commands: CommandInfo[]): string {
+  const match = /^\/(\S*)$/.exec(draft);
+  if (match === null) {
+    return "";
+  }
+  const rows = commands
+    .filter((c) => c.name.startsWith(match[1]))
+    .map(
+      (c) =>
+        `<li><a href="#" data-command="${escapeHtml(c.name)}"><b>/${escapeHtml(c.name)}</b>` +
+        `${c.input ? ` <i>${escapeHtml(c.input.hint)}</i>` : ""}</a> ${escapeHtml(c.description)}</li>`,
+    )
+    .join("");
+  return rows ? `<ul class="commands">${rows}</ul>` : "";
 }
