@@ -63,11 +63,12 @@ def test_end_to_end_in_code_server(tmp_path: Path) -> None:
         ["node", "e2e/run.mjs", "--python", sys.executable, "--screenshot", str(shot)],
         timeout=240,
     )
-    assert "e2e: 5 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
+    assert "e2e: 6 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
     assert "run 1 ok: the accepted edit is on disk" in proc.stdout
     assert "run 2 ok: the rejected edit left app.py unchanged" in proc.stdout
     assert "run 3 ok: Explain Selection answered in the panel" in proc.stdout
     assert "draft kept across hiding the panel" in proc.stdout
     assert "run 4 ok: Stop ended the running command" in proc.stdout
     assert "run 5 ok: the proposal edited in the diff review is what landed on disk" in proc.stdout
+    assert "run 6 ok: the server's refactor code action ran in the panel" in proc.stdout
     assert shot.stat().st_size > 10_000, "the panel screenshot is empty"

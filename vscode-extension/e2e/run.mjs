@@ -110,6 +110,7 @@ function script() {
     },
     editLine("e2e-4", "Adding a docstring.", "def greet(name):\n", 'def greet(name):\n    """Greet someone."""\n'),
     textLine("Added the docstring."),
+    textLine("Renamed nothing: ", "`greet` is already a clear name."),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -339,8 +340,33 @@ async function main() {
       throw new Error(`the permission answer did not carry the edited proposal:\n${trace.slice(-3000)}`);
     }
     await waitFor("the edited proposal on disk", () => fs.readFileSync(appFile, "utf8").includes('"""Greet someone."""  # reviewed'));
+    await waitFor("the edited proposal's editor to close", async () => (await page.locator(".tab", { hasText: "perm-" }).count()) === 0);
     log("run 5 ok: the proposal edited in the diff review is what landed on disk");
-    console.log("e2e: 5 passed, 0 failed");
+
+    // Run 6: the server's "Edit selection with agent…" code action from VS Code's Refactor menu asks for an
+    // instruction and runs in the panel.
+    await page.keyboard.press("Control+P");
+    await page.locator(".quick-input-widget input").fill("app.py");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "app.py" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".monaco-editor .view-line", { hasText: "def greet" }).first().click();
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Shift+ArrowDown");
+    await page.keyboard.press("F1");
+    await page.locator(".quick-input-widget input").fill(">Refactor...");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Refactor..." }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".action-widget .monaco-list-row", { hasText: "Edit selection with agent" }).first().click();
+    await page.locator(".quick-input-widget input").fill("give it a better name");
+    await page.keyboard.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "already a clear name" }).waitFor();
+    log("run 6 ok: the server's refactor code action ran in the panel");
+    const toasts = await page.locator(".notifications-toasts .notification-toast").allInnerTexts();
+    const bad = toasts.filter((t) => /fail|error|agent-proposal/i.test(t));
+    if (bad.length > 0) {
+      throw new Error(`unexpected notifications: ${bad.join(" | ")}`);
+    }
+    console.log("e2e: 6 passed, 0 failed");
   } catch (err) {
     failed = true;
     const shot = path.join(tmp, "failure.png");

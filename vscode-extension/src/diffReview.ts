@@ -163,9 +163,8 @@ export class DiffReview {
     if (this.last === requestId) {
       this.last = undefined;
     }
+    // The store keeps the proposal's text: VS Code may still read or revert the document while it closes.
     await this.host.closeEditorsOf(review.proposalUri);
-    this.store.delete(review.proposalPath);
-    this.store.delete(proposalPath(requestId, review.filePath, "original"));
     await this.host.setContext("agentLsp.reviewing", this.reviews.size > 0);
   }
 }

@@ -32,23 +32,30 @@ export class VscodeHost implements Host {
 
   async closeEditorsOf(uri: string): Promise<void> {
     const target = vscode.Uri.parse(uri).toString();
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target);
-    if (doc?.isDirty) {
-      await doc.save(); // into the in-memory proposal store, so closing asks nothing
-    }
-    const tabs: vscode.Tab[] = [];
     for (const group of vscode.window.tabGroups.all) {
       for (const tab of group.tabs) {
         const input = tab.input;
-        if (input instanceof vscode.TabInputTextDiff && input.modified.toString() === target) {
-          tabs.push(tab);
-        } else if (input instanceof vscode.TabInputText && input.uri.toString() === target) {
-          tabs.push(tab);
+        const isDiff = input instanceof vscode.TabInputTextDiff && input.modified.toString() === target;
+        const isText = input instanceof vscode.TabInputText && input.uri.toString() === target;
+        if (!isDiff && !isText) {
+          continue;
         }
+        if (!tab.isDirty) {
+          await vscode.window.tabGroups.close(tab, true);
+          continue;
+        }
+        // An edited proposal was already read; closing it must not ask "save changes?", so bring it to the
+        // front and revert-and-close it.
+        if (input instanceof vscode.TabInputTextDiff) {
+          await vscode.commands.executeCommand("vscode.diff", input.original, input.modified, tab.label, {
+            viewColumn: group.viewColumn,
+            preserveFocus: false,
+          });
+        } else if (input instanceof vscode.TabInputText) {
+          await vscode.window.showTextDocument(input.uri, { viewColumn: group.viewColumn, preserveFocus: false });
+        }
+        await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
       }
-    }
-    if (tabs.length > 0) {
-      await vscode.window.tabGroups.close(tabs);
     }
   }
 

@@ -36,14 +36,14 @@ test("a new file is compared with an empty document", async () => {
 });
 
 test("accepting an untouched proposal allows once and closes the review", async () => {
-  const { host, broker, store, review } = setup();
+  const { host, broker, review } = setup();
   const { requestId, answer } = broker.ask(editPermission());
   await review.open(requestId);
   assert.equal(await review.accept(`agent-proposal:/${requestId}/app.py`), true);
   assert.deepEqual(await answer, { outcome: { outcome: "selected", optionId: "proceed_once" } });
   await tick();
   assert.deepEqual(host.closed, [`agent-proposal:/${requestId}/app.py`]);
-  assert.equal(store.has(`/${requestId}/app.py`), false);
+  assert.equal(review.isOpen(requestId), false);
   assert.equal(host.contexts.get("agentLsp.reviewing"), false);
 });
 
