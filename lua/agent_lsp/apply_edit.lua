@@ -63,16 +63,61 @@ function M.normalize(edit)
   return order
 end
 
+---URIs of the documents a WorkspaceEdit changes.
+---@param edit lsp.WorkspaceEdit
+---@return string[]
+local function edited_uris(edit)
+  local uris = {} ---@type string[]
+  for _, change in ipairs(edit.documentChanges or {}) do
+    local uri = change.textDocument and change.textDocument.uri or change.uri
+    if uri then
+      uris[#uris + 1] = uri
+    end
+  end
+  for uri in pairs(edit.changes or {}) do
+    uris[#uris + 1] = uri
+  end
+  return uris
+end
+
+---Buffers of the edit that hold no unsaved user changes now (not loaded, or loaded and unmodified).
+---@param uris string[]
+---@return integer[]
+local function clean_buffers(uris)
+  local clean = {} ---@type integer[]
+  for _, uri in ipairs(uris) do
+    local buf = vim.uri_to_bufnr(uri)
+    if not vim.api.nvim_buf_is_loaded(buf) or not vim.bo[buf].modified then
+      clean[#clean + 1] = buf
+    end
+  end
+  return clean
+end
+
 ---The lsp.Handler: normalize, apply with Neovim's own handler, and give created files a final newline.
+---With `save_after_edit`, files that had no unsaved changes are written, so the commands the agent runs
+---next (tests, builds) see its edits; a buffer with the user's own unsaved changes is never written.
 ---@param err lsp.ResponseError?
 ---@param params lsp.ApplyWorkspaceEditParams
 ---@param ctx lsp.HandlerContext
 ---@return lsp.ApplyWorkspaceEditResult
 function M.handler(err, params, ctx)
-  local created = type(params) == "table" and params.edit and M.normalize(params.edit) or {}
+  local edit = type(params) == "table" and params.edit or nil
+  local save = edit ~= nil and require("agent_lsp.config").options.save_after_edit
+  local clean = save and clean_buffers(edited_uris(edit)) or {}
+  local created = edit and M.normalize(edit) or {}
   local result = vim.lsp.handlers["workspace/applyEdit"](err, params, ctx)
   for _, uri in ipairs(created) do
     vim.bo[vim.uri_to_bufnr(uri)].eol = true
+  end
+  if result and result.applied then
+    for _, buf in ipairs(clean) do
+      if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
+        vim.api.nvim_buf_call(buf, function()
+          vim.cmd("silent noautocmd keepalt write")
+        end)
+      end
+    end
   end
   return result
 end

@@ -24,6 +24,7 @@
 ---@field settings table<string, any>? More agentLsp settings, sent as initializationOptions
 ---@field root_markers string[] Files or folders that mark a workspace root
 ---@field auto_attach boolean Attach the server to file buffers as they are opened
+---@field save_after_edit boolean Write files the agent edited when they had no unsaved changes before
 ---@field chat agent_lsp.ChatOptions
 ---@field keymaps agent_lsp.Keymaps
 
@@ -35,6 +36,7 @@
 ---@field settings table<string, any>?
 ---@field root_markers string[]?
 ---@field auto_attach boolean?
+---@field save_after_edit boolean?
 ---@field chat agent_lsp.ChatOptions?
 ---@field keymaps agent_lsp.Keymaps?
 
@@ -51,6 +53,7 @@ M.defaults = {
   settings = nil,
   root_markers = { ".git", ".gemini", "pyproject.toml", "package.json", "Cargo.toml", "go.mod" },
   auto_attach = true,
+  save_after_edit = true,
   chat = { position = "right", width = 80, height = 20, prompt_height = 4 },
   keymaps = {
     accept = "ga",
@@ -78,6 +81,7 @@ function M.set(user)
   vim.validate("settings", user.settings, "table", true)
   vim.validate("root_markers", user.root_markers, "table", true)
   vim.validate("auto_attach", user.auto_attach, "boolean", true)
+  vim.validate("save_after_edit", user.save_after_edit, "boolean", true)
   vim.validate("chat", user.chat, "table", true)
   vim.validate("keymaps", user.keymaps, "table", true)
   -- Lists replace rather than merge: a user's cmd must not keep trailing default arguments.

@@ -79,6 +79,7 @@ SCENARIOS: dict[str, Scenario] = {
         {"main.py": "print('hi')\n"},
     ),
     "permission_accept": Scenario([call_line("replace", FIX), text_line("Fixed the divisor.")], {"stats.py": STATS}),
+    "unsaved_kept": Scenario([call_line("replace", FIX), text_line("Fixed the divisor.")], {"stats.py": STATS}),
     "permission_reject": Scenario(
         [call_line("replace", FIX), text_line("Understood, no change.")], {"stats.py": STATS}
     ),

@@ -12,7 +12,8 @@ from tests.nvim_plugin.scenarios import STATS
 def test_accept_in_diff_tab_edits_buffer_undoably(nvim_specs: SpecPool) -> None:
     result = nvim_specs.result("permission_accept")
     result.check()
-    assert (result.project / "stats.py").read_text() == STATS  # accepted into the buffer, not saved
+    # The buffer had no unsaved changes, so the accepted edit was also written (save_after_edit).
+    assert (result.project / "stats.py").read_text() == STATS.replace("(len(values) - 1)", "len(values)")
 
 
 @pytest.mark.nvim_spec("permission_reject")
@@ -42,3 +43,10 @@ def test_new_file_reviewed_then_created(nvim_specs: SpecPool) -> None:
 @pytest.mark.nvim_spec("append")
 def test_appending_edits_leave_no_stray_line(nvim_specs: SpecPool) -> None:
     nvim_specs.result("append").check()
+
+
+@pytest.mark.nvim_spec("unsaved_kept")
+def test_a_buffer_with_unsaved_user_changes_is_edited_but_never_written(nvim_specs: SpecPool) -> None:
+    result = nvim_specs.result("unsaved_kept")
+    result.check()
+    assert (result.project / "stats.py").read_text() == STATS

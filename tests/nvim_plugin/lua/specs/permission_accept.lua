@@ -51,9 +51,10 @@ return function()
   H.eq(done[1].stopReason, "end_turn", "stop reason")
   local after = vim.api.nvim_buf_get_lines(file_buf, 0, -1, false)
   H.contains(table.concat(after, "\n"), "return sum(values) / len(values)")
-  H.ok(vim.bo[file_buf].modified, "the edit waits unsaved in the buffer")
-  local disk = vim.fn.readfile(path)
-  H.eq(disk, before, "file on disk")
+  -- The buffer had no unsaved changes, so the accepted edit is written (save_after_edit): commands the agent
+  -- runs next see it. Undo still works.
+  H.ok(not vim.bo[file_buf].modified, "the accepted edit was saved")
+  H.eq(vim.fn.readfile(path), after, "file on disk")
   H.contains(H.chat_text(), "Fixed the divisor.")
 
   vim.api.nvim_set_current_buf(file_buf)
