@@ -281,9 +281,20 @@ function M.load(id, callback)
   end)
 end
 
----Switch the current session's approval mode; asks with vim.ui.select when `mode` is nil.
----@param mode string?
-function M.set_mode(mode)
+---@class agent_lsp.Switch
+---@field method string The request that switches it
+---@field param string Its parameter naming the choice
+---@field state string The session field holding the choices (`modes` or `models`)
+---@field current string The field of that state naming the current choice
+---@field list string The field of that state listing the choices
+---@field id string The field of a choice naming it
+---@field prompt string
+---@field kind string
+
+---Switch a session setting (mode or model) to `value`, or ask with vim.ui.select when it is nil.
+---@param sw agent_lsp.Switch
+---@param value string?
+local function switch(sw, value)
   M.ensure(function(s)
     if not s then
       return
@@ -294,68 +305,61 @@ function M.set_mode(mode)
       if not client then
         return
       end
-      client_mod.request(client, "agent/setMode", { sessionId = s.id, modeId = id }, function(err)
+      client_mod.request(client, sw.method, { sessionId = s.id, [sw.param] = id }, function(err)
         if err then
-          return client_mod.report("agent/setMode", err)
+          return client_mod.report(sw.method, err)
         end
-        s.modes.currentModeId = id
+        s[sw.state][sw.current] = id
         M.refresh_status()
       end)
     end
-    if mode then
-      return apply(mode)
+    if value then
+      return apply(value)
     end
-    vim.ui.select(s.modes.availableModes or {}, {
-      prompt = "Approval mode",
-      kind = "agent_lsp_mode",
+    local state = s[sw.state] or {}
+    vim.ui.select(state[sw.list] or {}, {
+      prompt = sw.prompt,
+      kind = sw.kind,
       format_item = function(item)
-        local current = item.id == s.modes.currentModeId and " (current)" or ""
-        return ("%s%s — %s"):format(item.name, current, item.description or "")
+        local current = item[sw.id] == state[sw.current] and " (current)" or ""
+        return ("%s%s%s"):format(item.name, current, item.description and (" — " .. item.description) or "")
       end,
     }, function(choice)
       if choice then
-        apply(choice.id)
+        apply(choice[sw.id])
       end
     end)
   end)
 end
 
+---Switch the current session's approval mode; asks with vim.ui.select when `mode` is nil.
+---@param mode string?
+function M.set_mode(mode)
+  switch({
+    method = "agent/setMode",
+    param = "modeId",
+    state = "modes",
+    current = "currentModeId",
+    list = "availableModes",
+    id = "id",
+    prompt = "Approval mode",
+    kind = "agent_lsp_mode",
+  }, mode)
+end
+
 ---Switch the current session's model; asks with vim.ui.select when `model` is nil.
 ---@param model string?
 function M.set_model(model)
-  M.ensure(function(s)
-    if not s then
-      return
-    end
-    ---@param id string
-    local function apply(id)
-      local client = client_of(s)
-      if not client then
-        return
-      end
-      client_mod.request(client, "agent/setModel", { sessionId = s.id, modelId = id }, function(err)
-        if err then
-          return client_mod.report("agent/setModel", err)
-        end
-        s.models.currentModelId = id
-        M.refresh_status()
-      end)
-    end
-    if model then
-      return apply(model)
-    end
-    vim.ui.select(s.models.availableModels or {}, {
-      prompt = "Model",
-      kind = "agent_lsp_model",
-      format_item = function(item)
-        return item.name .. (item.modelId == s.models.currentModelId and " (current)" or "")
-      end,
-    }, function(choice)
-      if choice then
-        apply(choice.modelId)
-      end
-    end)
-  end)
+  switch({
+    method = "agent/setModel",
+    param = "modelId",
+    state = "models",
+    current = "currentModelId",
+    list = "availableModels",
+    id = "modelId",
+    prompt = "Model",
+    kind = "agent_lsp_model",
+  }, model)
 end
 
 return M
