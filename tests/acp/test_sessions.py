@@ -218,3 +218,22 @@ async def test_additional_directories_are_workspace_roots(tmp_path: Path, projec
         bad = await client.call("session/new", {**params, "additionalDirectories": ["relative/dir"]})
         assert bad["error"]["code"] == -32602 and "additionalDirectories[0]" in bad["error"]["message"]
     client.checker.assert_clean()
+
+
+async def test_a_malformed_settings_file_is_reported_and_the_agent_goes_on(
+    tmp_path: Path, project: Path, env: dict[str, str]
+) -> None:
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"model": {"maxSessionTurns": "many"}, "tools": {"allowed": ["read_file"]}}')
+    script = write_script(tmp_path / "bad.jsonl", [text_turn("still here")])
+    async with RawClient.spawn(agent_argv(script), env, project) as client:
+        await client.initialize({"session": {"notices": {}}})
+        sid = (await client.result("session/new", _new(project)))["sessionId"]
+        await client.wait_for(lambda: any(u["sessionUpdate"] == "notice" for u in client.checker.updates(sid)))
+        notice = next(u for u in client.checker.updates(sid) if u["sessionUpdate"] == "notice")
+        assert notice["severity"] == "error"
+        assert str(settings) in notice["title"] and "model.maxSessionTurns" in notice["title"]
+        result = await client.result("session/prompt", _prompt(sid, "hello"))
+        assert result["stopReason"] == "end_turn"
+    client.checker.assert_clean()

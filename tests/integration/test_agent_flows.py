@@ -260,3 +260,17 @@ async def test_long_shell_output_is_truncated_for_the_model_and_saved(tmp_path: 
     assert saved, output[:2000]
     full_text = await asyncio.to_thread(Path(saved[0].rstrip(".,:;)'\"")).read_text)
     assert "line 10000" in full_text
+
+
+async def test_allow_always_and_save_writes_the_rule_to_user_settings(tmp_path: Path, project: Path) -> None:
+    class SaveAlways:
+        async def confirm(self, info: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
+            return ConfirmationResult("proceed_always_save")
+
+    lines = [line(call("run_shell_command", command="echo hi && git --version")), line({"text": "ok"})]
+    handle = await open_session(tmp_path, project, lines, SaveAlways())
+    await send(handle, "say hi")
+    await handle.aclose()
+    settings = Path(os.environ["HOME"]) / ".gemini" / "settings.json"
+    saved = json.loads(await asyncio.to_thread(settings.read_text))
+    assert saved["tools"]["allowed"] == ["run_shell_command(echo)", "run_shell_command(git)"]
