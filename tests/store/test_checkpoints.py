@@ -227,8 +227,13 @@ async def test_cancelled_snapshot_leaves_the_shadow_repo_usable(project: Path, d
     task = asyncio.create_task(cp.before_tool(edit_call(project / "a.txt"), HISTORY))
     await asyncio.sleep(delay)  # lands in set-up, in git add or in git commit, depending on the machine
     task.cancel()
-    with pytest.raises(asyncio.CancelledError):
+    try:
         await task
+        cancelled = False  # on a fast machine the later delays may come after the snapshot finished
+    except asyncio.CancelledError:
+        cancelled = True
+    if delay == 0.0:
+        assert cancelled  # cancelled before it could start: this case always exercises the cleanup
     state = project_state_dir(project)
     assert list((state / "shadow-git").rglob("*.lock")) == []
     assert list(state.glob("shadow-git.init-*")) == []  # a half-made repository never stays behind
