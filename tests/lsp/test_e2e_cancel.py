@@ -8,7 +8,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from tests.lsp.conftest import call_line, until
+from tests.lsp.conftest import until
+from tests.replay_lines import call_line
 
 SLEEP = call_line("run_shell_command", {"command": "sleep 30", "description": "wait"})
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from tests.lsp.conftest import text_line, until
+from tests.lsp.conftest import until
+from tests.replay_lines import text_line
 
 
 def _diag(line: int, message: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.acp_schema import validate
-from tests.lsp.conftest import call_line, text_line
+from tests.replay_lines import call_line, text_line
 
 PERMISSIONS = {"agent": {"permissionRequests": True}}
 

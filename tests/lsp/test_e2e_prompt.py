@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.acp_schema import validate
-from tests.lsp.conftest import call_line, text_line
+from tests.replay_lines import call_line, text_line
 
 
 async def test_prompt_streams_updates_and_progress(launch: Any, tmp_path: Path) -> None:

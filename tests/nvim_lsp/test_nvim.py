@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.lsp.conftest import call_line, server_env, text_line
+from tests.lsp.conftest import server_env
+from tests.replay_lines import call_line, text_line
 
 SCRIPT = Path(__file__).with_name("agent_lsp_test.lua")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.replay_lines import call_line, text_line
+
 STATS = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
 FIX = {
     "file_path": "stats.py",
@@ -16,33 +18,6 @@ FIX = {
 # always before the turn could end.
 CANCEL_CHUNKS = 5000
 SLOW_COMMAND = {"command": "sleep 30", "description": "Wait"}
-
-
-def text_line(*texts: str) -> dict[str, Any]:
-    """One model response streaming ``texts`` as separate chunks."""
-    chunks: list[dict[str, Any]] = [
-        {"candidates": [{"content": {"role": "model", "parts": [{"text": t}]}}]} for t in texts
-    ]
-    chunks[-1]["candidates"][0]["finishReason"] = "STOP"
-    chunks[-1]["usageMetadata"] = {"promptTokenCount": 20, "candidatesTokenCount": 5, "totalTokenCount": 25}
-    return {"method": "generateContentStream", "response": chunks}
-
-
-def call_line(name: str, args: dict[str, Any], *, thought: str | None = None) -> dict[str, Any]:
-    """One model response calling tool ``name``, after an optional thought."""
-    parts: list[dict[str, Any]] = []
-    if thought:
-        parts.append({"text": f"**{thought}**\n\nthinking about it", "thought": True})
-    parts.append({"functionCall": {"name": name, "args": args, "id": f"call-{name}"}})
-    return {
-        "method": "generateContentStream",
-        "response": [
-            {
-                "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
-                "usageMetadata": {"promptTokenCount": 20, "totalTokenCount": 23},
-            }
-        ],
-    }
 
 
 def stream_then_call(texts: list[str], name: str, args: dict[str, Any]) -> dict[str, Any]:
