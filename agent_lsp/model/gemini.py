@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import email.utils
 import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from agent_lsp.errors import AuthError, ModelError, ModelStreamInterrupted
@@ -81,12 +82,25 @@ class GeminiClient:
             log.debug("google-genai client ready (%s)", self._auth.describe())
         return self._sdk
 
+    @contextlib.contextmanager
+    def _mapped_errors(self, model: str, interrupted: Callable[[], bool] = lambda: False) -> Iterator[None]:
+        """SDK and network failures become ModelError/AuthError/ModelStreamInterrupted; others pass."""
+        try:
+            yield
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            mapped = map_error(exc, model, self._auth, interrupted=interrupted())
+            if mapped is None:
+                raise
+            raise mapped from exc
+
     async def stream(self, request: GenerateRequest) -> AsyncIterator[ModelChunk]:
         contents, config = _sdk_request(request)
         yielded = False
         responses: Any = None
         try:
-            try:
+            with self._mapped_errors(request.model, lambda: yielded):
                 responses = await self._client().aio.models.generate_content_stream(
                     model=request.model, contents=contents, config=config
                 )
@@ -94,13 +108,6 @@ class GeminiClient:
                     chunk = response_to_chunk(response)
                     yielded = True
                     yield chunk
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                mapped = map_error(exc, request.model, self._auth, interrupted=yielded)
-                if mapped is None:
-                    raise
-                raise mapped from exc
         finally:
             # Release the HTTP response now rather than at garbage collection (matters on cancel).
             aclose = getattr(responses, "aclose", None)
@@ -109,31 +116,17 @@ class GeminiClient:
 
     async def generate(self, request: GenerateRequest) -> ModelChunk:
         contents, config = _sdk_request(request)
-        try:
+        with self._mapped_errors(request.model):
             response = await self._client().aio.models.generate_content(
                 model=request.model, contents=contents, config=config
             )
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            mapped = map_error(exc, request.model, self._auth, interrupted=False)
-            if mapped is None:
-                raise
-            raise mapped from exc
         return response_to_chunk(response)
 
     async def count_tokens(self, request: GenerateRequest) -> int:
         """Tokens in the request's contents (the Gemini API counts contents only, not tools/system)."""
         contents, _config = _sdk_request(request)
-        try:
+        with self._mapped_errors(request.model):
             response = await self._client().aio.models.count_tokens(model=request.model, contents=contents)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            mapped = map_error(exc, request.model, self._auth, interrupted=False)
-            if mapped is None:
-                raise
-            raise mapped from exc
         return int(getattr(response, "total_tokens", None) or 0)
 
     async def aclose(self) -> None:
