@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 
 from agent_lsp.events import ConfirmationDetails, FileDiff, Location, PlanEntry, ToolKind
 from agent_lsp.model.base import FunctionDeclaration, Part
+from agent_lsp.tools.context import ToolContext
 
 OutputSink = Callable[[str], None]
 """Receives live output chunks (shell) while a tool runs."""
@@ -89,9 +90,13 @@ class Tool(ABC):
         return FunctionDeclaration(self.name, self.description, self.parameters)
 
     def validate(self, params: dict[str, Any]) -> str | None:
-        """A message saying what is wrong with ``params``, or None. Default: the JSON schema's required keys
-        and basic types; tools add their own checks by overriding and calling super()."""
-        return validate_against_schema(params, self.parameters)
+        """A message saying what is wrong with ``params``, or None: the JSON schema's required keys and basic
+        types first, then the tool's own ``check``."""
+        return validate_against_schema(params, self.parameters) or self.check(params)
+
+    def check(self, params: dict[str, Any]) -> str | None:
+        """The tool's own checks, on params that already match the schema. Override; None means fine."""
+        return None
 
     @abstractmethod
     def build(self, params: dict[str, Any]) -> ToolInvocation[Any]:
@@ -141,6 +146,13 @@ def validate_against_schema(params: Any, schema: dict[str, Any]) -> str | None:
                 ):
                     return f"params/{key}/{i} must be {item_type}"
     return None
+
+
+class ContextTool(Tool):
+    """A built-in tool constructed with the runtime slice it works on."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent_lsp.errors import PathOutsideWorkspace, ToolError
 from agent_lsp.events import Location
-from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
+from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import glob_regex, ignore_filter, path_problem, rel_posix, resolve, shown, split_glob
 
@@ -35,7 +35,7 @@ class GlobMatches:
     ignored: int = 0
 
 
-class GlobTool(Tool):
+class GlobTool(ContextTool):
     name = "glob"
     display_name = "FindFiles"
     kind = "search"
@@ -68,13 +68,7 @@ class GlobTool(Tool):
         "required": ["pattern"],
     }
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         pattern: str = params["pattern"]
         if not pattern.strip():
             return "The pattern must not be empty."

@@ -125,10 +125,7 @@ class GrepTool(Tool):
         self.ctx = ctx
         self.use_ripgrep = use_ripgrep
 
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         if params["pattern"] == "":
             return "The pattern must not be empty."
         if params.get("dir_path"):

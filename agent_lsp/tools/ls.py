@@ -11,7 +11,7 @@ from typing import Any
 
 from agent_lsp.errors import ToolError
 from agent_lsp.events import Location
-from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
+from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import ignore_filter, path_problem, resolve, shown
 
@@ -40,7 +40,7 @@ class Listing:
     ignored: int
 
 
-class ListDirectoryTool(Tool):
+class ListDirectoryTool(ContextTool):
     name = "list_directory"
     display_name = "ReadFolder"
     kind = "read"
@@ -67,13 +67,7 @@ class ListDirectoryTool(Tool):
         "required": ["dir_path"],
     }
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         options = params.get("file_filtering_options") or {}
         for key in ("respect_git_ignore", "respect_gemini_ignore"):
             if options.get(key) is not None and not isinstance(options[key], bool):

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails, FileDiff
-from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
+from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.workspace.filesystem import atomic_write
 
@@ -59,7 +59,7 @@ class MemoryParams:
     scope: Scope = "global"
 
 
-class MemoryTool(Tool):
+class MemoryTool(ContextTool):
     name = "save_memory"
     display_name = "SaveMemory"
     description = _DESCRIPTION
@@ -78,13 +78,7 @@ class MemoryTool(Tool):
         "required": ["fact"],
     }
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         if not normalize_fact(str(params["fact"])):
             return "The fact must not be empty."
         return None

@@ -11,7 +11,7 @@ from typing import Any
 from agent_lsp.errors import ToolError
 from agent_lsp.events import Location
 from agent_lsp.model.base import InlineData, Part
-from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
+from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import (
     MAX_FILE_BYTES,
@@ -32,7 +32,7 @@ class ReadFileParams:
     end_line: int | None
 
 
-class ReadFileTool(Tool):
+class ReadFileTool(ContextTool):
     name = "read_file"
     display_name = "ReadFile"
     kind = "read"
@@ -66,13 +66,7 @@ class ReadFileTool(Tool):
         "required": ["file_path"],
     }
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         for key, low in (("offset", 0), ("limit", 1)):
             value = params.get(key)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < low):

@@ -11,7 +11,7 @@ from typing import Any
 from agent_lsp.errors import PathOutsideWorkspace
 from agent_lsp.events import Location
 from agent_lsp.model.base import InlineData, Part
-from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
+from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import (
     MAX_FILE_BYTES,
@@ -265,7 +265,7 @@ class ReadManyParams:
     respect_gemini: bool | None
 
 
-class ReadManyFilesTool(Tool):
+class ReadManyFilesTool(ContextTool):
     name = "read_many_files"
     display_name = "ReadManyFiles"
     kind = "read"
@@ -303,13 +303,7 @@ class ReadManyFilesTool(Tool):
         "required": ["include"],
     }
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         include = [p for p in params["include"] if p.strip()]
         if not include:
             return "include must name at least one path or glob."

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lsp.errors import ToolError
-from agent_lsp.tools.base import Tool, ToolInvocation
+from agent_lsp.tools.base import ContextTool, ToolInvocation
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.diffing import FileEditInvocation
 from agent_lsp.tools.file_utils import find_omission_placeholder, path_problem, placeholder_message, resolve, uses_crlf
@@ -174,7 +174,7 @@ def plan_replacement(
     return EditPlan(result, count, flexible)
 
 
-class ReplaceTool(Tool):
+class ReplaceTool(ContextTool):
     name = "replace"
     display_name = "Edit"
     kind = "edit"
@@ -213,13 +213,7 @@ class ReplaceTool(Tool):
         "required": ["file_path", "old_string", "new_string"],
     }
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         expected = params.get("expected_replacements")
         if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool) or expected < 1):
             return "params/expected_replacements must be an integer >= 1"

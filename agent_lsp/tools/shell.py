@@ -20,7 +20,7 @@ from typing import Any
 
 from agent_lsp.errors import PathOutsideWorkspace, ToolError
 from agent_lsp.events import ConfirmationDetails
-from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
+from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.shell_parse import find_substitution, root_commands
 from agent_lsp.tools.truncation import HeadTailBuffer
@@ -64,7 +64,7 @@ class ShellParams:
     is_background: bool = False
 
 
-class ShellTool(Tool):
+class ShellTool(ContextTool):
     name = SHELL_TOOL_NAME
     display_name = "Shell"
     description = _DESCRIPTION
@@ -90,13 +90,7 @@ class ShellTool(Tool):
         "required": ["command"],
     }
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         command = str(params["command"])
         if not command.strip():
             return "The command must not be empty."

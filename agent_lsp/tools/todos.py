@@ -55,10 +55,7 @@ class WriteTodosTool(Tool):
         # The shared constructor shape; the tool needs nothing from the context.
         self.ctx = ctx
 
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         in_progress = 0
         for i, item in enumerate(params["todos"]):
             if not isinstance(item, dict):

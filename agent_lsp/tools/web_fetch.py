@@ -122,10 +122,7 @@ class WebFetchTool(Tool):
         self.max_bytes = MAX_BYTES
         self.timeout_s = TIMEOUT_S
 
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         prompt = str(params["prompt"])
         if not prompt.strip():
             return "The prompt must not be empty."

@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_lsp.errors import ModelError, ToolError
 from agent_lsp.model.base import Content, GenerateRequest, Part
-from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
+from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 
 _DESCRIPTION = """Searches the web with Google Search and returns a short answer built from the results,
@@ -20,7 +20,7 @@ class WebSearchParams:
     query: str
 
 
-class WebSearchTool(Tool):
+class WebSearchTool(ContextTool):
     name = "google_web_search"
     display_name = "GoogleSearch"
     description = _DESCRIPTION
@@ -31,13 +31,7 @@ class WebSearchTool(Tool):
         "required": ["query"],
     }
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         if not str(params["query"]).strip():
             return "The query must not be empty."
         return None

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_lsp.tools.base import Tool, ToolInvocation
-from agent_lsp.tools.context import ToolContext
+from agent_lsp.tools.base import ContextTool, ToolInvocation
 from agent_lsp.tools.diffing import FileEditInvocation
 from agent_lsp.tools.file_utils import find_omission_placeholder, path_problem, placeholder_message, resolve, uses_crlf
 
@@ -18,7 +17,7 @@ class WriteFileParams:
     content: str
 
 
-class WriteFileTool(Tool):
+class WriteFileTool(ContextTool):
     name = "write_file"
     display_name = "WriteFile"
     kind = "edit"
@@ -41,13 +40,7 @@ class WriteFileTool(Tool):
         "required": ["file_path", "content"],
     }
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-
-    def validate(self, params: dict[str, Any]) -> str | None:
-        problem = super().validate(params)
-        if problem:
-            return problem
+    def check(self, params: dict[str, Any]) -> str | None:
         problem = path_problem(self.ctx, params["file_path"])
         if problem:
             return problem
