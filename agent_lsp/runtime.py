@@ -148,7 +148,7 @@ class Runtime:
 
     def _create_sync(self, setup: SessionSetup) -> tuple[SessionHandle, Any, Any]:
         from agent_lsp.config.dotenv import load_env_files
-        from agent_lsp.config.loader import load_settings
+        from agent_lsp.config.loader import load_settings, read_folder_trust_enabled
         from agent_lsp.config.memory import JitMemoryLoader, load_memory
         from agent_lsp.config.trust import decide_trust
         from agent_lsp.core.commands import Commands
@@ -165,10 +165,9 @@ class Runtime:
         env = dict(self.options.env)
         notices: list[ev.Notice] = []
         # Trust first, from user/system layers only: a workspace file must never vote on its own trust.
-        base = load_settings([cwd], trusted=False, env=env, overrides=None)
         decision = decide_trust(
             cwd,
-            settings_folder_trust_enabled=base.settings.security.folder_trust.enabled,
+            settings_folder_trust_enabled=read_folder_trust_enabled(env),
             env=env,
             editor_trust=setup.editor_trust,
         )

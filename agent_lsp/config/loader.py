@@ -85,17 +85,23 @@ def strip_jsonc(text: str) -> str:
     return _drop_trailing_commas(_drop_comments(text))
 
 
+def _string_end(text: str, start: int) -> int:
+    """The index just past the JSON string that opens at ``start`` (escapes skipped; unterminated: the end)."""
+    j, n = start + 1, len(text)
+    while j < n and text[j] != '"':
+        j += 2 if text[j] == "\\" else 1
+    return min(j + 1, n)
+
+
 def _drop_comments(text: str) -> str:
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
         if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
+            j = _string_end(text, i)
+            out.append(text[i:j])
+            i = j
         elif text.startswith("//", i):
             end = text.find("\n", i)
             i = n if end < 0 else end
@@ -116,10 +122,7 @@ def _drop_trailing_commas(text: str) -> str:
     while i < n:
         c = text[i]
         if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
+            i = _string_end(text, i)
             continue
         if c == ",":
             j = i + 1
