@@ -34,10 +34,10 @@ class TerminalConfirmer:
             self.out.write(
                 f"  declined {call.name}: nobody to ask; pass --approval-mode auto_edit or yolo to allow it\n"
             )
-            return ConfirmationResult("cancel")
+            return ConfirmationResult("reject")
         answer = await asyncio.to_thread(input, f"Allow {call.name} — {details.title}? [y]es/[a]lways/[n]o: ")
         choice = answer.strip().lower()[:1]
-        return ConfirmationResult({"y": "proceed_once", "a": "proceed_always"}.get(choice, "cancel"))  # type: ignore[arg-type]
+        return ConfirmationResult({"y": "proceed_once", "a": "proceed_always"}.get(choice, "reject"))  # type: ignore[arg-type]
 
 
 class DemoConfirmer:
@@ -47,9 +47,6 @@ class DemoConfirmer:
         self.out = out
 
     async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
-        # Let the transcript print the request before the "user" answers it.
-        for _ in range(3):
-            await asyncio.sleep(0)
         self.out.write(f"  ✔ (demo user) approved {call.name}\n")
         return ConfirmationResult("proceed_once")
 

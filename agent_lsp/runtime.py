@@ -11,7 +11,7 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -252,13 +252,16 @@ class Runtime:
                 sinks.append(tele)
 
         def scheduler_factory(
-            emit: Callable[[ev.AgentEvent], None], history: Callable[[], Sequence[Content]]
+            emit: Callable[[ev.AgentEvent], None],
+            history: Callable[[], Sequence[Content]],
+            delivered: Callable[[], Awaitable[None]],
         ) -> Scheduler:
             return Scheduler(
                 registry,
                 policy,
                 setup.confirmer,
                 emit,
+                delivered=delivered,
                 temp_dir=temp_dir,
                 checkpointer=checkpointer,
                 jit_memory=jit,

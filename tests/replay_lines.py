@@ -15,11 +15,15 @@ def text_line(*texts: str) -> dict[str, Any]:
     return {"method": "generateContentStream", "response": chunks}
 
 
-def call_line(name: str, args: dict[str, Any], *, thought: str | None = None) -> dict[str, Any]:
-    """One model response calling tool ``name``, after an optional thought."""
+def call_line(
+    name: str, args: dict[str, Any], *, thought: str | None = None, text: str | None = None
+) -> dict[str, Any]:
+    """One model response calling tool ``name``, after an optional thought and an optional text."""
     parts: list[dict[str, Any]] = []
     if thought:
         parts.append({"text": f"**{thought}**\n\nthinking about it", "thought": True})
+    if text:
+        parts.append({"text": text})
     parts.append({"functionCall": {"name": name, "args": args, "id": f"call-{name}"}})
     return {
         "method": "generateContentStream",

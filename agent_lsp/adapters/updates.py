@@ -71,7 +71,7 @@ def permission_tool_call(call: ev.ToolCallInfo, details: ev.ConfirmationDetails)
     """The ``toolCall`` of a permission request: carries the diff itself (CodeCompanion needs it there)."""
     return {
         "toolCallId": call.call_id,
-        "title": details.title or call.title,
+        "title": call.title or details.title,
         "kind": call.kind,
         "status": "pending",
         "locations": locations(call.locations),
@@ -84,10 +84,15 @@ def _message(text: str) -> Update:
     return {"sessionUpdate": "agent_message_chunk", "content": text_block(text)}
 
 
+_NOTICE_MARK = {"info": "ℹ️", "warning": "⚠️", "error": "❌"}
+
+
 def _notice(level: str, text: str, state: UpdateState) -> Update:
+    """A ``notice`` update for a client that shows them; else a quoted, marked paragraph of its own, so it never
+    reads as the model's words."""
     if state.notices_supported:
         return {"sessionUpdate": "notice", "severity": level, "title": text}
-    return _message(f"\n\n> {'⚠️ ' if level != 'info' else ''}{text}\n\n")
+    return _message(f"\n\n> {_NOTICE_MARK.get(level, '⚠️')} {text}\n\n")
 
 
 def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False) -> tuple[list[Update], UpdateState]:

@@ -14,7 +14,8 @@ Outcome = Literal[
     "proceed_always_server",  # MCP: every tool of this server, this session
     "proceed_always_save",  # and write the rule to the user's settings
     "modify",
-    "cancel",
+    "reject",  # no to this call: the model is told and answers in the same turn
+    "cancel",  # stop: the call and the rest of the turn are cancelled
 ]
 
 
@@ -58,7 +59,7 @@ class AutoConfirmer:
 
 
 class DenyConfirmer:
-    """Refuses everything: for headless runs where nobody can be asked."""
+    """Refuses everything (the model is told each time): for headless runs where nobody can be asked."""
 
     async def confirm(self, call: ToolCallInfo, details: ConfirmationDetails) -> ConfirmationResult:
-        return ConfirmationResult("cancel")
+        return ConfirmationResult("reject")

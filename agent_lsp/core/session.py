@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -46,6 +46,18 @@ class PromptExpander(Protocol):
     async def __call__(self, text: str) -> tuple[list[Part], list[str]]: ...
 
 
+class SchedulerFactory(Protocol):
+    """Builds the scheduler of one turn: ``emit`` puts an event on the prompt's stream, ``delivered`` waits until
+    the stream's consumer has taken every event emitted so far, ``history`` reads the conversation."""
+
+    def __call__(
+        self,
+        emit: Callable[[ev.AgentEvent], None],
+        history: Callable[[], Sequence[Content]],
+        delivered: Callable[[], Awaitable[None]],
+    ) -> Scheduler: ...
+
+
 class CommandRunner(Protocol):
     """Runs a slash command, emitting its output as events; may return a prompt to send to the model."""
 
@@ -58,7 +70,7 @@ class Session:
         *,
         model: ModelClient,
         registry: ToolRegistry,
-        scheduler_factory: Callable[[Callable[[ev.AgentEvent], None], Callable[[], Sequence[Content]]], Scheduler],
+        scheduler_factory: SchedulerFactory,
         policy: Policy,
         options: SessionOptions,
         system_prompt: Callable[[], str],
@@ -126,6 +138,9 @@ class Session:
         try:
             while (item := await queue.get()) is not None:
                 yield item
+                # The consumer asked for the next event, so it has handled this one (see ``delivered``).
+                queue.task_done()
+            queue.task_done()
         finally:
             if not task.done():
                 task.cancel()
@@ -142,6 +157,14 @@ class Session:
             for sink in self.sinks:
                 sink(event)
         queue.put_nowait(None)
+
+    async def delivered(self) -> None:
+        """Wait until the prompt's consumer has handled every event emitted so far.
+
+        Whatever talks to the user outside the stream (a permission request) awaits this first, so the
+        tool call and the text the model wrote before it reach the editor before the question does."""
+        if self._queue is not None:
+            await self._queue.join()
 
     def emit(self, event: ev.AgentEvent) -> None:
         if self._queue is not None:
@@ -246,13 +269,15 @@ class Session:
                     self.history.answer_pending("Not run: the same call was repeated too many times.")
                     return "end_turn"
             outcomes: dict[str, CallOutcome] = {}
-            scheduler = self._scheduler_factory(self.emit, self.history.contents)
+            scheduler = self._scheduler_factory(self.emit, self.history.contents, self.delivered)
             try:
                 await scheduler.run(result.calls, outcomes)
             finally:
                 self._answer(result, outcomes)
             if any(o.declined for o in outcomes.values()):
-                return "end_turn"
+                # Cancel at a confirmation is the user's Stop: the model is not asked again.
+                self.emit(ev.UserCancelled())
+                return "cancelled"
         return "max_turn_requests"
 
     async def _expand(self, prompt: str | Sequence[Part]) -> list[Part]:

@@ -87,7 +87,7 @@ class McpToolInvocation(ToolInvocation[dict[str, Any]]):
         # Always describe the call: whether a trusted server may skip asking is the policy's decision.
         return ConfirmationDetails(
             type="mcp",
-            title=f"Confirm MCP tool: {self.tool.server_tool_name} ({self.tool.server})",
+            title=self.describe(),
             server=self.tool.server,
             tool=self.tool.server_tool_name,
             args=dict(self.params),

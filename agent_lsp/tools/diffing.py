@@ -99,7 +99,7 @@ class FileEditInvocation(ToolInvocation[P]):
         await self._prepare()
         return ConfirmationDetails(
             type="edit",
-            title=f"Confirm {self.verb}: {self.shown_path}",
+            title=f"{'Create' if self._old is None else self.verb} {self.shown_path}",
             path=str(self.path),
             diff=make_file_diff(self.path, self._old, self._new, label=self.shown_path),
         )

@@ -228,9 +228,7 @@ class DiscoveredInvocation(ToolInvocation[dict[str, Any]]):
     async def confirmation(self) -> ConfirmationDetails:
         # No root_commands on purpose: "allow always" should trust this tool, not every use of its
         # interpreter in the shell.
-        return ConfirmationDetails(
-            type="exec", title=f"Confirm discovered tool: {self.tool.tool_name}", command=self.command
-        )
+        return ConfirmationDetails(type="exec", title=self.describe(), command=self.command)
 
     async def execute(self, output: OutputSink) -> ToolResult:
         stdin = json.dumps(self.params).encode("utf-8")

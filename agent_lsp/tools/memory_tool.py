@@ -138,7 +138,7 @@ class MemoryInvocation(ToolInvocation[MemoryParams]):
         )
         return ConfirmationDetails(
             type="edit",
-            title=f"Confirm Memory Save: {self.path}",
+            title=f"{self.describe()} in {self.path}",
             path=str(self.path),
             diff=FileDiff(path=str(self.path), old_text=old, new_text=new, unified=unified),
         )

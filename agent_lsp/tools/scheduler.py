@@ -1,7 +1,8 @@
 """The tool scheduler: validate, decide, confirm, checkpoint, execute; every state change is an event.
 
 Read-only calls that need no approval run in parallel; everything else runs one at a time in the
-order the model asked. If the user cancels a confirmation, the rest of the batch is cancelled.
+order the model asked. A rejected call is answered "canceled by the user" and the batch goes on (the model
+reads it and may propose something else); a cancelled confirmation cancels the rest of the batch and the turn.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -36,7 +37,7 @@ class CallOutcome:
     status: Literal["success", "error", "cancelled"]
     response: dict[str, Any]
     extra_parts: list[Part] = field(default_factory=list)
-    declined: bool = False  # the user said no: the prompt ends without asking the model again
+    declined: bool = False  # the user cancelled at a confirmation: the prompt ends without asking the model again
 
 
 @dataclass
@@ -63,6 +64,7 @@ class Scheduler:
         emit: Callable[[ev.AgentEvent], None],
         *,
         temp_dir: Path,
+        delivered: Callable[[], Awaitable[None]] | None = None,
         checkpointer: Checkpointer | None = None,
         jit_memory: JitMemory | None = None,
         history: Callable[[], Sequence[Content]] = tuple,
@@ -73,6 +75,7 @@ class Scheduler:
         self.policy = policy
         self.confirmer = confirmer
         self.emit = emit
+        self.delivered = delivered
         self.temp_dir = temp_dir
         self.checkpointer = checkpointer
         self.jit_memory = jit_memory
@@ -188,9 +191,17 @@ class Scheduler:
         assert p.tool is not None and p.invocation is not None
         self.emit(ev.ToolCallStatusChange(p.info.call_id, "awaiting_approval"))
         self.emit(ev.ToolCallConfirmation(p.info, details))
+        if self.delivered is not None:
+            # The confirmer asks outside the event stream: everything emitted before the question (the model's
+            # text, this tool call) must reach the editor first.
+            await self.delivered()
         answer = await self.confirmer.confirm(p.info, details)
+        if answer.outcome == "reject":
+            # As Gemini CLI does over ACP: the model reads that the user said no and answers in the same turn.
+            self._cancel(p, outcomes, rejected_message(p.info.name))
+            return False
         if answer.outcome == "cancel":
-            self._cancel(p, outcomes, "The user declined to run this call.", declined=True)
+            self._cancel(p, outcomes, "The user cancelled the request at this call.", declined=True)
             return False
         if answer.outcome in ("proceed_always", "proceed_always_server", "proceed_always_save"):
             scope: Literal["tool", "server"] = "server" if answer.outcome == "proceed_always_server" else "tool"
@@ -272,6 +283,11 @@ class Scheduler:
                 locations=p.info.locations,
             )
         )
+
+
+def rejected_message(tool_name: str) -> str:
+    """What the model reads when the user rejected a call (Gemini CLI's wording over ACP)."""
+    return f'Tool "{tool_name}" was canceled by the user.'
 
 
 def _split_content(content: str | list[Part]) -> tuple[str, list[Part]]:

@@ -142,11 +142,11 @@ class ShellInvocation(ToolInvocation[ShellParams]):
         return "(root)" if rel == "." else rel
 
     def describe(self) -> str:
+        # The command itself, as Gemini CLI titles it: what the user approves is what runs. The model's own
+        # description of it is not the title (it could say anything).
         text = self.params.command
         if self.params.dir_path:
             text += f" [in {self._directory}]"
-        if self.params.description:
-            text += f" ({self.params.description.strip()})"
         if self.params.is_background:
             text += " [background]"
         return text
@@ -154,7 +154,7 @@ class ShellInvocation(ToolInvocation[ShellParams]):
     async def confirmation(self) -> ConfirmationDetails:
         return ConfirmationDetails(
             type="exec",
-            title="Confirm Shell Command",
+            title=self.describe(),
             command=self.params.command,
             root_commands=tuple(root_commands(self.params.command)),
         )

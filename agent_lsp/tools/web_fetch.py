@@ -153,9 +153,7 @@ class WebFetchInvocation(ToolInvocation[WebFetchParams]):
         return f"Fetching {shown}: {prompt[:100]}{'...' if len(prompt) > 100 else ''}"
 
     async def confirmation(self) -> ConfirmationDetails:
-        return ConfirmationDetails(
-            type="info", title="Confirm Web Fetch", prompt=self.params.prompt, urls=self.params.urls
-        )
+        return ConfirmationDetails(type="info", title=self.describe(), prompt=self.params.prompt, urls=self.params.urls)
 
     async def execute(self, output: OutputSink) -> ToolResult:
         import httpx

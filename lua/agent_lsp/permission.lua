@@ -68,7 +68,12 @@ end
 local function question(tool_call)
   local title = tool_call.title or "a tool call"
   local raw = tool_call.rawInput
-  if tool_call.kind == "execute" and type(raw) == "table" and type(raw.command) == "string" then
+  if
+    tool_call.kind == "execute"
+    and type(raw) == "table"
+    and type(raw.command) == "string"
+    and not title:find(raw.command, 1, true)
+  then
     title = title .. ": " .. raw.command
   end
   return "Agent wants to: " .. title

@@ -149,7 +149,7 @@ async def test_modes_and_config_options(tmp_path: Path, project: Path, env: dict
 
 
 async def test_yolo_refused_in_an_untrusted_folder(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
-    script = write_script(tmp_path / "u.jsonl", [])
+    script = write_script(tmp_path / "u.jsonl", [text_turn("ok")])
     untrusted = {**env, "AGENT_LSP_TRUST_WORKSPACE": "false"}
     async with RawClient.spawn(agent_argv(script), untrusted, project) as client:
         await client.initialize()
@@ -157,8 +157,9 @@ async def test_yolo_refused_in_an_untrusted_folder(tmp_path: Path, project: Path
         refused = await client.call("session/set_mode", {"sessionId": sid, "modeId": "yolo"})
         assert refused["error"]["code"] == -32600
         assert "YOLO" in refused["error"]["message"] and "not trusted" in refused["error"]["message"]
-        await client.wait_for(lambda: len(client.checker.updates(sid)) >= 2)
-        # The untrusted-folder notice reaches the user as a message (the client did not advertise notices).
+        await client.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]})
+        # The untrusted-folder notice reaches the user as a message in the first prompt's stream (the client
+        # did not advertise notices).
         texts = [
             u["content"]["text"] for u in client.checker.updates(sid) if u["sessionUpdate"] == "agent_message_chunk"
         ]

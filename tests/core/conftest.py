@@ -130,8 +130,8 @@ def make_session(
     conf = confirmer or AutoConfirmer()
     opts = options or SessionOptions(retry=RetryPolicy(initial_delay_s=0.01, max_delay_s=0.05))
 
-    def scheduler_factory(emit: Any, history: Any) -> Scheduler:
-        return Scheduler(registry, policy, conf, emit, temp_dir=tmp_path, history=history)
+    def scheduler_factory(emit: Any, history: Any, delivered: Any) -> Scheduler:
+        return Scheduler(registry, policy, conf, emit, temp_dir=tmp_path, history=history, delivered=delivered)
 
     session = Session(
         model=model,

@@ -143,6 +143,27 @@ async def test_declining_cancels_the_rest_of_the_batch_and_ends_the_prompt(tmp_p
     assert len(confirmer.asked) == 1  # the second was cancelled without asking
     assert model.remaining == 0 and len(model.requests) == 1  # no extra model call
     assert_api_valid(session.history.contents())
+    assert isinstance(events[-2], ev.UserCancelled) and events[-1] == ev.Stop("cancelled", session.usage)
+
+
+async def test_rejecting_tells_the_model_and_the_batch_and_turn_go_on(tmp_path: Path) -> None:
+    tool = TestTool("edit", kind="edit")
+    confirmer = RecordingConfirmer(["reject", "proceed_once"])
+    session, model = make_session(
+        [call_chunks(("edit", {"x": "1"}), ("edit", {"x": "2"})), text_chunks("kept the first as it was")],
+        [tool],
+        tmp_path=tmp_path,
+        confirmer=confirmer,
+    )
+    events = await collect(session, "edit twice")
+    assert tool.done == ["2"] and len(confirmer.asked) == 2
+    assert [e.status for e in events if isinstance(e, ev.ToolCallResponse)] == ["cancelled", "success"]
+    assert events[-1].reason == "end_turn"  # type: ignore[union-attr]
+    # The model was asked again, with the rejection as the first call's result.
+    assert model.remaining == 0 and len(model.requests) == 2
+    answers = [p.function_response for p in model.requests[1][1].contents[-1].parts if p.function_response]
+    assert answers[0] is not None and answers[0].response == {"error": 'Tool "edit" was canceled by the user.'}
+    assert_api_valid(session.history.contents())
 
 
 async def test_proceed_always_stops_asking_for_that_tool(tmp_path: Path) -> None:

@@ -188,6 +188,7 @@ async def start_editor(
     init_options: Any = None,
     extra_args: tuple[str, ...] = (),
     replay: bool = True,
+    extra_env: dict[str, str] | None = None,
 ) -> Editor:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
@@ -235,7 +236,7 @@ async def start_editor(
         "lsp",
         *(("--fake-responses", str(responses)) if replay else ()),
         *extra_args,
-        env=server_env(tmp_path),
+        env={**server_env(tmp_path), **(extra_env or {})},
         cwd=str(project),
     )
     caps = dict(FULL_CAPS if capabilities is None else capabilities)

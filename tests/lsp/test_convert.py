@@ -42,8 +42,10 @@ def test_permission_request_is_acp_shaped_and_answers_map_back() -> None:
     selected = {"outcome": {"outcome": "selected", "optionId": "proceed_always"}}
     assert convert.outcome_from_permission(selected, EDIT) == "proceed_always"
     assert convert.outcome_from_permission({"outcome": {"outcome": "cancelled"}}, EDIT) == "cancel"
+    rejected = {"outcome": {"outcome": "selected", "optionId": "reject"}}
+    assert convert.outcome_from_permission(rejected, EDIT) == "reject"
     bogus = {"outcome": {"outcome": "selected", "optionId": "proceed_always_server"}}
-    assert convert.outcome_from_permission(bogus, EDIT) == "cancel"  # not offered for an edit
+    assert convert.outcome_from_permission(bogus, EDIT) == "reject"  # not offered for an edit
     assert convert.outcome_from_permission(None, EDIT) == "cancel"
     mcp = ev.ConfirmationDetails(type="mcp", title="t", server="srv", tool="tool")
     assert "proceed_always_server" in [o["optionId"] for o in convert.permission_options(mcp)]
@@ -56,7 +58,7 @@ def test_show_message_request_fallback() -> None:
     shell = ev.ConfirmationDetails(type="exec", title="Shell", command="rm -rf build", root_commands=("rm",))
     assert convert.show_message_request(shell)["type"] == 2 and "rm -rf build" in convert.permission_message(shell)
     assert convert.outcome_from_action({"title": "Allow for this session"}) == "proceed_always"
-    assert convert.outcome_from_action({"title": "Reject"}) == "cancel"
+    assert convert.outcome_from_action({"title": "Reject"}) == "reject"
     assert convert.outcome_from_action(None) == "cancel"
 
 

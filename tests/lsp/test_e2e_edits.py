@@ -68,12 +68,12 @@ async def test_show_message_request_fallback_edits_the_open_buffer(launch: Any) 
     assert any("Changed the value." in m.message for m in editor.client.messages)
 
 
-async def test_dismissed_question_rejects_and_nothing_changes(launch: Any) -> None:
+async def test_dismissed_question_stops_the_turn_and_nothing_changes(launch: Any) -> None:
     editor = await launch([call_line("write_file", {"file_path": "x.txt", "content": "no\n"})])
     editor.action_answer = None
     session = await editor.new_session()
     result = await editor.request("agent/prompt", {"sessionId": session, "prompt": "write x"})
-    assert result["stopReason"] == "end_turn"
+    assert result["stopReason"] == "cancelled"
     assert editor.edits == []
     assert not (editor.project / "x.txt").exists()
     assert _tool_updates(editor, "failed")

@@ -60,6 +60,7 @@ class LiveSession:
     cancel_pending: bool = False
     closed: bool = False
     terminals: dict[str, str] = field(default_factory=dict)  # tool call id → terminal id
+    held_notices: list[ev.Notice] = field(default_factory=list)  # shown when the next prompt starts
     sent_calls: dict[str, asyncio.Event] = field(default_factory=dict)
 
 
@@ -229,7 +230,7 @@ class AcpAgent:
         state = UpdateState(context_size=token_limit(handle.session.model), notices_supported=self.client.notices)
         live = LiveSession(session_id, handle, setup.fs or LocalFileSystem(), state)
         self.sessions[session_id] = live
-        handle.notice_sink = lambda notice: self._send_event(live, notice)
+        handle.notice_sink = lambda notice: self._notice(live, notice)
         if self.client.terminal:
             self._install_terminal(live)
         return live
@@ -258,7 +259,7 @@ class AcpAgent:
             )
             notices, live.handle.notices[:] = list(live.handle.notices), []
             for notice in notices:
-                self._send_event(live, notice)
+                self._notice(live, notice)
 
         ctx.after_response.append(announce)
         return self._session_state(live)
@@ -426,6 +427,7 @@ class AcpAgent:
                 return {"stopReason": "cancelled"}
             stop: str = "end_turn"
             error: ev.Error | None = None
+            self._send_held_notices(live)
             async for event in live.handle.session.send(prompt, attachments=attachments):
                 if isinstance(event, ev.Error):
                     error = event
@@ -444,6 +446,20 @@ class AcpAgent:
                 live.cancel_pending = False
 
     # ---- updates ----
+
+    def _notice(self, live: LiveSession, notice: ev.Notice) -> None:
+        """A notice from outside any prompt (start-up, a late MCP failure). A client that advertised
+        ``session.notices`` shows one at any time; the others (CodeCompanion, Zed) drop updates that arrive
+        outside a prompt, so it waits for the start of the next prompt's stream."""
+        if self.client.notices:
+            self._send_event(live, notice)
+        else:
+            live.held_notices.append(notice)
+
+    def _send_held_notices(self, live: LiveSession) -> None:
+        notices, live.held_notices = live.held_notices, []
+        for notice in notices:
+            self._send_event(live, notice)
 
     def _send_event(self, live: LiveSession, event: ev.AgentEvent) -> None:
         updates, live.state = to_updates(event, live.state)

@@ -15,7 +15,7 @@ log = logging.getLogger(__name__)
 ALLOW_ONCE = "allow_once"
 ALLOW_ALWAYS = "allow_always"
 REJECT = "reject_once"
-_OUTCOMES: dict[str, Outcome] = {ALLOW_ONCE: "proceed_once", ALLOW_ALWAYS: "proceed_always", REJECT: "cancel"}
+_OUTCOMES: dict[str, Outcome] = {ALLOW_ONCE: "proceed_once", ALLOW_ALWAYS: "proceed_always", REJECT: "reject"}
 
 
 def permission_options(details: ev.ConfirmationDetails) -> list[dict[str, Any]]:
@@ -42,10 +42,11 @@ def permission_request(session_id: str, call: ev.ToolCallInfo, details: ev.Confi
 
 
 def outcome_of(answer: Any) -> Outcome:
-    """Map the client's answer; anything but a known selected option (including ``cancelled``) is a no."""
+    """Map the client's answer. Reject (or an option we never offered) is a no the model hears; ``cancelled``
+    is the user's Stop (clients answer it when the prompt is cancelled, CodeCompanion for its Cancel key)."""
     outcome = answer.get("outcome") if isinstance(answer, dict) else None
     if isinstance(outcome, dict) and outcome.get("outcome") == "selected":
-        return _OUTCOMES.get(str(outcome.get("optionId")), "cancel")
+        return _OUTCOMES.get(str(outcome.get("optionId")), "reject")
     return "cancel"
 
 
@@ -62,12 +63,12 @@ class AcpConfirmer:
                 "session/request_permission", permission_request(self.session_id, call, details)
             )
         except RpcError as exc:
-            log.warning("permission request for %s failed: %s", call.name, exc.message)
-            return ConfirmationResult("cancel")
+            log.warning("permission request for %s failed, treating it as a rejection: %s", call.name, exc.message)
+            return ConfirmationResult("reject")
         except ConnectionError:
             return ConfirmationResult("cancel")
         outcome = outcome_of(answer)
         edited = edited_proposal(answer, details)
-        if outcome != "cancel" and edited is not None:
+        if outcome not in ("reject", "cancel") and edited is not None:
             return ConfirmationResult("modify", edited)
         return ConfirmationResult(outcome)

@@ -2,7 +2,8 @@
 
 A client that advertised ``experimental.agent.permissionRequests`` gets ACP's RequestPermissionRequest
 (the diff included). Any other client gets ``window/showMessageRequest`` with three plain actions, after
-``window/showDocument`` opened the file concerned when it can; a dismissed question rejects.
+``window/showDocument`` opened the file concerned when it can. Reject tells the model; a dismissed question
+(or a cancelled permission request) stops the turn.
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ class LspConfirmer:
                 answer = await self.client.request("agent/requestPermission", params)
             except ClientRequestError as exc:
                 log.warning("agent/requestPermission failed, treating as a rejection: %s", exc)
-                return ConfirmationResult("cancel")
+                return ConfirmationResult("reject")
             outcome = convert.outcome_from_permission(answer, details)
             edited = edited_proposal(answer, details)
-            if outcome != "cancel" and edited is not None:
+            if outcome not in ("reject", "cancel") and edited is not None:
                 return ConfirmationResult("modify", edited)
             return ConfirmationResult(outcome)
         await self._show_file(details)
@@ -44,7 +45,7 @@ class LspConfirmer:
             answer = await self.client.request("window/showMessageRequest", convert.show_message_request(details))
         except ClientRequestError as exc:
             log.warning("window/showMessageRequest failed, treating as a rejection: %s", exc)
-            return ConfirmationResult("cancel")
+            return ConfirmationResult("reject")
         return ConfirmationResult(convert.outcome_from_action(answer))
 
     async def _show_file(self, details: ev.ConfirmationDetails) -> None:

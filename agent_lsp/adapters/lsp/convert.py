@@ -95,7 +95,7 @@ class ProgressTracker:
 ALLOW_ONCE = "Allow once"
 ALLOW_SESSION = "Allow for this session"
 REJECT = "Reject"
-_ACTION_OUTCOMES: dict[str, Outcome] = {ALLOW_ONCE: "proceed_once", ALLOW_SESSION: "proceed_always", REJECT: "cancel"}
+_ACTION_OUTCOMES: dict[str, Outcome] = {ALLOW_ONCE: "proceed_once", ALLOW_SESSION: "proceed_always", REJECT: "reject"}
 MESSAGE_TYPE = {"error": 1, "warning": 2, "info": 3, "log": 4}
 
 
@@ -119,7 +119,7 @@ def permission_options(details: ev.ConfirmationDetails) -> list[dict[str, Any]]:
                 "kind": "allow_always",
             }
         )
-    options.append({"optionId": "cancel", "name": "Reject", "kind": "reject_once"})
+    options.append({"optionId": "reject", "name": "Reject", "kind": "reject_once"})
     return options
 
 
@@ -133,7 +133,8 @@ def permission_request(session_id: str, call: ev.ToolCallInfo, details: ev.Confi
 
 
 def outcome_from_permission(response: Any, details: ev.ConfirmationDetails) -> Outcome:
-    """The Confirmer outcome for an ``agent/requestPermission`` answer; anything unexpected rejects."""
+    """The Confirmer outcome for an ``agent/requestPermission`` answer: ``cancelled`` (or no answer) is the
+    user's Stop; Reject, or an option we never offered, is a no the model hears."""
     if not isinstance(response, Mapping):
         return "cancel"
     outcome = response.get("outcome")
@@ -141,7 +142,7 @@ def outcome_from_permission(response: Any, details: ev.ConfirmationDetails) -> O
         return "cancel"
     chosen = outcome.get("optionId")
     valid = {o["optionId"] for o in permission_options(details)}
-    return chosen if isinstance(chosen, str) and chosen in valid else "cancel"  # type: ignore[return-value]
+    return chosen if isinstance(chosen, str) and chosen in valid else "reject"  # type: ignore[return-value]
 
 
 def permission_message(details: ev.ConfirmationDetails) -> str:
@@ -178,9 +179,9 @@ def show_message_request(details: ev.ConfirmationDetails) -> dict[str, Any]:
 
 
 def outcome_from_action(response: Any) -> Outcome:
-    """A dismissed question (null) or an unknown title rejects."""
+    """Reject (or an unknown title) is a no the model hears; a dismissed question (null) is the user's Stop."""
     title = response.get("title") if isinstance(response, Mapping) else None
-    return _ACTION_OUTCOMES.get(title, "cancel") if isinstance(title, str) else "cancel"
+    return _ACTION_OUTCOMES.get(title, "reject") if isinstance(title, str) else "cancel"
 
 
 # --- prompts --------------------------------------------------------------------------------------------
