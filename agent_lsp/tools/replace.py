@@ -253,8 +253,8 @@ class ReplaceInvocation(FileEditInvocation[ReplaceParams]):
         p = self.params
         if p.instruction:
             return f"Edit {self.shown_path}: {p.instruction}"
-        first = p.old_string.strip().splitlines()[0][:40] if p.old_string.strip() else ""
-        return f"Edit {self.shown_path}" + (f" ({first!r})" if first else " (create)")
+        # The path is what the user needs to see; the change itself is the diff the client shows.
+        return f"{'Create' if p.old_string == '' else 'Edit'} {self.shown_path}"
 
     def propose(self, current: str | None) -> str:
         p = self.params

@@ -111,6 +111,7 @@ async def test_confirm_modify_and_stale(ctx: ToolContext, root: Path) -> None:
     assert inv.describe() == "Edit a.txt: greet"
     details = await inv.confirmation()
     assert details is not None and details.diff is not None and details.diff.new_text == "hello there\n"
+    assert details.title == "Edit a.txt"
     inv.apply_modification("hello user\n")
     await inv.execute(lambda _c: None)
     assert path.read_text() == "hello user\n"
