@@ -1,4 +1,5 @@
---- Spec: an edit rejected in the diff tab (gr) leaves the buffer and the file unchanged.
+--- Spec: an edit rejected in the diff tab (gr) leaves the buffer and the file unchanged; the model hears it and
+--- answers in the same turn.
 
 local H = require("harness")
 
@@ -21,12 +22,14 @@ return function()
   H.wait(function()
     return #done == 1
   end, "the end of the turn")
-  H.eq(answers[1].response, { outcome = { outcome = "selected", optionId = "cancel" } }, "response")
+  H.eq(answers[1].response, { outcome = { outcome = "selected", optionId = "reject" } }, "response")
   H.eq(#vim.api.nvim_list_tabpages(), 1, "tabs after rejecting")
   H.eq(vim.api.nvim_buf_get_lines(file_buf, 0, -1, false), before, "buffer")
   H.ok(not vim.bo[file_buf].modified, "buffer not modified")
   H.eq(vim.fn.readfile(path), before, "file on disk")
   H.contains(H.chat_text(), "✗ ")
+  H.contains(H.chat_text(), 'Tool "replace" was canceled by the user.')
+  H.contains(H.chat_text(), "Understood, no change.")
   local ga = vim.api.nvim_buf_call(file_buf, function()
     return vim.fn.maparg("ga", "n", false, true)
   end)
