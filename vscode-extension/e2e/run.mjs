@@ -91,6 +91,7 @@ function script() {
     editLine("e2e-1", "I'll make the **greeting** friendlier:\n\n```python\nreturn \"Hello, \" + name + \"!\"\n```\n", '    return "Hello " + name', '    return "Hello, " + name + "!"'),
     textLine("Done: ", "`greet` now says *Hello, world!*"),
     editLine("e2e-2", "Next I'll shout the greeting.", '    return "Hello, " + name + "!"', '    return "HELLO, " + name.upper() + "!"'),
+    textLine("Understood, ", "I left the greeting as it is."),
     textLine("`greet` builds a ", "greeting for *name*."),
     {
       method: "generateContentStream",
@@ -279,8 +280,9 @@ async function main() {
     const reject = page.locator('.editor-actions [aria-label^="Reject Proposal"]').first();
     await page.locator(".monaco-diff-editor .view-line", { hasText: "HELLO" }).first().waitFor();
     await reject.click();
-    // A rejected call ends the turn (as in Gemini CLI): the card fails and the agent stops.
-    await chat.locator(".tool.status-failed", { hasText: "declined" }).first().waitFor();
+    // As in Gemini CLI: the card fails, the model is told the user rejected the call and answers in the same turn.
+    await chat.locator(".tool.status-failed", { hasText: "canceled by the user" }).first().waitFor();
+    await chat.locator(".msg.agent", { hasText: "I left the greeting as it is." }).first().waitFor();
     await chat.locator("#progress").waitFor({ state: "hidden" });
     await waitFor("the diff review to close", async () => (await page.locator(".monaco-diff-editor").count()) === 0);
     await page.waitForTimeout(500);
