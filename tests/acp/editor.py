@@ -51,9 +51,15 @@ class EditorClient:
     agent reads through them and its writes land in them (the disk is the editor's business, not the agent's)."""
 
     def __init__(
-        self, *, fs: bool = False, terminal: bool = False, answer: PermissionAnswer | str = "allow_once"
+        self,
+        *,
+        fs: bool = False,
+        terminal: bool = False,
+        answer: PermissionAnswer | str = "allow_once",
+        missing_as_empty: bool = False,
     ) -> None:
         self.fs = fs
+        self.missing_as_empty = missing_as_empty  # CodeCompanion serves a missing file as empty text
         self.terminal = terminal
         self.answer = answer
         self.buffers: dict[str, str] = {}
@@ -97,6 +103,8 @@ class EditorClient:
         try:
             return ReadTextFileResponse(content=await asyncio.to_thread(Path(path).read_text, encoding="utf-8"))
         except FileNotFoundError:
+            if self.missing_as_empty:
+                return ReadTextFileResponse(content="")
             # Zed reports a missing file as an internal error whose message carries the OS error.
             raise RequestError.internal_error(
                 {"details": f"failed to open {path}: No such file or directory (os error 2)"}

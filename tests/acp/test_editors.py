@@ -97,12 +97,13 @@ async def test_codecompanion_like_client_sees_the_diff_in_the_permission_request
             text_turn("ok"),
         ],
     )
-    editor = EditorClient(fs=True)
+    editor = EditorClient(fs=True, missing_as_empty=True)  # as CodeCompanion: reads from disk, "" when missing
     async with connect(editor, agent_argv(script), env, project) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("edit")])
     editor.checker.assert_clean()
     first, second = (r["toolCall"] for r in editor.permission_requests)
+    assert second["title"] == "Write notes.md"
     # Everything a diff review needs is in the request itself, not in an earlier update.
     assert first["content"] == [
         {

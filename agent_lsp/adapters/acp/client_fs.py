@@ -64,6 +64,9 @@ class ClientFileSystem:
         if not isinstance(content, str):
             log.warning("editor answered fs/read_text_file for %s without text; reading it from disk", path)
             return await self._local.read_text(path)
+        if content == "" and not await asyncio.to_thread(path.exists):
+            # CodeCompanion answers a missing file with empty text: it is a new file, not an empty one.
+            raise FileNotFoundError(2, "No such file or directory", str(path))
         return content
 
     async def write_text(self, path: Path, content: str, *, expected: str | None, label: str = "") -> None:
