@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import Tool
+
+if TYPE_CHECKING:
+    from agent_lsp.tools.shell_parse import ShellParse
 
 ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("default", "auto_edit", "yolo", "plan")
@@ -32,10 +35,10 @@ class Rule:
         return cls(m.group(1), m.group(2).strip() if m.group(2) is not None else None)
 
 
-def _commands(args: dict[str, Any]) -> list[str]:
-    from agent_lsp.tools.shell_parse import split_commands
+def _shell(args: dict[str, Any]) -> ShellParse:
+    from agent_lsp.tools.shell_parse import parse_shell  # loads the bash grammar on first use, not at start-up
 
-    return [c.strip() for c in split_commands(str(args.get("command", ""))) if c.strip()]
+    return parse_shell(str(args.get("command", "")))
 
 
 def _prefix_match(command: str, prefix: str) -> bool:
@@ -80,53 +83,81 @@ class Policy:
         name = tool.name
         if not self.is_enabled(name):
             return "deny", f"Tool '{name}' is disabled by settings (tools.core / tools.exclude)."
-        if name == SHELL_TOOL:
-            commands = _commands(args)
-            for r in map(Rule.parse, self.exclude):
-                if r.tool == SHELL_TOOL and r.prefix and any(_prefix_match(c, r.prefix) for c in commands):
-                    return "deny", f"Command '{r.prefix}' is blocked by settings (tools.exclude)."
-            core_prefixes = [p.prefix for p in map(Rule.parse, self.core or ()) if p.tool == SHELL_TOOL and p.prefix]
-            if core_prefixes and not all(any(_prefix_match(c, p) for p in core_prefixes) for c in commands):
-                return "deny", "Command is not in the allowed list of shell commands (tools.core)."
+        shell = _shell(args) if name == SHELL_TOOL else None
+        if shell is not None:
+            denied = self._shell_denied(shell)
+            if denied:
+                return "deny", denied
         if self.mode == "plan":
             if tool.kind in ("read", "search", "think"):
                 return "allow", ""
             if tool.kind == "fetch":
                 return "ask", ""
             return "deny", f"Tool '{name}' is not available in plan mode: only read-only tools may run while planning."
+        if shell is not None and not shell.ok:
+            return "ask", ""  # what bash would run is unclear: a person decides, in every mode (yolo too)
+        if shell is not None and self._has_shell_excludes() and not all(p.known_program for p in shell.parts):
+            return "ask", ""  # a computed program name (``$x``, ``r*``) cannot be checked against tools.exclude
         if self.mode == "yolo":
             return "allow", ""
         if tool.kind in ("read", "search", "think"):
             return "allow", ""
-        if self._allowed_by_rules(tool, args):
+        if self._allowed_by_rules(tool, args, shell):
             return "allow", ""
         if self.mode == "auto_edit" and tool.kind in ("edit", "delete", "move"):
             return "allow", ""
         return "ask", ""
 
-    def _allowed_by_rules(self, tool: Tool, args: dict[str, Any]) -> bool:
+    def _has_shell_excludes(self) -> bool:
+        return any(r.tool == SHELL_TOOL and r.prefix for r in map(Rule.parse, self.exclude))
+
+    def _shell_denied(self, shell: ShellParse) -> str | None:
+        """tools.exclude and tools.core for the shell: every command bash would run is checked, wrapped
+        (``sudo rm``) and nested (``bash -c 'rm'``) ones too; exclude also matches ``/bin/rm`` and ``\\rm``."""
+        for r in map(Rule.parse, self.exclude):
+            if r.tool == SHELL_TOOL and r.prefix:
+                prefix = r.prefix
+                if any(_prefix_match(p.text, prefix) or _prefix_match(p.normalized, prefix) for p in shell.parts):
+                    return f"Command '{prefix}' is blocked by settings (tools.exclude)."
+        core = [p.prefix for p in map(Rule.parse, self.core or ()) if p.tool == SHELL_TOOL and p.prefix]
+        if core:
+            if not shell.ok:
+                return "Command could not be checked against the allowed shell commands (tools.core): " + (
+                    shell.problem or "it does not parse"
+                )
+            if not all(any(_prefix_match(p.text, c) for c in core) for p in shell.parts):
+                return "Command is not in the allowed list of shell commands (tools.core)."
+        return None
+
+    def _allowed_by_rules(self, tool: Tool, args: dict[str, Any], shell: ShellParse | None = None) -> bool:
         name = tool.name
+        if shell is not None:
+            return self._shell_allowed(shell)
         if name in self._session_tools:
             return True
         if tool.server and (tool.server in self._session_servers or (tool.trusted_server and self.trusted)):
             return True
-        rules = [Rule.parse(a) for a in self.allowed]
-        if name == SHELL_TOOL:
-            from agent_lsp.tools.shell_parse import root_command
+        return any(r.tool == name and r.prefix is None for r in map(Rule.parse, self.allowed))
 
-            commands = _commands(args)
-            if commands and all(root_command(c) in self._session_roots for c in commands):
-                return True
-            prefixes = [r.prefix for r in rules if r.tool == SHELL_TOOL]
-            if None in prefixes:
-                return True
-            return bool(commands) and all(any(_prefix_match(c, p) for p in prefixes if p) for c in commands)
-        return any(r.tool == name and r.prefix is None for r in rules)
+    def _shell_allowed(self, shell: ShellParse) -> bool:
+        """Every command bash would run matches an allow rule (or a root allowed this session), the line
+        parses, has no substitution, and, in default mode, writes no file by redirection."""
+        if not shell.ok or shell.substitution or not shell.parts:
+            return False
+        rules = [Rule.parse(a) for a in self.allowed]
+        if any(r.tool == SHELL_TOOL and r.prefix is None for r in rules):
+            return True
+        prefixes = [r.prefix for r in rules if r.tool == SHELL_TOOL and r.prefix] + sorted(self._session_roots)
+        if self.mode == "default" and shell.writes:
+            return False  # ``git status > ~/.bashrc`` is not what allowing ``git status`` meant
+        return all(any(_prefix_match(p.text, prefix) for prefix in prefixes) for p in shell.parts)
 
     def remember(self, tool: Tool, details: ConfirmationDetails, scope: Literal["tool", "server"] = "tool") -> None:
         """ "Allow always" for this session: shell by root commands, MCP per tool or server, else the tool."""
-        if tool.name == SHELL_TOOL and details.type == "exec" and details.root_commands:
-            self._session_roots.update(details.root_commands)
+        if tool.name == SHELL_TOOL:
+            # Only the programs the user saw; a command with none (``x=1``) must not open the whole shell.
+            if details.type == "exec":
+                self._session_roots.update(details.root_commands)
         elif details.type == "mcp" and scope == "server" and tool.server:
             self._session_servers.add(tool.server)
         else:

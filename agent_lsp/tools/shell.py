@@ -22,7 +22,7 @@ from agent_lsp.errors import PathOutsideWorkspace, ToolError
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.shell_parse import find_substitution, root_commands
+from agent_lsp.tools.shell_parse import parse_shell
 from agent_lsp.tools.truncation import HeadTailBuffer
 
 log = logging.getLogger(__name__)
@@ -94,11 +94,18 @@ class ShellTool(ContextTool):
         command = str(params["command"])
         if not command.strip():
             return "The command must not be empty."
-        construct = find_substitution(command)
-        if construct:
+        if "\x00" in command:
+            return "The command contains a NUL byte, which bash cannot receive."
+        try:
+            os.fsencode(command)
+        except UnicodeEncodeError:
+            return "The command contains characters that cannot be passed to bash (unpaired UTF-16 surrogates)."
+        parsed = parse_shell(command)
+        if parsed.substitution:
+            # Refused in every approval mode: what it runs is decided only when it runs, so nobody approved it.
             return (
-                f"Command substitution with {construct} is not allowed: it would run a command nobody approved. "
-                "Run the inner command on its own first, then use its output."
+                f"Command substitution with {parsed.substitution} is not allowed: it would run a command nobody "
+                "approved. Run the inner command on its own first, then use its output."
             )
         try:
             self._cwd(params.get("dir_path"))
@@ -156,7 +163,7 @@ class ShellInvocation(ToolInvocation[ShellParams]):
             type="exec",
             title=self.describe(),
             command=self.params.command,
-            root_commands=tuple(root_commands(self.params.command)),
+            root_commands=parse_shell(self.params.command).roots,
         )
 
     async def execute(self, output: OutputSink) -> ToolResult:
