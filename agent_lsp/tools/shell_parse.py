@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the grammar loads lazily, on the first command checked, nev
 MAX_COMMAND_BYTES = 100_000  # longer command lines are not parsed (so never auto-approved): bounds the work
 MAX_NESTING = 6  # eval / bash -c / sudo ... inside each other; deeper is "does not parse"
 MAX_TOTAL_BYTES = 4 * MAX_COMMAND_BYTES  # all nested re-parses of one command line together
+MAX_NODES = 25_000  # syntax nodes walked for one command line (a 300-line script has a few thousand)
 
 # Constructs whose text bash never expands and where a backslash-newline is kept as written.
 _VERBATIM = frozenset({"raw_string", "ansi_c_string", "comment"})
@@ -42,6 +43,7 @@ _STATEMENT_PARENTS = frozenset(
         "process_substitution",
     }
 )
+_ASSIGNMENTS = frozenset({"variable_assignment", "variable_assignments"})
 _WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "busybox"})
@@ -79,6 +81,7 @@ _WRAPPERS: dict[str, _Wrapper] = {
         frozenset({"-a", "-E", "-I", "-L", "-n", "-P", "-s", "-d", "--arg-file", "--delimiter", "--max-args"})
     ),
 }
+STDIN_SCRIPT = "<commands read from standard input>"  # the part a shell reading its input stands for
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
@@ -173,6 +176,7 @@ class _Walker:
     writes: list[str] = field(default_factory=list)
     problem: str | None = None
     budget: int = MAX_TOTAL_BYTES
+    nodes: int = MAX_NODES
 
     def result(self) -> ShellParse:
         self.found.sort(key=lambda f: f.order)
@@ -212,6 +216,11 @@ class _Walker:
         self.budget -= len(source)
         parser = _parser()
         tree = parser.parse(source)
+        if not self.count(tree.root_node):
+            return
+        if b"\\\n" not in source:
+            self.walk(tree.root_node, source, depth, order)
+            return
         verbatim = _verbatim_ranges(tree.root_node)
         joined = _join_lines(source, verbatim)
         if joined == source:
@@ -219,22 +228,32 @@ class _Walker:
             return
         # bash removes backslash-newline before it splits words (``$\<newline>(`` is ``$(``); tree-sitter
         # reads it as a space. Judge the joined text, and trust it only when both readings agree.
-        self.budget -= len(joined)
-        first = _Walker(budget=self.budget)
-        first.walk(tree.root_node, source, depth, order)
+        first = _Walker()
+        first.walk(tree.root_node, source, depth, order, commands=False)
         if first.substitution:
             self.substituted(first.substitution)
         joined_tree = parser.parse(joined)
+        if not self.count(joined_tree.root_node):
+            return
         if tree.root_node.has_error:
             self.fail("the command does not parse")
         elif _verbatim_texts(source, verbatim) != _verbatim_texts(joined, _verbatim_ranges(joined_tree.root_node)):
             self.fail("the line continuations in the command are ambiguous")
         self.walk(joined_tree.root_node, joined, depth, order)
 
+    def count(self, root: Node) -> bool:
+        """Take a tree's nodes from the budget; False (and not ok) when they do not fit."""
+        self.nodes -= root.descendant_count
+        if self.nodes < 0:
+            self.fail(f"the command is too complex to check (over {MAX_NODES} syntax nodes)")
+            return False
+        return True
+
     # -- walking ---------------------------------------------------------------------------------------
 
-    def walk(self, root: Node, source: bytes, depth: int, order: int) -> None:
-        for node, verbatim, quoted in _visit(root):
+    def walk(self, root: Node, source: bytes, depth: int, order: int, *, commands: bool = True) -> None:
+        """Collect from one tree; with ``commands`` False only substitutions and parse errors."""
+        for node, parent, verbatim, quoted in _visit(root):
             kind = node.type
             if node.is_error or node.is_missing:
                 self.fail("the command does not parse")
@@ -246,12 +265,16 @@ class _Walker:
                 self.substituted(_text(node.child(0))[:1] + "(...)" if node.child(0) is not None else "<(...)")
             elif kind == "expansion" and _prompt_transform(node):
                 self.substituted("${...@P}")
-            elif kind == "command":
-                self.command(node, source, depth, (order, node.start_byte))
+            elif kind == "command" and commands:
+                self.command(node, parent, source, depth, (order, node.start_byte))
+            elif not commands:
+                pass
             elif kind in ("declaration_command", "unset_command", "test_command"):
                 keyword = _text(node.child(0)) if node.child(0) is not None else ""
                 self.add((order, node.start_byte), _slice(source, node), keyword, literal=False)
-            elif kind in ("variable_assignment", "variable_assignments") and _is_statement(node):
+            elif (
+                kind in ("variable_assignment", "variable_assignments") and parent and parent.type in _STATEMENT_PARENTS
+            ):
                 self.add((order, node.start_byte), _slice(source, node), "", literal=False)
             elif kind == "file_redirect":
                 self.redirect(node)
@@ -279,7 +302,7 @@ class _Walker:
             return
         self.writes.append(target if target is not None else _text(targets[0]))
 
-    def command(self, node: Node, source: bytes, depth: int, order: tuple[int, ...]) -> None:
+    def command(self, node: Node, parent: Node | None, source: bytes, depth: int, order: tuple[int, ...]) -> None:
         name = node.child_by_field_name("name")
         text = _slice(source, node)
         if name is None:
@@ -287,7 +310,8 @@ class _Walker:
             return
         program = _literal(name)
         root = _basename(program) if program is not None else _text(name)
-        words = _arguments(node)
+        redirects = _redirects(node, parent)
+        words = _arguments(node, redirects)
         values = [_literal(w) for w in words]
         literal = program is not None and all(v is not None for v in values)
         normalized = " ".join([root, *(v for v in values if v is not None)]) if literal else text
@@ -299,14 +323,18 @@ class _Walker:
             if inner is None:
                 continue  # the wrapped command is not literal: the wrapper itself must be approved
             self._nested_at(inner, depth, inner_order)
-        for body in _fed_scripts(root, node, values):
-            self._nested_at(body, depth, inner_order)
+        for body in _fed_scripts(root, redirects, values):
+            if body is None:
+                # ``echo "$x" | bash``: whatever arrives on its input runs; no rule can cover that.
+                self.add(inner_order, STDIN_SCRIPT, "", literal=False, known=False)
+            else:
+                self._nested_at(body, depth, inner_order)
 
     def _nested_at(self, text: bytes, depth: int, order: tuple[int, ...]) -> None:
         """Check a command string bash runs from inside another command (``bash -c``, ``eval``, ``sudo``)."""
-        sub = _Walker(budget=self.budget)
+        sub = _Walker(budget=self.budget, nodes=self.nodes)
         sub.parse(text, depth=depth + 1, order=0)
-        self.budget = sub.budget
+        self.budget, self.nodes = sub.budget, sub.nodes
         for f in sub.found:
             self.found.append(_Found((*order, *f.order), f.command))
         if sub.substitution:
@@ -325,6 +353,16 @@ def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "surrogateescape")
 
 
+def _encode(text: str | None) -> bytes | None:
+    """``text`` as the bytes bash would get; None when it has no such form (a lone surrogate from ``$'\\ud800'``)."""
+    if text is None:
+        return None
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return None
+
+
 def _slice(source: bytes, node: Node) -> str:
     return source[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
 
@@ -333,27 +371,23 @@ def _basename(program: str) -> str:
     return os.path.basename(program.rstrip("/")) or program if "/" in program else program
 
 
-def _is_statement(node: Node) -> bool:
-    parent = node.parent
-    return parent is not None and parent.type in _STATEMENT_PARENTS
-
-
 def _prompt_transform(node: Node) -> bool:
     """``${var@P}`` expands the value as a prompt string, which runs the substitutions inside it."""
     children = node.children
     return any(_text(a) == "@" and _text(b) == "P" for a, b in itertools.pairwise(children))
 
 
-def _visit(root: Node) -> Iterator[tuple[Node, bool, bool]]:
-    """Every node in order, with whether bash reads it as written (single quotes, ``$'...'``, comments,
-    quoted here-documents: not descended into) and whether it lies inside double quotes or an expanding
-    here-document, where quote characters are plain text."""
-    stack: list[tuple[Node, bool, bool]] = [(root, False, False)]
+def _visit(root: Node) -> Iterator[tuple[Node, Node | None, bool, bool]]:
+    """Every node in order with its parent, whether bash reads it as written (single quotes, ``$'...'``,
+    comments, quoted here-documents: not descended into) and whether it lies inside double quotes or an
+    expanding here-document, where quote characters are plain text. (Node.parent is not used: tree-sitter
+    finds a parent by walking down from the root, which makes a long command line quadratic.)"""
+    stack: list[tuple[Node, Node | None, bool, bool]] = [(root, None, False, False)]
     while stack:
-        node, verbatim, quoted = stack.pop()
+        node, parent, verbatim, quoted = stack.pop()
         kind = node.type
         verbatim = verbatim or (kind == "comment") or (kind in _VERBATIM and not quoted)
-        yield node, verbatim, quoted
+        yield node, parent, verbatim, quoted
         if verbatim:
             continue
         inner = quoted
@@ -363,7 +397,7 @@ def _visit(root: Node) -> Iterator[tuple[Node, bool, bool]]:
             inner = False
         quoted_doc = kind == "heredoc_redirect" and _quoted_heredoc(node)
         for child in reversed(node.children):
-            stack.append((child, quoted_doc and child.type == "heredoc_body", inner))
+            stack.append((child, node, quoted_doc and child.type == "heredoc_body", inner))
 
 
 def _quoted_heredoc(redirect: Node) -> bool:
@@ -374,7 +408,7 @@ def _quoted_heredoc(redirect: Node) -> bool:
 
 def _verbatim_ranges(root: Node) -> list[tuple[int, int]]:
     """Byte ranges bash reads as written: single-quoted and ``$'...'`` strings, comments, quoted here-docs."""
-    ranges = [(n.start_byte, n.end_byte) for n, verbatim, _ in _visit(root) if verbatim]
+    ranges = [(n.start_byte, n.end_byte) for n, _, verbatim, _ in _visit(root) if verbatim]
     ranges.sort()
     # Verbatim nodes are never nested (their insides are not visited), so the list is ordered and disjoint.
     return ranges
@@ -428,19 +462,23 @@ def _missed_substitution(text: str, *, unquoted: bool) -> str | None:
     return None
 
 
-def _arguments(command: Node) -> list[Node]:
+def _redirects(command: Node, parent: Node | None) -> list[Node]:
+    """The command's redirections, also those tree-sitter hangs on the statement around it."""
+    redirects = list(command.children_by_field_name("redirect"))
+    if parent is not None and parent.type == "redirected_statement" and parent.child_by_field_name("body") == command:
+        redirects += parent.children_by_field_name("redirect")
+    return redirects
+
+
+def _arguments(command: Node, redirects: list[Node]) -> list[Node]:
     """The command's words after its name, in order. tree-sitter files words that follow a redirection
     (``sudo >/dev/null rm x``) under the redirection; bash passes them to the command, and so do we."""
     words = list(command.children_by_field_name("argument"))
-    redirects = list(command.children_by_field_name("redirect"))
-    parent = command.parent
-    if parent is not None and parent.type == "redirected_statement" and parent.child_by_field_name("body") == command:
-        redirects += parent.children_by_field_name("redirect")
     for r in redirects:
         if r.type == "file_redirect":
             words += r.children_by_field_name("destination")[1:]
         elif r.type == "herestring_redirect":
-            words += [c for c in r.named_children][1:]
+            words += list(r.named_children)[1:]
     words.sort(key=lambda w: w.start_byte)
     return words
 
@@ -516,12 +554,11 @@ def _inner_commands(root: str, words: list[Node], values: list[str | None], sour
         return source[words[i].start_byte : words[-1].end_byte]
 
     def string_arg(i: int) -> bytes | None:
-        v = values[i] if i < len(values) else None
-        return v.encode("utf-8", "surrogateescape") if v is not None else None
+        return _encode(values[i]) if i < len(values) else None
 
     if root == "eval":
         if values:
-            yield None if any(v is None for v in values) else " ".join(v for v in values if v).encode()
+            yield None if any(v is None for v in values) else _encode(" ".join(v for v in values if v is not None))
         return
     if root in _SHELLS:
         i = _shell_command_string(values)
@@ -533,7 +570,7 @@ def _inner_commands(root: str, words: list[Node], values: list[str | None], sour
             if v in ("-c", "--command") and i + 1 < len(values):
                 yield string_arg(i + 1)
             elif v is not None and v.startswith("--command="):
-                yield v.removeprefix("--command=").encode("utf-8", "surrogateescape")
+                yield _encode(v.removeprefix("--command="))
         return
     if root == "trap":
         first = 1 if values and values[0] == "--" else 0
@@ -546,7 +583,7 @@ def _inner_commands(root: str, words: list[Node], values: list[str | None], sour
         i = _skip_options(values, _Wrapper(frozenset({"-n", "--interval", "-d", "-q"})))
         if i is not None and i < len(values):
             joined = values[i:]
-            yield None if any(v is None for v in joined) else " ".join(v for v in joined if v is not None).encode()
+            yield None if any(v is None for v in joined) else _encode(" ".join(v for v in joined if v is not None))
         return
     if root == "find":
         i = 0
@@ -571,7 +608,7 @@ def _inner_commands(root: str, words: list[Node], values: list[str | None], sour
             if v in ("-S", "--split-string") and i + 1 < len(values):
                 yield string_arg(i + 1)
             elif v is not None and v.startswith("--split-string="):
-                yield v.removeprefix("--split-string=").encode("utf-8", "surrogateescape")
+                yield _encode(v.removeprefix("--split-string="))
     start = _skip_options(values, wrapper)
     if start is None:
         yield None
@@ -621,21 +658,23 @@ def _shell_command_string(values: list[str | None]) -> int | None:
     return None
 
 
-def _fed_scripts(root: str, command: Node, values: list[str | None]) -> Iterator[bytes]:
-    """A shell given no script reads commands from its here-document or here-string: check those too."""
-    if root not in _SHELLS or any(v is not None and not v.startswith(("-", "+")) for v in values):
+def _fed_scripts(root: str, redirects: list[Node], values: list[str | None]) -> Iterator[bytes | None]:
+    """A shell given no script reads commands from its here-document or here-string: check those too.
+    None stands for commands read from a pipe or a file on standard input, which no parse can see."""
+    if root not in _SHELLS or any(
+        v is not None and v.startswith("-") and not v.startswith("--") and "c" in v[1:] for v in values
+    ):
         return
-    if any(v is not None and not v.startswith("--") and v.startswith("-") and "c" in v[1:] for v in values):
-        return
-    redirects = list(command.children_by_field_name("redirect"))
-    parent = command.parent
-    if parent is not None and parent.type == "redirected_statement" and parent.child_by_field_name("body") == command:
-        redirects += parent.children_by_field_name("redirect")
+    if "-s" not in values and any(v is None or not v.startswith(("-", "+")) for v in values):
+        return  # a script file (``bash build.sh``): its commands are the file's, as for any program
+    fed = False
     for r in redirects:
         if r.type == "heredoc_redirect":
             for body in (c for c in r.children if c.type == "heredoc_body"):
+                fed = True
                 yield body.text or b""
         elif r.type == "herestring_redirect" and r.named_child_count:
-            value = _literal(r.named_child(0))
-            if value is not None:
-                yield value.encode("utf-8", "surrogateescape")
+            fed = True
+            yield _encode(_literal(r.named_child(0)))
+    if not fed:
+        yield None

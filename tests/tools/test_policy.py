@@ -91,3 +91,68 @@ def test_untrusted_folder_forces_default_and_ignores_server_trust() -> None:
     trusted_server_tool = Fake("add", "other", server="calc", trusted=True)
     assert Policy(trusted=False).decide(trusted_server_tool, {})[0] == "ask"
     assert Policy(trusted=True).decide(trusted_server_tool, {})[0] == "allow"
+
+
+def test_a_substitution_hidden_by_a_line_continuation_is_never_allowed() -> None:
+    # Issue 11: bash joins `$\` + newline + `(` into `$(`; the allow rule for `git status` must not cover it.
+    command = "git status $\\\n(touch MARKER)"
+    for mode in ("default", "auto_edit", "yolo"):
+        policy = Policy(mode=mode, allowed=["run_shell_command(git status)"])  # type: ignore[arg-type]
+        assert policy.decide(SHELL, sh(command))[0] == "ask", mode
+
+
+def test_what_does_not_parse_is_asked_in_every_mode_even_when_the_shell_is_allowed() -> None:
+    for mode in ("default", "auto_edit", "yolo"):
+        policy = Policy(mode=mode, allowed=["run_shell_command", "run_shell_command(echo)"])  # type: ignore[arg-type]
+        assert policy.decide(SHELL, sh("echo 'unbalanced"))[0] == "ask", mode
+        assert policy.decide(SHELL, sh("echo fine"))[0] == "allow", mode
+    assert Policy(mode="plan").decide(SHELL, sh("echo 'unbalanced"))[0] == "deny"
+
+
+def test_commands_hidden_in_compound_statements_need_their_own_rule() -> None:
+    policy = Policy(allowed=["run_shell_command(echo)", "run_shell_command(f)", "run_shell_command(true)"])
+    for command in (
+        "case a in a) rm x;; esac",
+        "function f { rm x; }; f",
+        "if true; then rm x; fi",
+        "echo $(rm x)",
+        "echo ok\nrm x",
+        "echo ok # \\\nrm x",
+        "env rm x",
+        "bash -c 'rm x'",
+        "x=1; echo hi",  # an assignment alone changes what later commands do (PATH=...)
+    ):
+        assert policy.decide(SHELL, sh(command))[0] == "ask", command
+    assert policy.decide(SHELL, sh("echo $((1+2)) && true")) == ("allow", "")
+    assert policy.decide(SHELL, sh("ec\\\nho joined")) == ("allow", "")
+
+
+def test_an_allowed_command_that_writes_a_file_is_asked_in_default_mode() -> None:
+    allowed = ["run_shell_command(git status)"]
+    assert Policy(allowed=allowed).decide(SHELL, sh("git status > ~/.bashrc"))[0] == "ask"
+    assert Policy(allowed=allowed).decide(SHELL, sh("git status 2>/dev/null 2>&1"))[0] == "allow"
+    assert Policy(mode="auto_edit", allowed=allowed).decide(SHELL, sh("git status > out"))[0] == "allow"
+
+
+def test_allow_always_for_the_shell_remembers_programs_as_written() -> None:
+    policy = Policy()
+    policy.remember(SHELL, ConfirmationDetails("exec", "run", command="git status", root_commands=("git",)))
+    assert policy.decide(SHELL, sh("git log && git status"))[0] == "allow"
+    assert policy.decide(SHELL, sh("/tmp/evil/git status"))[0] == "ask"  # another program named git
+    assert policy.decide(SHELL, sh("GIT_DIR=/x git status"))[0] == "ask"
+    assert policy.decide(SHELL, sh("git status; rm x"))[0] == "ask"
+    # "Allow always" on a line that runs no program allows nothing more.
+    policy.remember(SHELL, ConfirmationDetails("exec", "run", command="x=1", root_commands=()))
+    assert policy.decide(SHELL, sh("curl x"))[0] == "ask"
+
+
+def test_exclude_sees_through_spellings_and_wrappers_and_core_needs_a_parse() -> None:
+    policy = Policy(mode="yolo", exclude=["run_shell_command(rm)"])
+    for command in ("\\rm x", "/bin/rm x", "'rm' x", "sudo rm x", "bash -c 'rm x'", "find . -exec rm {} +"):
+        assert policy.decide(SHELL, sh(command))[0] == "deny", command
+    assert policy.decide(SHELL, sh("c=rm; $c x"))[0] == "ask"  # cannot be checked against the exclude list
+    assert policy.decide(SHELL, sh("echo rm"))[0] == "allow"
+    core = Policy(mode="yolo", core=["run_shell_command(git)"])
+    decision, reason = core.decide(SHELL, sh("git log 'unbalanced"))
+    assert decision == "deny" and "tools.core" in reason
+    assert core.decide(SHELL, sh("git log | less"))[0] == "deny"

@@ -151,6 +151,29 @@ async def test_command_substitution_is_refused_without_running_anything(ctx: Too
     assert not (root / "marker").exists()
 
 
+async def test_a_substitution_joined_by_a_line_continuation_is_refused(ctx: ToolContext, root: Path) -> None:
+    # Issue 11: bash reads `$\` + newline + `(` as `$(`; the tool refuses it before bash sees it.
+    tool = ShellTool(ctx)
+    for command in ("git status $\\\n(touch MARKER)", "echo a\\\n#$(touch MARKER)", 'echo "$\\\n(touch MARKER)"'):
+        message = tool.validate({"command": command})
+        assert message is not None and "$(...)" in message, command
+        with pytest.raises(ToolError):
+            tool.build({"command": command})
+    await asyncio.sleep(0.1)
+    assert not (root / "MARKER").exists()
+
+
+async def test_arithmetic_is_not_a_substitution(ctx: ToolContext) -> None:
+    text, _, _ = await run(ctx, command="echo $((1+2))")
+    assert "Output: 3" in text
+
+
+async def test_bytes_bash_cannot_receive_are_refused(ctx: ToolContext) -> None:
+    tool = ShellTool(ctx)
+    assert "NUL" in (tool.validate({"command": "echo a\x00b"}) or "")
+    assert "surrogate" in (tool.validate({"command": "echo \ud800"}) or "")
+
+
 async def test_single_quoted_substitution_text_runs(ctx: ToolContext) -> None:
     text, _, _ = await run(ctx, command="echo '$(not run)'")
     assert "Output: $(not run)" in text
@@ -175,6 +198,8 @@ async def test_confirmation_names_the_root_commands(ctx: ToolContext) -> None:
     assert details.root_commands == ("git", "npm", "tee")
     # The title is the command itself (the model's description of it is not what runs).
     assert inv.describe() == details.title == "git add . && FOO=1 npm test | tee log"
+    hidden = ShellTool(ctx).build({"command": "case a in a) rm x;; esac; function f { sudo rm y; }; f"})
+    assert (await hidden.confirmation()).root_commands == ("rm", "sudo", "f")
 
 
 async def test_stdin_is_closed(ctx: ToolContext) -> None:
