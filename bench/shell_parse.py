@@ -18,8 +18,8 @@ TYPICAL = [
     "git status",
     "npm test -- --watch=false 2>&1 | tail -n 50",
     "cd src && grep -rn 'TODO' . | head -20; echo done",
-    "for f in *.py; do python -m py_compile \"$f\" || echo \"bad: $f\"; done",
-    "docker run --rm \\\n  -v \"$PWD\":/src \\\n  -w /src python:3.12 \\\n  python -m pytest -q",
+    'for f in *.py; do python -m py_compile "$f" || echo "bad: $f"; done',
+    'docker run --rm \\\n  -v "$PWD":/src \\\n  -w /src python:3.12 \\\n  python -m pytest -q',
     "cat <<'EOF' > notes.md\n# Notes\n\nSome $text that `stays` as written.\nEOF",
 ]
 FIRST_USE = """

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import logging
 import os
 import re
 from collections.abc import Iterator
@@ -13,6 +14,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the grammar loads lazily, on the first command checked, never on the start-up path
     from tree_sitter import Language, Node, Parser
+
+log = logging.getLogger(__name__)
 
 MAX_COMMAND_BYTES = 100_000  # longer command lines are not parsed (so never auto-approved): bounds the work
 MAX_NESTING = 6  # eval / bash -c / sudo ... inside each other; deeper is "does not parse"
@@ -81,7 +84,9 @@ _WRAPPERS: dict[str, _Wrapper] = {
         frozenset({"-a", "-E", "-I", "-L", "-n", "-P", "-s", "-d", "--arg-file", "--delimiter", "--max-args"})
     ),
 }
-STDIN_SCRIPT = "<commands read from standard input>"  # the part a shell reading its input stands for
+# Parts standing for commands no parse can see; they match no allow rule.
+STDIN_SCRIPT = "<commands read from standard input>"  # ``curl ... | sh``
+COMPUTED_COMMAND = "<command computed when it runs>"  # ``sudo $cmd``, ``eval "$x"``, ``bash -c "$x"``
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
@@ -132,6 +137,11 @@ def parse_shell(command: str) -> ShellParse:
         source = command.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return ShellParse(False, problem="the command is not valid text")
+    try:
+        _language()
+    except (ImportError, OSError, ValueError) as exc:  # a broken install: nothing can be checked, so ask
+        log.warning("the bash grammar could not be loaded: %s", exc)
+        return ShellParse(False, problem=f"the bash grammar could not be loaded ({exc})")
     walker = _Walker()
     walker.parse(source, depth=0, order=0)
     return walker.result()
@@ -253,6 +263,8 @@ class _Walker:
 
     def walk(self, root: Node, source: bytes, depth: int, order: int, *, commands: bool = True) -> None:
         """Collect from one tree; with ``commands`` False only substitutions and parse errors."""
+        if root.has_error:
+            self.fail("the command does not parse")
         for node, parent, verbatim, quoted in _visit(root):
             kind = node.type
             if node.is_error or node.is_missing:
@@ -265,24 +277,26 @@ class _Walker:
                 self.substituted(_text(node.child(0))[:1] + "(...)" if node.child(0) is not None else "<(...)")
             elif kind == "expansion" and _prompt_transform(node):
                 self.substituted("${...@P}")
-            elif kind == "command" and commands:
-                self.command(node, parent, source, depth, (order, node.start_byte))
-            elif not commands:
-                pass
-            elif kind in ("declaration_command", "unset_command", "test_command"):
-                keyword = _text(node.child(0)) if node.child(0) is not None else ""
-                self.add((order, node.start_byte), _slice(source, node), keyword, literal=False)
-            elif (
-                kind in ("variable_assignment", "variable_assignments") and parent and parent.type in _STATEMENT_PARENTS
-            ):
-                self.add((order, node.start_byte), _slice(source, node), "", literal=False)
-            elif kind == "file_redirect":
-                self.redirect(node)
+            elif commands:
+                self.collect(node, parent, source, depth, order)
             if node.child_count == 0 and node.is_named and (kind in _EXPANDED_LEAVES or kind in _VERBATIM):
                 # Quotes are literal inside "..." (``"${x:-'$(id)'}"`` runs id), so there a raw_string is text.
                 missed = _missed_substitution(_text(node), unquoted=kind == "word" and not quoted)
                 if missed:
                     self.substituted(missed)
+
+    def collect(self, node: Node, parent: Node | None, source: bytes, depth: int, order: int) -> None:
+        """Record what one node runs or writes."""
+        kind = node.type
+        if kind == "command":
+            self.command(node, parent, source, depth, (order, node.start_byte))
+        elif kind in ("declaration_command", "unset_command", "test_command"):
+            keyword = _text(node.child(0)) if node.child(0) is not None else ""
+            self.add((order, node.start_byte), _slice(source, node), keyword, literal=False)
+        elif kind in _ASSIGNMENTS and parent is not None and parent.type in _STATEMENT_PARENTS:
+            self.add((order, node.start_byte), _slice(source, node), "", literal=False)
+        elif kind == "file_redirect":
+            self.redirect(node)
 
     def add(
         self, order: tuple[int, ...], text: str, root: str, *, literal: bool, normalized: str = "", known: bool = True
@@ -321,8 +335,10 @@ class _Walker:
         inner_order = (*order, 1)
         for inner in _inner_commands(root, words, values, source):
             if inner is None:
-                continue  # the wrapped command is not literal: the wrapper itself must be approved
-            self._nested_at(inner, depth, inner_order)
+                # ``sudo $cmd``, ``eval "$x"``: what runs is decided at run time; no rule can cover it.
+                self.add(inner_order, COMPUTED_COMMAND, "", literal=False, known=False)
+            else:
+                self._nested_at(inner, depth, inner_order)
         for body in _fed_scripts(root, redirects, values):
             if body is None:
                 # ``echo "$x" | bash``: whatever arrives on its input runs; no rule can cover that.

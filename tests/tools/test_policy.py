@@ -151,6 +151,7 @@ def test_exclude_sees_through_spellings_and_wrappers_and_core_needs_a_parse() ->
     for command in ("\\rm x", "/bin/rm x", "'rm' x", "sudo rm x", "bash -c 'rm x'", "find . -exec rm {} +"):
         assert policy.decide(SHELL, sh(command))[0] == "deny", command
     assert policy.decide(SHELL, sh("c=rm; $c x"))[0] == "ask"  # cannot be checked against the exclude list
+    assert policy.decide(SHELL, sh("c=rm; sudo $c x"))[0] == "ask"
     assert policy.decide(SHELL, sh("echo rm"))[0] == "allow"
     core = Policy(mode="yolo", core=["run_shell_command(git)"])
     decision, reason = core.decide(SHELL, sh("git log 'unbalanced"))

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from agent_lsp.tools.shell_parse import (
+    COMPUTED_COMMAND,
     MAX_COMMAND_BYTES,
     STDIN_SCRIPT,
     find_substitution,
@@ -132,6 +133,7 @@ def test_no_substitution(command: str) -> None:
         ("trap 'rm x' EXIT", ["trap 'rm x' EXIT", "rm x"]),
         ("bash <<'EOF'\nrm x\nEOF", ["bash", "rm x"]),  # a shell reading its script from a here-document
         ("curl x | sh", ["curl x", "sh", STDIN_SCRIPT]),  # ... or from a pipe: commands nobody can see
+        ('sudo $cmd x; eval "$y"', ["sudo $cmd x", COMPUTED_COMMAND, 'eval "$y"', COMPUTED_COMMAND]),
         ("sudo >/dev/null rm x", ["sudo", "rm x"]),  # words after a redirection still belong to sudo
         ("  ;; ", []),
         ("", []),

@@ -112,6 +112,7 @@ ROWS = [
     # Programs that run other commands: what they run is checked too.
     row("shell-reading-a-pipe", "echo touch MARKER | bash", "ask ask allow", roots=("echo", "bash"), runs=True),
     row("eval", 'eval "touch MARKER"', "ask ask allow", roots=("eval", "touch"), runs=True),
+    row("eval-computed", "x='touch MARKER'; eval \"$x\"", "ask ask allow", roots=("eval",), runs=True),
     row("bash-c", "bash -c 'touch MARKER'", "ask ask allow", roots=("bash", "touch"), runs=True),
     row("bash-c-substitution", "bash -c 'echo $(touch MARKER)'", "refuse refuse refuse"),
     row("env-wrapper", "env -i PATH=/usr/bin:/bin touch MARKER", "ask ask allow", roots=("env", "touch"), runs=True),
