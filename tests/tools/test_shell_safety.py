@@ -205,7 +205,7 @@ def decision(tool: ShellTool, command: str, mode: str) -> str:
 
 
 def test_bash_never_runs_what_was_allowed(tmp_path: Path) -> None:
-    """Differential check against bash itself: for ~200 hostile lines, whenever the real bash runs the hidden
+    """Differential check against bash itself: for ~280 hostile lines, whenever the real bash runs the hidden
     command, default mode did not allow the line; whenever it runs a substitution, no mode allowed it."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
