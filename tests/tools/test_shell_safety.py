@@ -143,7 +143,7 @@ class Recorder:
 
     async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
         self.asked.append(details)
-        return ConfirmationResult("cancel")
+        return ConfirmationResult("reject")
 
 
 async def run_row(r: Row, mode: str, root: Path, tmp: Path) -> tuple[str, Recorder, CallOutcome]:
