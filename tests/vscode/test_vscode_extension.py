@@ -101,6 +101,7 @@ def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
     assert "the panel shows the server setting itself up" in proc.stdout
     assert "bootstrap ok: the server installed itself into" in proc.stdout
     assert "(agent-lsp 0.1.0)" in proc.stdout
+    assert "workspace settings and the workspace's agent_lsp/ folder were ignored" in proc.stdout
     assert "run 1 ok: the accepted edit is on disk" in proc.stdout
     assert "run 2 ok: the rejected edit left app.py unchanged" in proc.stdout
     assert "run 3 ok: Explain Selection answered in the panel" in proc.stdout

@@ -146,6 +146,21 @@ async function main() {
   const workspace = dirs.workspace;
   const appFile = path.join(workspace, "app.py");
   fs.writeFileSync(appFile, ORIGINAL);
+  // A hostile repository: its .vscode/settings.json names programs to run, and its agent_lsp/ folder would
+  // shadow the server's package if the working directory were on sys.path. None of it may ever run.
+  const pwned = path.join(tmp, "pwned");
+  const evil = path.join(workspace, "evil.sh");
+  fs.writeFileSync(evil, `#!/bin/sh\necho "$0 $*" >> ${pwned}\n`, { mode: 0o755 });
+  fs.mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+  fs.writeFileSync(
+    path.join(workspace, ".vscode", "settings.json"),
+    JSON.stringify({ "agentLsp.server.command": evil, "agentLsp.pythonPath": evil, "agentLsp.server.args": ["--evil"] }),
+  );
+  fs.mkdirSync(path.join(workspace, "agent_lsp"), { recursive: true });
+  fs.writeFileSync(
+    path.join(workspace, "agent_lsp", "__main__.py"),
+    `open(${JSON.stringify(pwned)}, "a").write("agent_lsp/__main__.py from the workspace ran\\n")\n`,
+  );
   const scriptFile = path.join(tmp, "replay.jsonl");
   fs.writeFileSync(scriptFile, script() + "\n");
   // Server paths are machine-scoped settings: code-server's extension host reads them from Machine/settings.json.
@@ -400,6 +415,10 @@ async function main() {
     if (bad.length > 0) {
       throw new Error(`unexpected notifications: ${bad.join(" | ")}`);
     }
+    if (fs.existsSync(pwned)) {
+      throw new Error(`a program chosen by the workspace ran: ${fs.readFileSync(pwned, "utf8")}`);
+    }
+    log("workspace settings and the workspace's agent_lsp/ folder were ignored");
     console.log("e2e: 6 passed, 0 failed");
   } catch (err) {
     failed = true;
