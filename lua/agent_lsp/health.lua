@@ -75,8 +75,10 @@ function M.check()
     local advice = {
       "Run :AgentLspInstall: it installs the server from the plugin's own checkout ("
         .. install.plugin_root()
-        .. ") into a private venv. With lazy.nvim, add build = \":AgentLspInstall\" to the plugin spec so it runs on install and update.",
-      "Or install it from the repository yourself (uv tool install <repository or checkout>, or pipx install …) and set setup({ cmd = { \"/path/to/agent-lsp\", \"lsp\" } }).",
+        .. ") into a private venv. With lazy.nvim, add build = \":AgentLspInstall\" to the plugin spec"
+        .. " so it runs on install and update.",
+      "Or install it from the repository yourself (uv tool install <repository or checkout>, or pipx install …)"
+        .. ' and set setup({ cmd = { "/path/to/agent-lsp", "lsp" } }).',
       "Do not `pip install agent-lsp`: that name on PyPI belongs to another project.",
     }
     if not python then

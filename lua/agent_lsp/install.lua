@@ -73,7 +73,8 @@ function M.find_python(candidates)
   local tried = {} ---@type string[]
   for _, candidate in ipairs(candidates) do
     if vim.fn.executable(candidate) == 1 then
-      local result = vim.system({ candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])" }, { text = true }):wait(15000)
+      local probe = { candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])" }
+      local result = vim.system(probe, { text = true }):wait(15000)
       local version = result.code == 0 and M.parse_version(result.stdout or "") or nil
       tried[#tried + 1] = version and ("%s (%d.%d)"):format(candidate, version[1], version[2]) or candidate
       if version and M.supported(version) then
@@ -88,7 +89,11 @@ end
 ---@param tried string[]
 ---@return string
 function M.no_python_message(tried)
-  return ("agent-lsp needs Python %d.%d or newer to install its server; found %s. Install one (e.g. `sudo apt install python3 python3-venv`, `brew install python@3.12`, or python.org), or set vim.g.agent_lsp_python to its path, then run :AgentLspInstall."):format(
+  return (
+    "agent-lsp needs Python %d.%d or newer to install its server; found %s. Install one (e.g. "
+    .. "`sudo apt install python3 python3-venv`, `brew install python@3.12`, or python.org), or set "
+    .. "vim.g.agent_lsp_python to its path, then run :AgentLspInstall."
+  ):format(
     M.MIN_PYTHON[1],
     M.MIN_PYTHON[2],
     #tried > 0 and table.concat(tried, ", ") or "none on PATH"
