@@ -32,6 +32,14 @@ return function()
   H.contains(text, "the private venv made by :AgentLspInstall")
   vim.cmd("silent! tabclose") -- :checkhealth opens a tab unless the window was empty
 
+  -- :help agent-lsp, once the manager has generated the help tags (lazy.nvim does so after the build).
+  vim.cmd.helptags(vim.fs.joinpath(H.repo, "doc"))
+  vim.cmd.help("agent-lsp")
+  H.contains(vim.api.nvim_buf_get_name(0), "doc/agent-lsp.txt")
+  vim.cmd.help(":AgentLspInstall")
+  vim.cmd.help("<Plug>(AgentExplain)")
+  vim.cmd("helpclose")
+
   -- Chat through the installed server; only the replay flag is added to its command.
   require("agent_lsp").setup({ cmd = vim.list_extend(vim.deepcopy(cmd), { "--fake-responses", H.responses }) })
   local done = H.record("AgentTurnDone")
