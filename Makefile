@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-deps install lint typecheck bench clean
+.PHONY: demo test test-deps install lint typecheck bench clean wheel vsix
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,8 +35,19 @@ test: $(STAMP) test-deps
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -q -p no:cacheprovider
 
+# The server as a wheel in dist/ (what `uv tool install .` / `pipx install .` build too).
+wheel:
+	$(PYTHON) -m pip wheel --no-deps --quiet --wheel-dir dist .
+
+# The VS Code extension with the server's wheel inside: vscode-extension/agent-lsp.vsix. `vsce package` runs the
+# extension's vscode:prepublish (esbuild bundle + scripts/bundle-server.mjs, which builds the wheel with
+# AGENT_LSP_PYTHON, or copies AGENT_LSP_WHEEL when that names a wheel already built).
+vsix:
+	cd vscode-extension && { [ -x node_modules/.bin/vsce ] || npm ci; } && \
+	  AGENT_LSP_PYTHON="$(if $(wildcard $(PY)),$(abspath $(PY)),$(PYTHON))" npx --no-install vsce package --no-dependencies --out agent-lsp.vsix
+
 bench: $(STAMP)
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache vscode-extension/server vscode-extension/agent-lsp.vsix

@@ -57,3 +57,29 @@ end, { range = true, desc = "Fix the selected lines with the agent" })
 command("AgentEdit", function(o)
   require("agent_lsp").edit(o.line1, o.line2, o.args ~= "" and o.args or nil)
 end, { range = true, nargs = "*", desc = "Edit the selected lines with the agent" })
+
+command("AgentLspInstall", function()
+  require("agent_lsp.install").command()
+end, { desc = "Install or update the agent server from this plugin's checkout into a private venv" })
+
+-- <Plug> mappings for your own keys, e.g. vim.keymap.set({ "n", "x" }, "<leader>ae", "<Plug>(AgentExplain)").
+-- In normal mode the range actions take the current line; in visual mode, the selection.
+---@param lhs string
+---@param modes string|string[]
+---@param rhs string
+---@param desc string
+local function plug(lhs, modes, rhs, desc)
+  vim.keymap.set(modes, "<Plug>(" .. lhs .. ")", rhs, { silent = true, desc = desc })
+end
+
+plug("AgentChat", "n", "<Cmd>AgentChat<CR>", "Open the agent chat")
+plug("AgentCancel", "n", "<Cmd>AgentCancel<CR>", "Cancel the agent's running turn")
+plug("AgentNew", "n", "<Cmd>AgentNew<CR>", "Start a new agent session")
+plug("AgentSessions", "n", "<Cmd>AgentSessions<CR>", "Load a saved agent session")
+plug("AgentMode", "n", "<Cmd>AgentMode<CR>", "Choose the agent's approval mode")
+plug("AgentExplain", "n", "<Cmd>AgentExplain<CR>", "Explain the current line with the agent")
+plug("AgentExplain", "x", ":AgentExplain<CR>", "Explain the selection with the agent")
+plug("AgentFix", "n", "<Cmd>AgentFix<CR>", "Fix the current line with the agent")
+plug("AgentFix", "x", ":AgentFix<CR>", "Fix the selection with the agent")
+plug("AgentEdit", "n", "<Cmd>AgentEdit<CR>", "Edit the current line with the agent")
+plug("AgentEdit", "x", ":AgentEdit<CR>", "Edit the selection with the agent")

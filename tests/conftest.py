@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# The session-wide wheel that the install tests (VS Code .vsix, uv/pipx) share.
+pytest_plugins = ["tests.wheel"]
+
 
 @pytest.fixture(autouse=True)
 def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:

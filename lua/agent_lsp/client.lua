@@ -67,7 +67,7 @@ function M.client_config(root)
   local opts = config.options
   return {
     name = M.NAME,
-    cmd = opts.cmd,
+    cmd = config.cmd(opts),
     cmd_env = opts.cmd_env,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },

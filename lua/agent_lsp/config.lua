@@ -3,8 +3,8 @@
 ---@alias agent_lsp.ApprovalMode "default"|"auto_edit"|"yolo"|"plan"
 
 ---@class agent_lsp.Keymaps
----@field accept string Diff tab: accept the proposal (as shown, including your edits to it)
----@field reject string Diff tab: reject the proposal
+---@field accept string Diff tab, buffer-local while the review is open: accept the proposal (with your edits)
+---@field reject string Diff tab, buffer-local while the review is open: reject the proposal
 ---@field submit string Chat prompt, normal mode: send the prompt
 ---@field submit_insert string Chat prompt, insert mode: send the prompt
 ---@field cancel string Chat windows, normal mode: cancel the running turn
@@ -17,7 +17,7 @@
 ---@field prompt_height integer Lines of the prompt window under the transcript
 
 ---@class agent_lsp.Config
----@field cmd string[] The server command; `agent-lsp lsp` unless the server lives elsewhere
+---@field cmd string[]? The server command; nil: the private venv of :AgentLspInstall, else `agent-lsp lsp` on PATH
 ---@field cmd_env table<string, string>? Extra environment for the server process
 ---@field model string? Gemini model for new sessions (nil: the server's settings)
 ---@field approval_mode agent_lsp.ApprovalMode? Approval mode for new sessions (nil: the server's settings)
@@ -46,7 +46,7 @@ M.APPROVAL_MODES = { "default", "auto_edit", "yolo", "plan" }
 
 ---@type agent_lsp.Config
 M.defaults = {
-  cmd = { "agent-lsp", "lsp" },
+  cmd = nil,
   cmd_env = nil,
   model = nil,
   approval_mode = nil,
@@ -56,8 +56,9 @@ M.defaults = {
   save_after_edit = true,
   chat = { position = "right", width = 80, height = 20, prompt_height = 4 },
   keymaps = {
-    accept = "ga",
-    reject = "gr",
+    -- Not ga/gr: those are Neovim's (ga, and gr… for the LSP defaults grn/grr/gra/gri) in the file buffer too.
+    accept = "<localleader>a",
+    reject = "<localleader>r",
     submit = "<CR>",
     submit_insert = "<C-s>",
     cancel = "<C-c>",
@@ -90,6 +91,18 @@ function M.set(user)
   merged.root_markers = user.root_markers and vim.deepcopy(user.root_markers) or merged.root_markers
   M.options = merged
   return merged
+end
+
+---The server command: the user's `cmd`, else the private venv :AgentLspInstall made, else `agent-lsp` on PATH
+---(installed from this repository with `uv tool install` or `pipx install`).
+---@param opts agent_lsp.Config?
+---@return string[]
+function M.cmd(opts)
+  opts = opts or M.options
+  if opts.cmd then
+    return opts.cmd
+  end
+  return require("agent_lsp.install").server_cmd() or { "agent-lsp", "lsp" }
 end
 
 ---The agentLsp settings the server reads from initializationOptions.

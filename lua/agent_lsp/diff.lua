@@ -89,6 +89,17 @@ local function file_buffer(opts)
   return buf, true
 end
 
+---A key as the person types it (`<localleader>a` → `\a`), escaped for a winbar.
+---@param lhs string
+---@return string
+function M.shown_key(lhs)
+  local leader = vim.g.maplocalleader or "\\"
+  local shown = lhs:gsub("<[Ll]ocal[Ll]eader>", function()
+    return leader
+  end)
+  return (shown:gsub("%%", "%%%%"))
+end
+
 ---Open the review tab. `done(decision, modified_text)` is called once: "accept" (with the edited text when
 ---the user changed the proposal), "reject", or nil when the tab was closed without deciding.
 ---@param opts agent_lsp.ReviewOpts
@@ -118,8 +129,8 @@ function M.review(opts, done)
   vim.cmd.diffthis()
   vim.wo[right].winbar = ("Proposal%s · %s accept · %s reject · edit it, then accept your version"):format(
     opts.title and (": " .. opts.title:gsub("%%", "%%%%")) or "",
-    keys.accept,
-    keys.reject
+    M.shown_key(keys.accept),
+    M.shown_key(keys.reject)
   )
   vim.wo[left].winbar = "Current: " .. vim.fn.fnamemodify(opts.path, ":~:."):gsub("%%", "%%%%")
 

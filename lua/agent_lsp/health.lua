@@ -60,12 +60,31 @@ function M.check()
   end
 
   health.start("agent-lsp: server")
-  local cmd = options.cmd
+  local install = require("agent_lsp.install")
+  local cmd = require("agent_lsp.config").cmd(options)
   health.info("command: " .. table.concat(cmd, " "))
+  if options.cmd then
+    health.info("from setup({ cmd = ... })")
+  elseif install.server_cmd() then
+    health.info("the private venv made by :AgentLspInstall: " .. install.venv_dir())
+  else
+    health.info("no private venv yet (" .. install.venv_dir() .. "): looking for agent-lsp on PATH")
+  end
   if vim.fn.executable(cmd[1]) ~= 1 then
-    health.error(("%s is not executable"):format(cmd[1]), {
-      "Install the server: pip install agent-lsp (or point setup({ cmd = ... }) at it)",
-    })
+    local python, tried = install.find_python()
+    local advice = {
+      "Run :AgentLspInstall: it installs the server from the plugin's own checkout ("
+        .. install.plugin_root()
+        .. ") into a private venv. With lazy.nvim, add build = \":AgentLspInstall\" to the plugin spec"
+        .. " so it runs on install and update.",
+      "Or install it from the repository yourself (uv tool install <repository or checkout>, or pipx install …)"
+        .. ' and set setup({ cmd = { "/path/to/agent-lsp", "lsp" } }).',
+      "Do not `pip install agent-lsp`: that name on PyPI belongs to another project.",
+    }
+    if not python then
+      table.insert(advice, 1, install.no_python_message(tried))
+    end
+    health.error(("the agent server is not installed (%s is not executable)"):format(cmd[1]), advice)
   else
     local env = vim.tbl_extend("force", vim.fn.environ(), options.cmd_env or {})
     local ok, result = pcall(function()
@@ -75,7 +94,9 @@ function M.check()
       health.ok("version: " .. vim.trim(result.stdout or ""))
     else
       local why = ok and ((result.stderr ~= "" and result.stderr) or ("exit code " .. result.code)) or result
-      health.error("the server did not report its version: " .. vim.trim(tostring(why)))
+      health.error("the server did not report its version: " .. vim.trim(tostring(why)), {
+        "Run :AgentLspInstall to (re)install the server into its private venv",
+      })
     end
   end
 

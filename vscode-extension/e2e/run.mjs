@@ -1,7 +1,11 @@
 // End-to-end check in a real VS Code (code-server + headless Chromium): prompt, stream, review diff, accept, reject.
 //
 // node e2e/run.mjs --python <venv python> [--screenshot <png>] [--keep]
-// Needs `scripts/install-vscode-deps.sh` to have run and `npm run package` to have built agent-lsp.vsix.
+// node e2e/run.mjs --bootstrap [--screenshot <png>] [--keep]
+// Needs `scripts/install-vscode-deps.sh` to have run and `make vsix` (or `npm run package`) to have built
+// agent-lsp.vsix. With --python the extension runs that Python's agent_lsp (agentLsp.pythonPath). With
+// --bootstrap nothing is prepared: no agent-lsp on PATH, no venv; the extension installs the server bundled in the
+// .vsix into its global storage on first start, as it does for a user.
 
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -18,6 +22,7 @@ const option = (name) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
 };
+const bootstrap = argv.includes("--bootstrap");
 const python = option("--python") ?? path.resolve(extensionDir, "..", ".venv", "bin", "python");
 const screenshot = option("--screenshot");
 const keep = argv.includes("--keep");
@@ -131,7 +136,7 @@ async function main() {
   need(codeServer, "code-server");
   need(chromiumPath, "Debian's chromium");
   need(vsix, "the built extension");
-  need(python, "the agent-lsp Python");
+  if (!bootstrap) need(python, "the agent-lsp Python");
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-vscode-e2e-"));
   const dirs = Object.fromEntries(
@@ -141,13 +146,34 @@ async function main() {
   const workspace = dirs.workspace;
   const appFile = path.join(workspace, "app.py");
   fs.writeFileSync(appFile, ORIGINAL);
+  // A hostile repository: its .vscode/settings.json names programs to run, and its agent_lsp/ folder would
+  // shadow the server's package if the working directory were on sys.path. None of it may ever run.
+  const pwned = path.join(tmp, "pwned");
+  const evil = path.join(workspace, "evil.sh");
+  fs.writeFileSync(evil, `#!/bin/sh\necho "$0 $*" >> ${pwned}\n`, { mode: 0o755 });
+  fs.mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+  fs.writeFileSync(
+    path.join(workspace, ".vscode", "settings.json"),
+    JSON.stringify({ "agentLsp.server.command": evil, "agentLsp.pythonPath": evil, "agentLsp.server.args": ["--evil"] }),
+  );
+  fs.mkdirSync(path.join(workspace, "agent_lsp"), { recursive: true });
+  fs.writeFileSync(
+    path.join(workspace, "agent_lsp", "__main__.py"),
+    `open(${JSON.stringify(pwned)}, "a").write("agent_lsp/__main__.py from the workspace ran\\n")\n`,
+  );
   const scriptFile = path.join(tmp, "replay.jsonl");
   fs.writeFileSync(scriptFile, script() + "\n");
   // Server paths are machine-scoped settings: code-server's extension host reads them from Machine/settings.json.
   fs.mkdirSync(path.join(dirs["user-data"], "Machine"), { recursive: true });
   fs.writeFileSync(
     path.join(dirs["user-data"], "Machine", "settings.json"),
-    JSON.stringify({ "agentLsp.pythonPath": python, "agentLsp.server.args": ["--fake-responses", scriptFile] }, null, 2),
+    JSON.stringify(
+      bootstrap
+        ? { "agentLsp.server.args": ["--fake-responses", scriptFile] }
+        : { "agentLsp.pythonPath": python, "agentLsp.server.args": ["--fake-responses", scriptFile] },
+      null,
+      2,
+    ),
   );
   fs.mkdirSync(path.join(dirs["user-data"], "User"), { recursive: true });
   fs.writeFileSync(
@@ -172,8 +198,15 @@ async function main() {
       2,
     ),
   );
+  // With --bootstrap no folder on PATH may offer an agent-lsp: the server must come from the .vsix.
+  const searchPath = (process.env.PATH ?? "/usr/bin:/bin")
+    .split(path.delimiter)
+    .filter((dir) => !(bootstrap && dir && fs.existsSync(path.join(dir, "agent-lsp"))))
+    .join(path.delimiter);
   const env = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    PATH: searchPath,
+    // pip's cache may be shared with the caller (the tests pass one) so the server's dependencies download once.
+    ...(process.env.PIP_CACHE_DIR ? { PIP_CACHE_DIR: process.env.PIP_CACHE_DIR } : {}),
     HOME: dirs.home,
     XDG_CONFIG_HOME: path.join(dirs.home, ".config"),
     XDG_DATA_HOME: path.join(dirs.home, ".local", "share"),
@@ -241,7 +274,21 @@ async function main() {
     await openAgentView(page);
     const chat = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
     await chat.locator("#input").waitFor();
-    await waitFor("the server to run (Send enabled)", async () => !(await chat.locator("#send").isDisabled()), 60000);
+    if (bootstrap) {
+      // First start: the panel says the server is being set up while it installs itself.
+      await chat.locator(".banner", { hasText: "Setting up the agent server" }).waitFor({ timeout: 60000 });
+      log("the panel shows the server setting itself up");
+    }
+    await waitFor("the server to run (Send enabled)", async () => !(await chat.locator("#send").isDisabled()), bootstrap ? 400000 : 60000);
+    if (bootstrap) {
+      const marker = findFile(dirs["user-data"], "agent-lsp-install.json");
+      if (marker === undefined || !marker.includes(`${path.sep}globalStorage${path.sep}`)) {
+        throw new Error(`the server did not install itself into global storage (marker: ${marker})`);
+      }
+      const venvPython = path.join(path.dirname(marker), "bin", "python");
+      const version = spawnSync(venvPython, ["-P", "-m", "agent_lsp", "--version"], { encoding: "utf8" }).stdout.trim();
+      log(`bootstrap ok: the server installed itself into ${path.dirname(marker)} (${version})`);
+    }
 
     // Run 1: accept the proposal after reviewing it.
     await chat.locator("#input").fill("Make the greeting in app.py friendlier");
@@ -368,6 +415,10 @@ async function main() {
     if (bad.length > 0) {
       throw new Error(`unexpected notifications: ${bad.join(" | ")}`);
     }
+    if (fs.existsSync(pwned)) {
+      throw new Error(`a program chosen by the workspace ran: ${fs.readFileSync(pwned, "utf8")}`);
+    }
+    log("workspace settings and the workspace's agent_lsp/ folder were ignored");
     console.log("e2e: 6 passed, 0 failed");
   } catch (err) {
     failed = true;
@@ -408,6 +459,13 @@ async function openAgentView(page) {
   await page.locator(".quick-input-list .monaco-list-row").first().waitFor();
   await page.keyboard.press("Enter");
   await frame.waitFor();
+}
+
+function findFile(root, name) {
+  for (const file of fs.readdirSync(root, { recursive: true })) {
+    if (path.basename(String(file)) === name) return path.join(root, String(file));
+  }
+  return undefined;
 }
 
 /** The Agent output channel's log (server messages and, with trace on, the LSP traffic). */

@@ -67,8 +67,9 @@ export class ChatController {
 
   // --- server lifecycle ----------------------------------------------------------------------------
 
-  serverStarting(): void {
-    this.set(S.setServerStatus(this.state, "starting"));
+  /** The server is starting; `message` says what it is doing when that takes a while (installing itself). */
+  serverStarting(message?: string): void {
+    this.set(S.setServerStatus(this.state, "starting", message));
   }
 
   attach(connection: Connection): void {

@@ -1,6 +1,8 @@
 // Activation: wires the server, chat panel, diff review, status bar and commands together (no logic of its own).
 
+import * as path from "node:path";
 import * as vscode from "vscode";
+import { ensureServer } from "./bootstrap";
 import { ChatViewProvider, VIEW_ID } from "./chatView";
 import { ChatController } from "./controller";
 import { DiffReview, PROPOSAL_SCHEME, ProposalStore } from "./diffReview";
@@ -8,14 +10,55 @@ import { editorContext } from "./editorContext";
 import { ProposalFileSystem } from "./fsProvider";
 import { PermissionBroker } from "./permissions";
 import { CONFIG_SECTION, SERVER_COMMANDS } from "./protocol";
+import { pythonCandidates } from "./pythonFinder";
 import { AgentServer } from "./server";
-import type { SettingReader } from "./settings";
+import { PROGRAM_SETTINGS, type SettingReader } from "./settings";
 import type { ChatState } from "./state";
 import { VscodeHost } from "./vscodeHost";
 
 let server: AgentServer | undefined;
 
-const settings: SettingReader = <T>(key: string) => vscode.workspace.getConfiguration(CONFIG_SECTION).get<T>(key);
+const settings: SettingReader = <T>(key: string) => {
+  const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
+  if (!PROGRAM_SETTINGS.includes(key)) {
+    return config.get<T>(key);
+  }
+  // A program to run comes from the user's (or the remote machine's) settings only: a repository's
+  // .vscode/settings.json must not choose what the extension starts. package.json scopes these settings to
+  // "machine" and lists them as restricted in untrusted workspaces; this holds even where that is not honoured.
+  const seen = config.inspect<T>(key);
+  return seen?.globalValue ?? seen?.defaultValue;
+};
+
+/** Shows the first-start install as a notification with progress, opened on its first step only. */
+function installProgress(onStep: (message: string) => void): { report: (message: string) => void; done: () => void } {
+  let progress: vscode.Progress<{ message?: string }> | undefined;
+  let last = "";
+  let finish: (() => void) | undefined;
+  let opened = false;
+  return {
+    report(message: string) {
+      last = message;
+      onStep(message);
+      if (!opened) {
+        opened = true;
+        void vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: "Agent: setting up the agent server" },
+          (p) => {
+            progress = p;
+            p.report({ message: last });
+            return new Promise<void>((resolve) => (finish = resolve));
+          },
+        );
+      }
+      progress?.report({ message });
+    },
+    done() {
+      finish?.();
+      opened = false;
+    },
+  };
+}
 
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel("Agent");
@@ -38,7 +81,22 @@ export function activate(context: vscode.ExtensionContext): void {
         placeHolder: "e.g. add error handling",
       }),
     );
-  server = new AgentServer(output, controller, settings, instruction);
+  const bundled = async (): Promise<string> => {
+    const progress = installProgress((step) => controller.serverStarting(`Setting up the agent server: ${step}…`));
+    try {
+      return await ensureServer({
+        extensionVersion: String(context.extension.packageJSON.version),
+        wheelDir: path.join(context.extensionPath, "server"),
+        storageDir: context.globalStorageUri.fsPath,
+        pythonCandidates: () => pythonCandidates(output),
+        report: progress.report,
+        log: (line) => output.appendLine(line),
+      });
+    } finally {
+      progress.done();
+    }
+  };
+  server = new AgentServer(output, controller, settings, instruction, bundled);
   view = new ChatViewProvider(context.extensionUri, controller, () => void server?.restart());
 
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
@@ -100,6 +158,7 @@ export function activate(context: vscode.ExtensionContext): void {
       await host.revealPanel();
       await controller.handleMessage({ type: "newChat" });
     }),
+    vscode.commands.registerCommand("agentLsp.openChat", () => host.revealPanel()),
     vscode.commands.registerCommand("agentLsp.cancel", () => controller.cancel()),
     vscode.commands.registerCommand("agentLsp.explainSelection", run(SERVER_COMMANDS.explain)),
     vscode.commands.registerCommand("agentLsp.fixWithAgent", run(SERVER_COMMANDS.fix)),

@@ -18,6 +18,9 @@ import { stripConfirmation } from "./edits";
 import { METHODS, SERVER_COMMANDS, type RequestPermissionParams, type UpdateParams } from "./protocol";
 import { missingServerMessage, resolveExecutable, serverCommand, serverSettings, type SettingReader } from "./settings";
 
+/** Installs (or finds) the server bundled with the extension and returns its venv's Python; see bootstrap.ts. */
+export type BundledServer = () => Promise<string>;
+
 /** Advertises that this client answers agent/requestPermission (and draws agent/update itself). */
 const agentCapabilities: StaticFeature = {
   fillClientCapabilities(capabilities) {
@@ -48,6 +51,7 @@ export class AgentServer implements vscode.Disposable {
     private readonly controller: ChatController,
     private readonly settings: SettingReader,
     private readonly editSelectionInstruction: () => Promise<string | undefined>,
+    private readonly bundled: BundledServer,
   ) {}
 
   start(): Promise<void> {
@@ -57,21 +61,36 @@ export class AgentServer implements vscode.Disposable {
     return this.starting;
   }
 
+  /** Fails the start with a message a person can act on, in the panel, the log and a notification. */
+  private fail(message: string): void {
+    this.output.appendLine(message);
+    this.controller.detach("failed", message);
+    void vscode.window.showErrorMessage(message, "Open Settings", "Show Logs").then((picked) => {
+      if (picked === "Open Settings") {
+        void vscode.commands.executeCommand("workbench.action.openSettings", "agentLsp");
+      } else if (picked === "Show Logs") {
+        this.output.show();
+      }
+    });
+  }
+
   private async doStart(): Promise<void> {
     const cmd = serverCommand(this.settings);
-    const resolved = resolveExecutable(cmd.command, process.env.PATH, isExecutable);
-    if (resolved === undefined) {
-      const message = missingServerMessage(cmd);
-      this.output.appendLine(message);
-      this.controller.detach("failed", message);
-      void vscode.window.showErrorMessage(message, "Open Settings", "Show Logs").then((picked) => {
-        if (picked === "Open Settings") {
-          void vscode.commands.executeCommand("workbench.action.openSettings", "agentLsp");
-        } else if (picked === "Show Logs") {
-          this.output.show();
-        }
-      });
-      return;
+    let resolved: string | undefined;
+    if (cmd.source === "bundled") {
+      this.controller.serverStarting();
+      try {
+        resolved = await this.bundled();
+      } catch (err) {
+        this.fail(errorText(err));
+        return;
+      }
+    } else {
+      resolved = resolveExecutable(cmd.command, process.env.PATH, isExecutable);
+      if (resolved === undefined) {
+        this.fail(missingServerMessage(cmd));
+        return;
+      }
     }
     this.controller.serverStarting();
     this.output.appendLine(`Starting ${resolved} ${cmd.args.join(" ")}`);

@@ -9,8 +9,20 @@ export type SettingReader = <T>(key: string) => T | undefined;
 export interface ServerCommand {
   command: string;
   args: string[];
-  /** How the command was chosen, for messages ("agentLsp.server.command", "agentLsp.pythonPath" or "default"). */
+  /**
+   * How the command was chosen: "agentLsp.server.command", "agentLsp.pythonPath", or "bundled" — the server in the
+   * extension's private venv, whose Python the caller fills in once it is installed (`command` is empty until then).
+   */
   source: string;
+}
+
+/** The settings that choose a program to run: read from user/machine settings only, never from a workspace. */
+export const PROGRAM_SETTINGS: readonly string[] = ["server.command", "server.args", "pythonPath"];
+
+/** `python -P -m agent_lsp lsp …`: -P keeps the working directory off sys.path, so a workspace folder named
+ * agent_lsp cannot stand in for the installed package. */
+export function pythonServerArgs(extra: string[]): string[] {
+  return ["-P", "-m", "agent_lsp", "lsp", ...extra];
 }
 
 export function serverCommand(get: SettingReader): ServerCommand {
@@ -21,9 +33,10 @@ export function serverCommand(get: SettingReader): ServerCommand {
   }
   const python = (get<string>("pythonPath") ?? "").trim();
   if (python) {
-    return { command: python, args: ["-m", "agent_lsp", "lsp", ...extra], source: "agentLsp.pythonPath" };
+    return { command: python, args: pythonServerArgs(extra), source: "agentLsp.pythonPath" };
   }
-  return { command: "agent-lsp", args: ["lsp", ...extra], source: "default" };
+  // Never "agent-lsp" from PATH: a registry package by that name is another project with the same command.
+  return { command: "", args: pythonServerArgs(extra), source: "bundled" };
 }
 
 /** The executable's full path, or undefined when it is neither an existing path nor found on PATH. */
@@ -51,18 +64,13 @@ export function missingServerMessage(cmd: ServerCommand): string {
   if (cmd.source === "agentLsp.pythonPath") {
     return (
       `The Python interpreter "${cmd.command}" set in agentLsp.pythonPath does not exist. ` +
-      "Point it at the interpreter of an environment where agent-lsp is installed (pip install agent-lsp)."
-    );
-  }
-  if (cmd.source === "agentLsp.server.command") {
-    return (
-      `The agent server "${cmd.command}" set in agentLsp.server.command was not found. ` +
-      "Fix the setting, or clear it and set agentLsp.pythonPath instead."
+      "Point it at the interpreter of an environment where you installed agent-lsp from its repository, " +
+      "or clear the setting to use the server bundled with the extension."
     );
   }
   return (
-    'The agent server "agent-lsp" was not found on PATH. Install it (pip install agent-lsp), ' +
-    "or set agentLsp.server.command to its full path, or agentLsp.pythonPath to a Python that has it."
+    `The agent server "${cmd.command}" set in agentLsp.server.command was not found. ` +
+    "Fix the setting, or clear it to use the server bundled with the extension."
   );
 }
 

@@ -16,14 +16,18 @@ function reader(values: Record<string, unknown>): SettingReader {
   return <T>(key: string) => values[key] as T | undefined;
 }
 
-test("the server command: explicit command, then pythonPath, then agent-lsp on PATH", () => {
+test("the server command: explicit command, then pythonPath, then the bundled server (never agent-lsp on PATH)", () => {
   assert.deepEqual(serverCommand(reader({ "server.command": "/opt/agent-lsp", "server.args": ["--debug"] })), {
     command: "/opt/agent-lsp",
     args: ["lsp", "--debug"],
     source: "agentLsp.server.command",
   });
-  assert.deepEqual(serverCommand(reader({ pythonPath: "/venv/bin/python" })).args, ["-m", "agent_lsp", "lsp"]);
-  assert.deepEqual(serverCommand(reader({})), { command: "agent-lsp", args: ["lsp"], source: "default" });
+  assert.deepEqual(serverCommand(reader({ pythonPath: "/venv/bin/python" })).args, ["-P", "-m", "agent_lsp", "lsp"]);
+  assert.deepEqual(serverCommand(reader({ "server.args": ["--debug"] })), {
+    command: "",
+    args: ["-P", "-m", "agent_lsp", "lsp", "--debug"],
+    source: "bundled",
+  });
 });
 
 test("resolveExecutable finds real executables on PATH and refuses missing or non-executable files", () => {
@@ -52,8 +56,12 @@ test("resolveExecutable finds real executables on PATH and refuses missing or no
 });
 
 test("the missing-server message says how to fix it for each way of choosing the command", () => {
-  assert.match(missingServerMessage(serverCommand(reader({}))), /pip install agent-lsp.*agentLsp\.server\.command/s);
-  assert.match(missingServerMessage(serverCommand(reader({ pythonPath: "/x/python" }))), /agentLsp\.pythonPath/);
+  const command = missingServerMessage(serverCommand(reader({ "server.command": "/x/agent-lsp" })));
+  assert.match(command, /agentLsp\.server\.command.*bundled/s);
+  const python = missingServerMessage(serverCommand(reader({ pythonPath: "/x/python" })));
+  assert.match(python, /agentLsp\.pythonPath.*bundled/s);
+  // The registry's "agent-lsp" is another project: no message may send anyone there.
+  assert.doesNotMatch(`${command} ${python}`, /pip install agent-lsp/);
 });
 
 test("initializationOptions carry only the server's keys and the workspace trust", () => {

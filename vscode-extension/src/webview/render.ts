@@ -136,7 +136,7 @@ export function serverBanner(state: ChatState): string {
     );
   }
   if (state.serverStatus === "starting") {
-    return `<div class="banner">Starting the agent server…</div>`;
+    return `<div class="banner">${escapeHtml(state.serverMessage ?? "Starting the agent server…")}</div>`;
   }
   return "";
 }

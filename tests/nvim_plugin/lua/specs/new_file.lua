@@ -18,7 +18,7 @@ return function()
   H.eq(vim.api.nvim_buf_get_name(left), "agent://new/" .. path, "the empty side's name")
   H.eq(vim.api.nvim_buf_get_lines(left, 0, -1, false), { "" }, "the empty side")
   H.eq(vim.bo[vim.api.nvim_win_get_buf(wins[2])].filetype, "python", "the proposal's filetype")
-  vim.api.nvim_feedkeys("ga", "mx", false)
+  vim.api.nvim_feedkeys("\\a", "mx", false) -- <localleader>a
   H.wait(function()
     return #done == 1
   end, "the end of the turn")

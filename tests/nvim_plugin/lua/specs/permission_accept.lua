@@ -1,4 +1,4 @@
---- Spec: an edit is approved in the diff tab (ga); the buffer changes unsaved, and one `u` undoes it.
+--- Spec: an edit is approved in the diff tab (<localleader>a); the buffer changes unsaved, and one `u` undoes it.
 
 local H = require("harness")
 
@@ -33,7 +33,17 @@ return function()
   H.contains(table.concat(vim.api.nvim_buf_get_lines(proposal, 0, -1, false), "\n"), "return sum(values) / len(values)")
   H.eq(vim.api.nvim_get_current_win(), wins[2], "cursor in the proposal")
 
-  vim.api.nvim_feedkeys("ga", "mx", false)
+  -- The review's keys are buffer-local and leave Neovim's own ga and gr… (grn, grr, gra) alone.
+  H.contains(vim.wo[wins[2]].winbar, "\\a accept · \\r reject")
+  for _, buf in ipairs({ file_buf, proposal }) do
+    for _, lhs in ipairs({ "ga", "gr" }) do
+      local map = vim.api.nvim_buf_call(buf, function()
+        return vim.fn.maparg(lhs, "n", false, true)
+      end)
+      H.ok(vim.tbl_isempty(map) or map.buffer ~= 1, lhs .. " not mapped in the review's buffers")
+    end
+  end
+  vim.api.nvim_feedkeys("\\a", "mx", false) -- <localleader>a
   H.wait(function()
     return #answers == 1
   end, "the permission answer")

@@ -17,7 +17,7 @@ return function()
   local lines = vim.api.nvim_buf_get_lines(proposal, 0, -1, false)
   lines[#lines + 1] = "# reviewed"
   vim.api.nvim_buf_set_lines(proposal, 0, -1, false, lines)
-  vim.api.nvim_feedkeys("ga", "mx", false)
+  vim.api.nvim_feedkeys("\\a", "mx", false) -- <localleader>a
   H.wait(function()
     return #answers == 1
   end, "the permission answer")

@@ -18,7 +18,7 @@ return function()
   H.wait(function()
     return #vim.api.nvim_list_tabpages() == 2
   end, "the diff tab")
-  vim.api.nvim_feedkeys("gr", "mx", false)
+  vim.api.nvim_feedkeys("\\r", "mx", false) -- <localleader>r
   H.wait(function()
     return #done == 1
   end, "the end of the turn")
