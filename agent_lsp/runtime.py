@@ -26,7 +26,10 @@ from agent_lsp.workspace.roots import Workspace
 
 if TYPE_CHECKING:
     from agent_lsp.config.loader import LoadedSettings
+    from agent_lsp.config.settings import ModelSettings
     from agent_lsp.mcp.manager import McpManager
+    from agent_lsp.model.provider import ProviderChoice
+    from agent_lsp.model.router import ModelRouter
     from agent_lsp.store.checkpoints import ShadowGitCheckpointer
     from agent_lsp.store.sessions import SessionRecorder, SessionStore
 
@@ -79,6 +82,27 @@ class SessionHandle:
     checkpointer: ShadowGitCheckpointer | None = None
     notice_sink: Callable[[ev.Notice], None] | None = None
     background: list[asyncio.Task[None]] = field(default_factory=list)
+    router: ModelRouter | None = None
+
+    def set_model(self, value: str) -> None:
+        """Switch model, or provider with ``provider:name`` (from the picker); the conversation carries on.
+        Raises ValueError naming what is wrong."""
+        if self.router is None:
+            self.session.model = value
+            return
+        client, model = self.router.switch(value)
+        self.session.client = client
+        self.session.model = model
+        self.session.options.allow_fallback = self.router.provider == "gemini"
+
+    async def model_choices(self) -> list[tuple[str, str]]:
+        """(value, name) pairs for the editors' model pickers: what the endpoints offer, the current model first."""
+        if self.router is None:
+            return [(self.session.model, self.session.model)]
+        return [(c.value, c.name) for c in await self.router.choices(self.session.model)]
+
+    def provider_summary(self) -> str:
+        return self.router.describe() if self.router is not None else "unknown"
 
     def notify(self, notice: ev.Notice) -> None:
         """Deliver a notice now (during a prompt, or through the adapter's sink), else keep it for later."""
@@ -104,20 +128,52 @@ class Runtime:
         self.options = options or RuntimeOptions()
         self._model: ModelClient | None = None
 
-    def model_client(self, env: Mapping[str, str] | None = None) -> ModelClient:
-        """The replay model when scripted, else Gemini (raises AuthError saying what to set). ``env`` is the
-        environment after ``.env`` files were loaded (Gemini CLI users often keep their key in one)."""
+    def model_client(self, env: Mapping[str, str] | None = None, choice: ProviderChoice | None = None) -> ModelClient:
+        """The replay model when scripted, else the chosen provider's client (raises AuthError saying what to
+        set). ``env`` is the environment after ``.env`` files were loaded (users often keep their key in one);
+        ``choice`` is the provider resolved with the session's settings (else from ``env`` alone)."""
         if self._model is None:
             if self.options.fake_responses is not None:
                 from agent_lsp.model.replay import ReplayModel
 
                 self._model = ReplayModel.from_file(self.options.fake_responses, chunk_delay=self.options.chunk_delay)
             else:
-                from agent_lsp.model.auth import resolve_auth
-                from agent_lsp.model.gemini import GeminiClient
+                from agent_lsp.model.provider import resolve_provider
 
-                self._model = GeminiClient(resolve_auth(env if env is not None else self._user_env()))
+                env = env if env is not None else self._user_env()
+                self._model = build_client(choice or resolve_provider(None, env, self.options.model), env)
         return self._model
+
+    def _router(self, env: Mapping[str, str], settings: ModelSettings, explicit: str | None) -> tuple[Any, str]:
+        """The session's ModelRouter and the model name it starts with."""
+        from agent_lsp.model.router import ModelRouter
+
+        if self.options.fake_responses is not None:
+            router = ModelRouter("replay", "--fake-responses", {"replay": lambda: self.model_client(env)})
+            return router, explicit or settings.name
+        from agent_lsp.model import provider as prov
+
+        choice = prov.resolve_provider(settings, env, explicit)
+        builders: dict[str, Callable[[], ModelClient]] = {choice.provider: lambda: self.model_client(env, choice)}
+        described: dict[str, str] = {}
+        limits: dict[str, Callable[[str], int]] = {}
+        if choice.openai is not None:
+            described["openai"] = choice.openai.describe()
+            limits["openai"] = choice.openai.context_window
+        if choice.provider == "openai" and prov.gemini_available(env):
+            builders["gemini"] = lambda: build_client(prov.ProviderChoice("gemini", None, "also available"), env)
+        elif choice.provider == "gemini" and prov.openai_configured(settings, env):
+            other = prov.ProviderChoice("openai", None, "also available", prov.openai_config(settings, env))
+            assert other.openai is not None
+            described["openai"] = other.openai.describe()
+            limits["openai"] = other.openai.context_window
+            builders["openai"] = lambda: build_client(other, env)
+        if "gemini" in builders:
+            from agent_lsp.model.auth import resolve_auth
+
+            described["gemini"] = resolve_auth(env).describe()
+        router = ModelRouter(choice.provider, choice.reason, builders, described, limits)
+        return router, choice.model or settings.name
 
     def _user_env(self) -> dict[str, str]:
         """The process environment plus the user-level ``.env`` files (never a workspace's)."""
@@ -131,11 +187,13 @@ class Runtime:
         """A message saying what credentials are missing, or None when a model can be built."""
         if self.options.fake_responses is not None:
             return None
+        from agent_lsp.config.loader import load_settings
         from agent_lsp.errors import AuthError
-        from agent_lsp.model.auth import resolve_auth
+        from agent_lsp.model.provider import resolve_provider
 
+        env = self._user_env()
         try:
-            resolve_auth(self._user_env())
+            resolve_provider(load_settings([], trusted=False, env=env).settings.model, env, self.options.model)
         except AuthError as exc:
             return str(exc)
         return None
@@ -198,8 +256,8 @@ class Runtime:
         if refused:
             notices.append(ev.Notice("warning", f"Approval mode {mode} refused: {refused}"))
 
-        model_name = setup.model or self.options.model or s.model.name
-        client = self.model_client(env)
+        router, model_name = self._router(env, s.model, setup.model or self.options.model)
+        client = router.client()
         file_names = [s.context.file_name] if isinstance(s.context.file_name, str) else list(s.context.file_name)
         fs = setup.fs or LocalFileSystem()
         from agent_lsp.config.paths import gemini_dir
@@ -208,7 +266,8 @@ class Runtime:
             workspace=workspace,
             fs=fs,
             temp_dir=temp_dir,
-            model=client,
+            # google_web_search needs Gemini (grounding); with another provider it uses Gemini's key if there is one.
+            model=router.client("gemini") if "gemini" in router.providers else client,
             model_name="gemini-2.5-flash",
             respect_git_ignore=s.context.file_filtering.respect_git_ignore,
             respect_gemini_ignore=s.context.file_filtering.respect_gemini_ignore,
@@ -217,7 +276,11 @@ class Runtime:
             global_memory_file=gemini_dir() / file_names[0],
             memory_file_name=file_names[0],
         )
-        registry = ToolRegistry(builtin_tools(ctx))
+        tools = builtin_tools(ctx)
+        if router.provider == "openai" and "gemini" not in router.providers:
+            # Search grounding is a Gemini feature: without a Gemini key the tool is not offered at all.
+            tools = [t for t in tools if t.name != "google_web_search"]
+        registry = ToolRegistry(tools)
 
         memory_state = {"result": load_memory(workspace.roots, file_names=file_names, trusted=trusted)}
         jit = JitMemoryLoader(workspace.roots, file_names, memory_state["result"].files, trusted=trusted)
@@ -281,6 +344,9 @@ class Runtime:
             or s.model.chat_compression.context_percentage_threshold,
             loop_detection=not s.model.disable_loop_detection,
             retry=RetryPolicy(max_attempts=s.general.max_attempts),
+            # Pro → flash fallback is a Gemini notion; another provider's 429s are just retried.
+            allow_fallback=router.provider == "gemini",
+            token_limit=router.token_limit,
         )
         session = Session(
             model=client,
@@ -308,6 +374,7 @@ class Runtime:
             recorder=recorder,
             store=store,
             checkpointer=checkpointer,
+            router=router,
         )
         session.commands = Commands(_command_context(handle, memory_state, file_names, ctx))
         return handle, ctx, s
@@ -366,6 +433,19 @@ class Runtime:
         return handle, loaded.events
 
 
+def build_client(choice: ProviderChoice, env: Mapping[str, str]) -> ModelClient:
+    """The ModelClient for a resolved provider choice (each SDK is imported only when first used)."""
+    if choice.provider == "openai":
+        from agent_lsp.model.openai_compat import OpenAIClient
+
+        assert choice.openai is not None
+        return OpenAIClient(choice.openai)
+    from agent_lsp.model.auth import resolve_auth
+    from agent_lsp.model.gemini import GeminiClient
+
+    return GeminiClient(resolve_auth(env))
+
+
 def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_names: list[str], ctx: Any) -> Any:
     from agent_lsp.config.memory import load_memory
     from agent_lsp.core.commands import CommandContext
@@ -400,6 +480,7 @@ def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_n
             return f"Restored files and conversation to checkpoint `{checkpoint_id}`."
 
     return CommandContext(
+        provider=handle.provider_summary,
         memory_text=lambda: memory_state["result"].text,
         memory_files=lambda: [str(f) for f in memory_state["result"].files],
         reload_memory=reload,

@@ -55,8 +55,51 @@ class ChatCompressionSettings(_Section):
     )
 
 
+class ModelLimitSettings(_Section):
+    """What an endpoint may not say about one of its models."""
+
+    context_window: int | None = Field(
+        default=None, gt=0, description="Tokens the model can read; compression and overflow checks use it."
+    )
+    max_output_tokens: int | None = Field(
+        default=None, gt=0, description="Upper bound on tokens per answer, sent as max_tokens."
+    )
+
+
 class ModelSettings(_Section):
-    name: str = Field(default="gemini-2.5-pro", min_length=1, description="Gemini model for the main conversation.")
+    name: str = Field(
+        default="gemini-2.5-pro",
+        min_length=1,
+        description="Model for the main conversation (with provider 'openai', a name the endpoint offers).",
+    )
+    provider: Literal["gemini", "openai"] | None = Field(
+        default=None,
+        description=(
+            "agent-lsp only: 'gemini' or 'openai' (any OpenAI-compatible endpoint). Unset: 'openai' when "
+            "OPENAI_BASE_URL or OPENAI_MODEL is set, else 'gemini'. Decides when both have credentials."
+        ),
+    )
+    base_url: str | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "agent-lsp only: the OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (beats OPENAI_BASE_URL)."
+        ),
+    )
+    api_key_env: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="agent-lsp only: the NAME of the variable holding the endpoint's key (default OPENAI_API_KEY).",
+    )
+    context_window: int | None = Field(
+        default=None, gt=0, description="agent-lsp only: context window of OpenAI-compatible models not in 'models'."
+    )
+    max_output_tokens: int | None = Field(
+        default=None, gt=0, description="agent-lsp only: max_tokens for OpenAI-compatible models not in 'models'."
+    )
+    models: dict[str, ModelLimitSettings] = Field(
+        default_factory=dict, description="agent-lsp only: contextWindow / maxOutputTokens per model name."
+    )
     max_session_turns: int = Field(default=-1, ge=-1, description="Maximum turns per session; -1 means unlimited.")
     chat_compression: ChatCompressionSettings = ChatCompressionSettings()
     compression_threshold: float | None = Field(

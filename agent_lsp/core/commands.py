@@ -41,6 +41,7 @@ INIT_PROMPT = (
 class CommandContext:
     """What the commands may touch, handed over by the composition root."""
 
+    provider: Callable[[], str] | None = None  # which provider answers, and why (shown by /stats)
     memory_text: Callable[[], str] = lambda: ""
     memory_files: Callable[[], Sequence[str]] = tuple
     reload_memory: Callable[[], Awaitable[str]] | None = None
@@ -70,8 +71,9 @@ class Commands:
                 say(f"Compressed the conversation from {event.original_tokens} to about {event.new_tokens} tokens.")
         elif name == "stats":
             u = session.usage
+            provider = f"Provider: {self.ctx.provider()}\n\n" if self.ctx.provider is not None else ""
             say(
-                f"Model: {session.model}\n\nTurns: {session.session_turns}\n\n"
+                f"Model: {session.model}\n\n{provider}Turns: {session.session_turns}\n\n"
                 f"Tokens: {u.prompt_tokens} prompt, {u.candidates_tokens} output, {u.thoughts_tokens} thinking, "
                 f"{u.cached_tokens} cached, {u.total_tokens} total.\n\nLast prompt size: {session.last_prompt_tokens}."
             )

@@ -38,6 +38,8 @@ class SessionOptions:
     loop_detection: bool = True
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     allow_fallback: bool = True
+    # Context window of a model name; the provider knows (Gemini's table, or an endpoint's configured sizes).
+    token_limit: Callable[[str], int] = token_limit
 
 
 class PromptExpander(Protocol):
@@ -110,6 +112,11 @@ class Session:
     @model.setter
     def model(self, name: str) -> None:
         self.options.model = name
+
+    @property
+    def context_window(self) -> int:
+        """Tokens the current model can read."""
+        return self.options.token_limit(self.model)
 
     @property
     def running(self) -> bool:
@@ -296,7 +303,7 @@ class Session:
         return out
 
     def _will_overflow(self, parts: Sequence[Part]) -> bool:
-        limit = token_limit(self.model)
+        limit = self.context_window
         needed = estimate_tokens([Content("user", tuple(parts))])
         remaining = limit - self.last_prompt_tokens
         if needed > remaining:
@@ -354,7 +361,7 @@ class Session:
 
     async def maybe_compress(self, *, force: bool = False) -> ev.ChatCompressed | None:
         """Compress when the last prompt passed the threshold (or when forced, for /compress)."""
-        threshold = self.options.compression_threshold * token_limit(self.model)
+        threshold = self.options.compression_threshold * self.context_window
         if not force and self.last_prompt_tokens < threshold:
             return None
         original = self.last_prompt_tokens or estimate_tokens(self.history.contents())

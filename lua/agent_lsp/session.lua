@@ -305,9 +305,13 @@ local function switch(sw, value)
       if not client then
         return
       end
-      client_mod.request(client, sw.method, { sessionId = s.id, [sw.param] = id }, function(err)
+      client_mod.request(client, sw.method, { sessionId = s.id, [sw.param] = id }, function(err, result)
         if err then
           return client_mod.report(sw.method, err)
+        end
+        -- A model switch may change provider, and with it the list of models on offer.
+        if type(result) == "table" and type(result[sw.state]) == "table" then
+          s[sw.state] = result[sw.state]
         end
         s[sw.state][sw.current] = id
         M.refresh_status()

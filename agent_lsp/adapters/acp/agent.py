@@ -62,6 +62,7 @@ class LiveSession:
     terminals: dict[str, str] = field(default_factory=dict)  # tool call id → terminal id
     held_notices: list[ev.Notice] = field(default_factory=list)  # shown when the next prompt starts
     sent_calls: dict[str, asyncio.Event] = field(default_factory=dict)
+    models: list[tuple[str, str]] | None = None  # the model picker: what the endpoints offer
 
 
 class AcpAgent:
@@ -224,10 +225,9 @@ class AcpAgent:
         return setup
 
     def _open(self, session_id: str, handle: SessionHandle, setup: SessionSetup) -> LiveSession:
-        from agent_lsp.core.compression import token_limit
         from agent_lsp.workspace.filesystem import LocalFileSystem
 
-        state = UpdateState(context_size=token_limit(handle.session.model), notices_supported=self.client.notices)
+        state = UpdateState(context_size=handle.session.context_window, notices_supported=self.client.notices)
         live = LiveSession(session_id, handle, setup.fs or LocalFileSystem(), state)
         self.sessions[session_id] = live
         handle.notice_sink = lambda notice: self._notice(live, notice)
@@ -270,7 +270,7 @@ class AcpAgent:
         session = live.handle.session
         return {
             "modes": mode_state(session.policy.mode),
-            "configOptions": config_options(session.model, session.policy.mode),
+            "configOptions": config_options(session.model, session.policy.mode, live.models),
         }
 
     async def _new(self, params: dict[str, Any], ctx: RequestContext) -> Any:
@@ -281,6 +281,7 @@ class AcpAgent:
         setup = self._setup(params, sid, mcp_required=True)
         handle = await runtime.create_session(setup)
         live = self._open(sid, handle, setup)
+        live.models = await handle.model_choices()
         return {"sessionId": sid, **self._opened(live, ctx)}
 
     async def _load(self, params: dict[str, Any], ctx: RequestContext, *, replay: bool = True) -> Any:
@@ -297,6 +298,7 @@ class AcpAgent:
         except (SessionNotFoundError, ValueError) as exc:
             raise RpcError(RESOURCE_NOT_FOUND, f"No saved session {sid!r} in {setup.cwd}") from exc
         live = self._open(sid, handle, setup)
+        live.models = await handle.model_choices()
         if replay:
             state = live.state
             for event in events:
@@ -388,7 +390,6 @@ class AcpAgent:
 
     async def _set_config_option(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         from agent_lsp.adapters.acp.session_config import MODE_OPTION, MODEL_OPTION
-        from agent_lsp.core.compression import token_limit
 
         live = self._live(require_str(params, "sessionId"))
         option = require_str(params, "configId")
@@ -396,8 +397,12 @@ class AcpAgent:
         if not isinstance(value, str) or not value.strip():
             raise RpcError.invalid_params("value", "must be a non-empty string (an option value)")
         if option == MODEL_OPTION:
-            live.handle.session.model = value.strip()
-            live.state = replace(live.state, context_size=token_limit(value))
+            try:
+                live.handle.set_model(value.strip())
+            except ValueError as exc:
+                raise RpcError.invalid_params("value", str(exc)) from exc
+            live.state = replace(live.state, context_size=live.handle.session.context_window)
+            live.models = await live.handle.model_choices()
             self._send_config(live)
         elif option == MODE_OPTION:
             self._apply_mode(live, value, "value")

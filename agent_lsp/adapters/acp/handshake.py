@@ -130,5 +130,8 @@ def credentials_env(method: str, meta: Mapping[str, Any], env: Mapping[str, str]
 
 
 def auth_required(env: Mapping[str, str], *, replay: bool) -> bool:
-    """Whether the client may have to authenticate: not with a replay model or a custom Gemini endpoint."""
-    return not replay and not env.get("GOOGLE_GEMINI_BASE_URL", "").strip()
+    """Whether the client may have to authenticate: not with a replay model, a custom Gemini endpoint, or an
+    OpenAI-compatible endpoint (its key comes from the environment or settings, never through ACP)."""
+    if replay:
+        return False
+    return not any(env.get(name, "").strip() for name in ("GOOGLE_GEMINI_BASE_URL", "OPENAI_BASE_URL", "OPENAI_MODEL"))

@@ -30,15 +30,16 @@ def mode_state(current: str) -> dict[str, Any]:
     }
 
 
-def config_options(model: str, mode: str) -> list[dict[str, Any]]:
-    models = list(MODELS)
+def config_options(model: str, mode: str, choices: list[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
+    """``choices`` are the (value, name) pairs the session's providers offer; Gemini's usual models if None."""
+    models = list(choices) if choices is not None else list(MODELS)
     if model not in (m for m, _ in models):
         models.insert(0, (model, model))
     return [
         {
             "id": MODEL_OPTION,
             "name": "Model",
-            "description": "The Gemini model that answers in this session.",
+            "description": "The model that answers in this session (another provider's switches provider).",
             "category": "model",
             "type": "select",
             "currentValue": model,

@@ -67,6 +67,7 @@ class _Live:
     state: UpdateState = field(default_factory=UpdateState)
     request_id: Any = None
     token: Any = None
+    models: list[tuple[str, str]] | None = None  # the model picker: what the endpoints offer
 
 
 class AgentService:
@@ -220,13 +221,14 @@ class AgentService:
         mode_of: dict[str, Any] = {}
         setup.fs = self.fs.for_session(lambda: mode_of["policy"].mode if "policy" in mode_of else "default")
         handle: SessionHandle = await create()
+        models = await handle.model_choices()
         mode_of["policy"] = handle.session.policy
         holder["id"] = handle.session.id
         for notice in handle.notices:
             self.client.notify("window/showMessage", convert.notice_message(notice))
         handle.notices.clear()
         handle.notice_sink = lambda n: self.client.notify("window/showMessage", convert.notice_message(n))
-        live = _Live(handle)
+        live = _Live(handle, models=models)
         self.sessions[handle.session.id] = live
         self.current = handle.session.id
         return live
@@ -235,7 +237,9 @@ class AgentService:
         from agent_lsp.core.commands import COMMANDS
 
         session = live.handle.session
-        models = list(MODELS) if session.model in MODELS else [session.model, *MODELS]
+        models = live.models if live.models is not None else [(m, m) for m in MODELS]
+        if session.model not in (m for m, _ in models):
+            models = [(session.model, session.model), *models]
         return {
             "sessionId": session.id,
             "modes": {
@@ -244,8 +248,9 @@ class AgentService:
             },
             "models": {
                 "currentModelId": session.model,
-                "availableModels": [{"modelId": m, "name": m} for m in models],
+                "availableModels": [{"modelId": m, "name": n} for m, n in models],
             },
+            "provider": live.handle.provider_summary(),
             "commands": [
                 {"name": c.name, "description": c.description, **({"input": {"hint": c.hint}} if c.hint else {})}
                 for c in COMMANDS
@@ -298,8 +303,12 @@ class AgentService:
         model = params.get("modelId")
         if not isinstance(model, str) or not model:
             raise RequestError(INVALID_PARAMS, "modelId must be a model name")
-        live.handle.session.model = model
-        return {}
+        try:
+            live.handle.set_model(model)
+        except ValueError as exc:
+            raise RequestError(INVALID_PARAMS, f"modelId: {exc}") from exc
+        live.models = await live.handle.model_choices()
+        return {"models": self._describe(live)["models"]}
 
     # --- prompts ---------------------------------------------------------------------------------------
 
