@@ -84,6 +84,12 @@ class OpenAIClient:
             log.debug("openai client ready (%s)", self._config.describe())
         return self._sdk
 
+    async def _ready(self) -> Any:
+        """The SDK client; the first call imports ``openai`` (about a second of CPU) off the event loop."""
+        if self._sdk is None:
+            await asyncio.to_thread(self._client)
+        return self._client()
+
     @contextlib.contextmanager
     def _mapped_errors(self, model: str, interrupted: Callable[[], bool] = lambda: False) -> Iterator[None]:
         try:
@@ -136,7 +142,7 @@ class OpenAIClient:
                     await close()
 
     async def _create(self, request: GenerateRequest) -> Any:
-        completions = self._client().chat.completions
+        completions = (await self._ready()).chat.completions
         try:
             return await completions.create(**self._params(request, stream=True))
         except Exception as exc:
@@ -148,7 +154,8 @@ class OpenAIClient:
 
     async def generate(self, request: GenerateRequest) -> ModelChunk:
         with self._mapped_errors(request.model):
-            response = await self._client().chat.completions.create(**self._params(request, stream=False))
+            sdk = await self._ready()
+            response = await sdk.chat.completions.create(**self._params(request, stream=False))
         return completion_to_chunk(response)
 
     async def count_tokens(self, request: GenerateRequest) -> int:
@@ -156,10 +163,11 @@ class OpenAIClient:
         size = len(json.dumps(to_messages(request), ensure_ascii=False))
         return max(1, size // 4)
 
-    async def list_models(self) -> list[str]:
+    async def list_models(self, timeout_s: float = 5.0) -> list[str]:
         """The model ids the endpoint offers (``GET /models``), sorted."""
         with self._mapped_errors("(listing models)"):
-            page = await self._client().models.list()
+            sdk = await self._ready()
+            page = await sdk.models.list(timeout=timeout_s)
             ids = [m.id async for m in page]
         return sorted({i for i in ids if isinstance(i, str) and i})
 

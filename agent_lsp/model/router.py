@@ -6,7 +6,6 @@ only a matter of handing the session another ModelClient and model name.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -97,7 +96,7 @@ class ModelRouter:
             else:
                 lister: Any = getattr(self.client(provider), "list_models", None)
                 if lister is not None:
-                    names = await asyncio.wait_for(lister(), LIST_TIMEOUT_S)
+                    names = await lister(LIST_TIMEOUT_S)
         except (ModelError, AuthError, TimeoutError) as exc:
             log.info("could not list %s models: %s", provider, exc)
             return []  # not cached: the next picker may find the endpoint up
