@@ -42,6 +42,11 @@ FINISH_REASONS = {
 }
 
 
+def warm() -> None:
+    """Import the SDK now (from a warm-up thread), so the first request does not pay for it."""
+    import openai  # noqa: F401
+
+
 class OpenAIClient:
     """A ModelClient talking Chat Completions to any OpenAI-compatible server through the official SDK.
 
@@ -190,7 +195,9 @@ def to_messages(request: GenerateRequest) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     if request.system_instruction:
         messages.append({"role": "system", "content": request.system_instruction})
-    pending: list[tuple[str, str]] = []  # (id, name) of the last assistant message's calls, unanswered yet
+    # (id sent, name, id in our history) of the last assistant message's calls not answered yet
+    pending: list[tuple[str, str, str | None]] = []
+    used: set[str] = set()
     counter = 0
     for content in request.contents:
         if content.role == "model":
@@ -201,8 +208,13 @@ def to_messages(request: GenerateRequest) -> list[dict[str, Any]]:
                 if part.function_call is None:
                     continue
                 counter += 1
-                call_id = part.function_call.id or f"call_{counter}"
-                pending.append((call_id, part.function_call.name))
+                own_id = part.function_call.id
+                call_id = own_id or f"call_{counter}"
+                if call_id in used:
+                    # Some servers number calls per response (call_0 every time): ids must be unique per chat.
+                    call_id = f"{call_id}_{counter}"
+                used.add(call_id)
+                pending.append((call_id, part.function_call.name, own_id))
                 calls.append(
                     {
                         "id": call_id,
@@ -224,17 +236,17 @@ def to_messages(request: GenerateRequest) -> list[dict[str, Any]]:
         for part in content.parts:
             if part.function_response is not None:
                 response = part.function_response
-                index = next((i for i, (cid, _) in enumerate(pending) if response.id and cid == response.id), None)
+                index = next((i for i, (_, _, own) in enumerate(pending) if response.id and own == response.id), None)
                 if index is None:
-                    index = next((i for i, (_, name) in enumerate(pending) if name == response.name), None)
+                    index = next((i for i, (_, name, _) in enumerate(pending) if name == response.name), None)
                 if index is None:
                     # A response to nothing we sent: keep its content as plain text rather than break the chat.
                     user_parts.append({"type": "text", "text": f"[{response.name} result] {_tool_text(response)}"})
                     continue
                 # Answer in the calls' order: earlier calls without a response here are answered as missing.
-                for cid, _name in pending[:index]:
+                for cid, _name, _own in pending[:index]:
                     messages.append({"role": "tool", "tool_call_id": cid, "content": "No result was recorded."})
-                call_id, _ = pending[index]
+                call_id = pending[index][0]
                 del pending[: index + 1]
                 messages.append({"role": "tool", "tool_call_id": call_id, "content": _tool_text(response)})
             elif part.text is not None and not part.thought:
@@ -252,8 +264,8 @@ def to_messages(request: GenerateRequest) -> list[dict[str, Any]]:
     return messages
 
 
-def _answer_missing(messages: list[dict[str, Any]], pending: list[tuple[str, str]]) -> None:
-    for call_id, _name in pending:
+def _answer_missing(messages: list[dict[str, Any]], pending: list[tuple[str, str, str | None]]) -> None:
+    for call_id, _name, _own in pending:
         messages.append({"role": "tool", "tool_call_id": call_id, "content": "No result was recorded."})
     pending.clear()
 

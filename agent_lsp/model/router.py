@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 # Offered when the Gemini API's own list is not asked for; a Gemini model catalog can replace it.
 GEMINI_MODELS: tuple[str, ...] = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-3-pro-preview")
-LIST_TIMEOUT_S = 3.0
+LIST_TIMEOUT_S = 2.0
 PROVIDER_NAMES = {"gemini": "Gemini", "openai": "OpenAI-compatible", "replay": "Replay"}
 
 

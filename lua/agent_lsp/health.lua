@@ -1,4 +1,4 @@
---- :checkhealth agent_lsp — Neovim version, the server command and its version, credentials, running clients.
+--- :checkhealth agent_lsp — Neovim version, the server command and its version, the model provider, running clients.
 
 local M = {}
 
@@ -30,6 +30,15 @@ function M.auth(env, cmd)
   local function set(name)
     local value = env[name]
     return type(value) == "string" and vim.trim(value) ~= ""
+  end
+  -- The same rule as the server's (without settings, which only the server reads): the OpenAI variables
+  -- pick an OpenAI-compatible endpoint.
+  if set("OPENAI_BASE_URL") or set("OPENAI_MODEL") then
+    local url = set("OPENAI_BASE_URL") and vim.trim(env.OPENAI_BASE_URL) or "https://api.openai.com/v1"
+    local model = set("OPENAI_MODEL") and vim.trim(env.OPENAI_MODEL) or "(unset: settings model.name or --model)"
+    local key = set("OPENAI_API_KEY") and "key from OPENAI_API_KEY" or "no key"
+    local how = "OpenAI-compatible endpoint %s, model %s (%s; settings model.provider can override)"
+    return how:format(url, model, key)
   end
   local vertex = (env.GOOGLE_GENAI_USE_VERTEXAI or ""):lower()
   if vertex == "true" or vertex == "1" or vertex == "yes" then
@@ -108,6 +117,7 @@ function M.check()
   else
     health.warn("no credentials in the environment", {
       "Set GEMINI_API_KEY (or GOOGLE_API_KEY), or GOOGLE_GENAI_USE_VERTEXAI=true with a project and location",
+      "Or an OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, LM Studio, …): OPENAI_BASE_URL and OPENAI_MODEL",
       "A .env file in the workspace or ~/.gemini/.env is read by the server too",
     })
   end

@@ -243,6 +243,13 @@ class _Server(ThreadingHTTPServer):
         super().__init__(address, _Handler)
         self.fake = fake
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client closing an idle keep-alive connection is normal, not a server error worth a traceback.
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 def error_body(message: str, code: str | None = None, kind: str = "invalid_request_error") -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}

@@ -161,6 +161,16 @@ def test_unanswered_calls_are_answered_so_the_chat_stays_valid() -> None:
     assert [m.get("tool_call_id") for m in messages if m["role"] == "tool"] == ["x1", "x2"]
 
 
+def test_ids_reused_by_the_server_are_made_unique() -> None:
+    turn = (
+        Content("model", (Part(function_call=FunctionCall("ls", {}, "call_0")),)),
+        Content("user", (Part(function_response=FunctionResponse("ls", {"output": "x"}, "call_0")),)),
+    )
+    messages = to_messages(request(Content("user", (Part(text="go"),)), *turn, *turn))
+    assert check_chat_request({"model": "m", "messages": messages}) == []
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["call_0", "call_0_2"]
+
+
 def test_gemini_schemas_become_json_schema() -> None:
     schema = to_json_schema(
         {

@@ -92,6 +92,11 @@ def _warm() -> None:
             importlib.import_module(name)
         except Exception:  # a broken optional module shows up later, where it is used
             log.debug("warming %s failed", name, exc_info=True)
+    if os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_MODEL"):
+        # The OpenAI-compatible provider is likely: its SDK costs about a second to import.
+        from agent_lsp.model.openai_compat import warm
+
+        warm()
 
 
 async def _serve_async(

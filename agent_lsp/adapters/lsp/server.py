@@ -7,6 +7,7 @@ to the client are sent as raw JSON-RPC messages so their params never pass throu
 from __future__ import annotations
 
 import asyncio
+import os
 import logging
 import threading
 import uuid
@@ -282,5 +283,11 @@ def _warm_imports() -> None:
         import agent_lsp.runtime
         import agent_lsp.store.sessions
         import agent_lsp.tools.builtins  # noqa: F401
+
+        if os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_MODEL"):
+            # The OpenAI-compatible provider is likely: its SDK costs about a second to import.
+            from agent_lsp.model.openai_compat import warm
+
+            warm()
     except Exception:  # a broken import shows up, with its traceback, when a session is created
         log.debug("warming imports failed", exc_info=True)
