@@ -7,8 +7,8 @@ to the client are sent as raw JSON-RPC messages so their params never pass throu
 from __future__ import annotations
 
 import asyncio
-import os
 import logging
+import os
 import threading
 import uuid
 from collections.abc import Mapping
