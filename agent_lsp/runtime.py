@@ -101,6 +101,15 @@ class SessionHandle:
             return [(self.session.model, self.session.model)]
         return [(c.value, c.name) for c in await self.router.choices(self.session.model)]
 
+    @property
+    def provider(self) -> str:
+        return self.router.provider if self.router is not None else "gemini"
+
+    @property
+    def lists_models(self) -> bool:
+        """Whether the picker's models come from an endpoint (so they arrive later, over the network)."""
+        return self.router is not None and "openai" in self.router.providers
+
     def provider_summary(self) -> str:
         return self.router.describe() if self.router is not None else "unknown"
 

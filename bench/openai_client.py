@@ -93,6 +93,46 @@ async def bench_session(env: dict[str, str], push: Any, project: Path) -> dict[s
     return {"text": statistics.median(text[3:]), "tool": statistics.median(tool[3:])}
 
 
+def acp_startup(env: dict[str, str], project: Path, runs: int = 6) -> tuple[float, float]:
+    """Median ms of spawn → initialize answered and spawn → session/new answered (models listed) for ``env``."""
+    import json
+    import subprocess
+
+    def send(proc: Any, message: dict[str, Any]) -> None:
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+
+    def answer(proc: Any, rid: int) -> dict[str, Any]:
+        while line := proc.stdout.readline():
+            message: dict[str, Any] = json.loads(line)
+            if message.get("id") == rid and "method" not in message:
+                return message
+        raise RuntimeError("the agent closed stdout before answering")
+
+    inits, sessions = [], []
+    for _ in range(runs + 1):
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agent_lsp", "acp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=ROOT,
+        )
+        send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        answer(proc, 1)
+        inits.append((time.perf_counter() - started) * 1000)
+        params = {"cwd": str(project), "mcpServers": []}
+        send(proc, {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": params})
+        created = answer(proc, 2)
+        sessions.append((time.perf_counter() - started) * 1000)
+        assert "sessionId" in created.get("result", {}), created
+        proc.stdin.close()
+        proc.wait(timeout=20)
+    return statistics.median(inits[1:]), statistics.median(sessions[1:])
+
+
 async def main() -> None:
     from agent_lsp.model.auth import AuthConfig
     from agent_lsp.model.gemini import GeminiClient
@@ -130,12 +170,21 @@ async def main() -> None:
         )
         os_ = await bench_session({**base, "OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "coder"}, push_openai, project)
         assert not fake.violations, fake.violations
+        fake.models = ["coder", "small"]
+        g_start = await asyncio.to_thread(
+            acp_startup, {**base, "GEMINI_API_KEY": "bench", "GOOGLE_GEMINI_BASE_URL": gemini.url}, project
+        )
+        o_start = await asyncio.to_thread(
+            acp_startup, {**base, "OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "coder"}, project
+        )
 
     rows = [
         ("first-chunk latency", g["first"], o["first"]),
         (f"whole {CHUNKS}-chunk stream", g["whole"], o["whole"]),
         ("session turn, text answer", gs["text"], os_["text"]),
         ("session turn, tool round trip (per turn)", gs["tool"], os_["tool"]),
+        ("acp spawn -> initialize answered", g_start[0], o_start[0]),
+        ("acp spawn -> session/new answered", g_start[1], o_start[1]),
     ]
     print(f"{'median of ' + str(N):42} {'gemini ms':>10} {'openai ms':>10} {'openai/gemini':>14}")
     for label, gv, ov in rows:

@@ -169,11 +169,31 @@ class OpenAIClient:
         return max(1, size // 4)
 
     async def list_models(self, timeout_s: float = 5.0) -> list[str]:
-        """The model ids the endpoint offers (``GET /models``), sorted."""
-        with self._mapped_errors("(listing models)"):
-            sdk = await self._ready()
-            page = await sdk.models.list(timeout=timeout_s)
-            ids = [m.id async for m in page]
+        """The model ids the endpoint offers (``GET /models``), sorted.
+
+        One plain GET through httpx rather than the SDK: a model picker must not wait the second or so that
+        importing ``openai`` takes, and this is all the listing needs."""
+        import httpx
+
+        url = f"{self._config.base_url}/models"
+        headers = {"Authorization": f"Bearer {self._config.api_key}", "Accept": "application/json"}
+        try:
+            async with httpx.AsyncClient(timeout=timeout_s) as http:
+                response = await http.get(url, headers=headers)
+        except httpx.HTTPError as exc:
+            detail = _clean(str(exc), self._config) or type(exc).__name__
+            raise ModelError(f"Could not list the models of {self._config.base_url} ({detail}).") from exc
+        if response.status_code in (401, 403):
+            raise AuthError(
+                f"{url}: {response.status_code}. The endpoint refused the key.", status=response.status_code
+            )
+        if response.status_code >= 400:
+            raise ModelError(f"{url}: {response.status_code}", status=response.status_code)
+        try:
+            data = response.json().get("data") or []
+        except (ValueError, AttributeError) as exc:
+            raise ModelError(f"{url} did not answer with a model list") from exc
+        ids = [m.get("id") for m in data if isinstance(m, dict)]
         return sorted({i for i in ids if isinstance(i, str) and i})
 
     async def aclose(self) -> None:

@@ -29,7 +29,7 @@ async def test_multi_step_session_on_an_openai_endpoint(project: Path, env: dict
             session = await conn.new_session(cwd=str(project), mcp_servers=[])
             model_option = next(o for o in session.config_options if o.id == "model")
             assert model_option.current_value == "coder"
-            assert [o.value for o in model_option.options] == ["coder", "small"]
+            assert [o.value for o in model_option.options] == ["coder"]  # answered before the endpoint listed
             response = await conn.prompt(session_id=session.session_id, prompt=[text_block("Say hi")])
             switched = await conn.set_config_option(config_id="model", session_id=session.session_id, value="small")
             again = await conn.prompt(session_id=session.session_id, prompt=[text_block("still there?")])
@@ -39,6 +39,10 @@ async def test_multi_step_session_on_an_openai_endpoint(project: Path, env: dict
         updates = editor.updates(session.session_id)
         kinds = [u["sessionUpdate"] for u in updates]
         assert "agent_thought_chunk" in kinds and "usage_update" in kinds
+        # Right after session/new, the picker filled in with what GET /v1/models offered.
+        listed = next(u for u in updates if u["sessionUpdate"] == "config_option_update")
+        picker = next(o for o in listed["configOptions"] if o["id"] == "model")
+        assert [o["value"] for o in picker["options"]] == ["coder", "small"]
         started = [u for u in updates if u["sessionUpdate"] == "tool_call"]
         assert [u["kind"] for u in started] == ["read", "edit", "execute"]
         assert [r["toolCall"]["kind"] for r in editor.permission_requests] == ["edit", "execute"]

@@ -262,7 +262,22 @@ class AcpAgent:
                 self._notice(live, notice)
 
         ctx.after_response.append(announce)
+        if live.handle.lists_models:
+            # The picker starts with the current model and fills in when the endpoint has listed its models,
+            # so session/new never waits on the network.
+            if live.models is None and live.handle.provider == "openai":
+                live.models = [(live.handle.session.model, live.handle.session.model)]
+            ctx.after_response.append(lambda: self._refresh_models(live))
         return self._session_state(live)
+
+    def _refresh_models(self, live: LiveSession) -> None:
+        async def refresh() -> None:
+            models = await live.handle.model_choices()
+            if models != live.models and not live.closed:
+                live.models = models
+                self._send_config(live)
+
+        live.handle.background.append(asyncio.get_running_loop().create_task(refresh()))
 
     def _session_state(self, live: LiveSession) -> dict[str, Any]:
         from agent_lsp.adapters.acp.session_config import config_options, mode_state
@@ -281,7 +296,6 @@ class AcpAgent:
         setup = self._setup(params, sid, mcp_required=True)
         handle = await runtime.create_session(setup)
         live = self._open(sid, handle, setup)
-        live.models = await handle.model_choices()
         return {"sessionId": sid, **self._opened(live, ctx)}
 
     async def _load(self, params: dict[str, Any], ctx: RequestContext, *, replay: bool = True) -> Any:
@@ -298,7 +312,6 @@ class AcpAgent:
         except (SessionNotFoundError, ValueError) as exc:
             raise RpcError(RESOURCE_NOT_FOUND, f"No saved session {sid!r} in {setup.cwd}") from exc
         live = self._open(sid, handle, setup)
-        live.models = await handle.model_choices()
         if replay:
             state = live.state
             for event in events:
