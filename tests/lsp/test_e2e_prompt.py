@@ -66,4 +66,5 @@ async def test_new_session_describes_modes_models_and_commands(launch: Any) -> N
         raise AssertionError("bad mode accepted")
     assert await editor.request("agent/setMode", {"sessionId": result["sessionId"], "modeId": "auto_edit"}) == {}
     assert editor.updates[-1]["update"] == {"sessionUpdate": "current_mode_update", "currentModeId": "auto_edit"}
-    assert await editor.request("agent/setModel", {"sessionId": result["sessionId"], "modelId": "m-2"}) == {}
+    switched = await editor.request("agent/setModel", {"sessionId": result["sessionId"], "modelId": "m-2"})
+    assert switched["models"]["currentModelId"] == "m-2"  # the picker's new state (a provider switch changes it)
