@@ -48,3 +48,40 @@ def test_key_is_sent_but_never_logged(tmp_path: Path) -> None:
     for path in state.rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_text(errors="replace"), path
+
+
+OPENAI_SECRET = "sk-proj-test-secret-0123456789abcdef"
+
+
+def test_openai_key_is_sent_but_never_logged(tmp_path: Path) -> None:
+    """The same for an OpenAI-compatible endpoint whose key comes from a workspace .env, with debug logs on."""
+    from tests.fakes.fake_openai import FakeOpenAI, text_turn
+
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={OPENAI_SECRET}\n")
+    refused = {"status": 401, "message": f"Incorrect API key provided: {OPENAI_SECRET}."}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "OPENAI"))}
+
+    def agent(name: str, prompt: str) -> subprocess.CompletedProcess[str]:
+        argv = ["run", "--debug", "--log-file", str(tmp_path / f"{name}.log"), "-o", "stream-json", prompt]
+        return subprocess.run(
+            [sys.executable, "-m", "agent_lsp", *argv],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+
+    with FakeOpenAI([refused, text_turn("hi")], models=["coder"]) as fake:
+        env.update({"OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "coder", "AGENT_LSP_TRUST_WORKSPACE": "true"})
+        stats, failed, ok = agent("stats", "/stats"), agent("failed", "hello"), agent("ok", "hello again")
+        sent = fake.chat_requests()
+    assert stats.returncode == 0 and ok.returncode == 0, ok.stderr
+    assert "OpenAI-compatible" in stats.stdout and "OPENAI_API_KEY" in stats.stdout  # where the key is from
+    assert failed.returncode == 1 and "refused the key from OPENAI_API_KEY" in failed.stdout
+    assert len(sent) == 2 and sent[0].api_key == OPENAI_SECRET  # it did reach the endpoint
+    for result in (stats, failed, ok):
+        assert OPENAI_SECRET not in result.stdout + result.stderr
+    for log in ("stats.log", "failed.log", "ok.log"):
+        assert OPENAI_SECRET not in (tmp_path / log).read_text()
