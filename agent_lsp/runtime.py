@@ -141,6 +141,9 @@ class Runtime:
         """The replay model when scripted, else the chosen provider's client (raises AuthError saying what to
         set). ``env`` is the environment after ``.env`` files were loaded (users often keep their key in one);
         ``choice`` is the provider resolved with the session's settings (else from ``env`` alone)."""
+        if self._model is not None and choice is not None and not _serves(self._model, choice):
+            # Another session of this runtime chose another provider or endpoint: it gets its own client.
+            return build_client(choice, env if env is not None else self._user_env())
         if self._model is None:
             if self.options.fake_responses is not None:
                 from agent_lsp.model.replay import ReplayModel
@@ -453,6 +456,15 @@ def build_client(choice: ProviderChoice, env: Mapping[str, str]) -> ModelClient:
     from agent_lsp.model.gemini import GeminiClient
 
     return GeminiClient(resolve_auth(env))
+
+
+def _serves(client: ModelClient, choice: ProviderChoice) -> bool:
+    """Whether a built client is the one ``choice`` asks for (same provider, and for OpenAI the same endpoint)."""
+    provider = getattr(client, "provider", "gemini")
+    if provider != choice.provider:
+        return False
+    config = getattr(client, "config", None)
+    return choice.openai is None or config == choice.openai
 
 
 def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_names: list[str], ctx: Any) -> Any:

@@ -61,6 +61,7 @@ class OpenAIClient:
         self._sdk: Any = None
         # Some older servers refuse stream_options; learnt once, then usage is simply not asked for.
         self._stream_options = True
+        self._streaming = True  # off once the endpoint said it cannot stream
 
     def __repr__(self) -> str:
         return f"OpenAIClient({self._config!r})"
@@ -128,6 +129,21 @@ class OpenAIClient:
         return params
 
     async def stream(self, request: GenerateRequest) -> AsyncIterator[ModelChunk]:
+        if not self._streaming:
+            yield await self.generate(request)
+            return
+        try:
+            async for chunk in self._stream(request):
+                yield chunk
+        except ModelError as exc:
+            if exc.status != 400 or not _NO_STREAMING.search(str(exc)):
+                raise
+            # An endpoint without streaming: ask for whole answers from now on.
+            log.info("the endpoint does not stream; asking for whole responses")
+            self._streaming = False
+            yield await self.generate(request)
+
+    async def _stream(self, request: GenerateRequest) -> AsyncIterator[ModelChunk]:
         yielded = False
         responses: Any = None
         assembler = StreamAssembler()
@@ -510,6 +526,9 @@ _TOOLS_UNSUPPORTED = re.compile(
     r"does not support tools|not support(?:ed)? (?:for )?(?:tools|function)|tool[_ ]choice|tools? (?:are|is) not "
     r"supported|tools param|--jinja|enable-auto-tool-choice|function calling",
     re.I,
+)
+_NO_STREAMING = re.compile(
+    r"stream(?:ing)? (?:is |are )?not (?:supported|available|allowed)|does not support stream", re.I
 )
 _CONTEXT_OVERFLOW = re.compile(
     r"context[_ ]length|context window|maximum context|context size|too many tokens|prompt is too long|"

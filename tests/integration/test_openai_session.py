@@ -209,3 +209,24 @@ def test_headless_run_with_approvals_on_a_terminal(fake: FakeOpenAI, project: Pa
     assert "Allow replace" in result.stdout and "Allow run_shell_command" in result.stdout
     assert (project / "app.py").read_text().count("'Hi '") == 1
     assert fake.violations == [] and fake.remaining == 0
+
+
+async def test_each_workspace_gets_the_provider_its_settings_choose(fake: FakeOpenAI, tmp_path: Path) -> None:
+    with FakeGemini() as gemini:
+        env = openai_env(
+            fake, GEMINI_API_KEY="g-key", GOOGLE_GEMINI_BASE_URL=gemini.url, AGENT_LSP_TRUST_WORKSPACE="true"
+        )
+        runtime = Runtime(RuntimeOptions(env=env))
+        handles = []
+        for name, provider in (("a", "gemini"), ("b", None)):
+            root = tmp_path / name
+            (root / ".gemini").mkdir(parents=True)
+            if provider:
+                (root / ".gemini" / "settings.json").write_text(json.dumps({"model": {"provider": provider}}))
+            handles.append(
+                await runtime.create_session(SessionSetup(cwd=root, confirmer=AutoConfirmer(), record=False))
+            )
+        assert [h.provider for h in handles] == ["gemini", "openai"]
+        assert [getattr(h.session.client, "provider", "gemini") for h in handles] == ["gemini", "openai"]
+        for handle in handles:
+            await handle.aclose()

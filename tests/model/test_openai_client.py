@@ -309,3 +309,12 @@ async def test_endpoint_without_stream_options_still_streams(fake: FakeOpenAI, c
     assert "".join(c.text for c in chunks) == "ok"
     first, second = fake.chat_requests()
     assert "stream_options" in first.body and "stream_options" not in second.body
+
+
+async def test_endpoint_without_streaming_gets_whole_answers(fake: FakeOpenAI, client: OpenAIClient) -> None:
+    fake.push({"status": 400, "message": "Streaming is not supported for this model"}, text_turn("whole"))
+    fake.push(text_turn("again"))
+    assert "".join(c.text for c in await collect(client, request())) == "whole"
+    assert "".join(c.text for c in await collect(client, request())) == "again"
+    first, second, third = fake.chat_requests()
+    assert first.body["stream"] is True and "stream" not in second.body and "stream" not in third.body
