@@ -571,9 +571,13 @@ def map_error(exc: BaseException, model: str, config: OpenAIConfig, *, interrupt
         detail = _clean(str(exc.__cause__ or exc), config)
         timeout = isinstance(exc, openai.APITimeoutError)
         where = "timed out waiting for" if timeout else "could not reach"
+        # Nothing listening on this machine is a server that is not running or a wrong port: say so at once
+        # rather than after minutes of retries. A remote endpoint may be a passing network problem: retried.
+        refused_here = not timeout and _is_local(url) and type(exc.__cause__).__name__ == "ConnectError"
         return ModelError(
             f"OpenAI-compatible endpoint: {where} {url} ({detail or type(exc).__name__}). Is the server running, "
-            "and is OPENAI_BASE_URL (or settings model.baseUrl) right?"
+            "and is OPENAI_BASE_URL (or settings model.baseUrl) right?",
+            retryable=False if refused_here else None,
         )
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
@@ -645,6 +649,13 @@ def _is_network_error(exc: BaseException) -> bool:
         return True
     root = type(exc).__module__.split(".", 1)[0]
     return root in _TRANSPORT_MODULES and type(exc).__name__ not in _NOT_NETWORK
+
+
+def _is_local(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def _retry_after(exc: Any) -> float | None:
