@@ -171,8 +171,17 @@ export class ChatController {
 
   async setModel(modelId: string): Promise<void> {
     const sessionId = await this.ensureSession();
-    await this.conn().sendRequest(METHODS.setModel, { sessionId, modelId });
-    this.set(S.setModel(this.state, modelId));
+    const answer = await this.conn().sendRequest<Partial<Pick<SessionDescription, "models">> | null>(
+      METHODS.setModel,
+      { sessionId, modelId },
+    );
+    // A model of another provider switches provider, and with it the list of models on offer.
+    const models = answer?.models;
+    this.set(
+      models
+        ? { ...S.setModel(this.state, models.currentModelId), models: models.availableModels }
+        : S.setModel(this.state, modelId),
+    );
   }
 
   // --- prompts -------------------------------------------------------------------------------------

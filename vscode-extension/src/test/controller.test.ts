@@ -162,6 +162,21 @@ test("mode, model and session list go to the server", async () => {
   assert.deepEqual(conn.requests.find((r) => r.method === "agent/setMode")?.params, { sessionId: "s1", modeId: "yolo" });
 });
 
+test("a model switch that changes provider takes the server's new model list", async () => {
+  const { controller, conn } = setup();
+  const models = {
+    currentModelId: "gemini-2.5-flash",
+    availableModels: [
+      { modelId: "gemini-2.5-flash", name: "gemini-2.5-flash" },
+      { modelId: "openai:qwen3-coder", name: "OpenAI-compatible: qwen3-coder" },
+    ],
+  };
+  conn.on("agent/setModel", () => ({ models }));
+  await controller.handleMessage({ type: "setModel", modelId: "gemini:gemini-2.5-flash" });
+  assert.equal(controller.state.currentModel, "gemini-2.5-flash");
+  assert.deepEqual(controller.state.models, models.availableModels);
+});
+
 test("server commands run through workspace/executeCommand and show the turn", async () => {
   const { controller, conn } = setup();
   conn.on("workspace/executeCommand", () => ({ sessionId: "s1", stopReason: "end_turn" }));
