@@ -388,6 +388,7 @@ class StreamAssembler:
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
         self.model: str | None = None
+        self.think = _ThinkSplitter()
 
     def feed(self, raw: Any) -> list[ModelChunk]:
         out: list[ModelChunk] = []
@@ -405,7 +406,7 @@ class StreamAssembler:
                     out.append(ModelChunk(parts=(Part(text=reasoning, thought=True),)))
                 text = getattr(delta, "content", None)
                 if isinstance(text, str) and text:
-                    out.append(ModelChunk(parts=(Part(text=text),)))
+                    out += [ModelChunk(parts=(part,)) for part in self.think.feed(text)]
                 for fragment in getattr(delta, "tool_calls", None) or []:
                     self._add_fragment(fragment)
             reason = getattr(choice, "finish_reason", None)
@@ -433,7 +434,7 @@ class StreamAssembler:
 
     def finish(self) -> ModelChunk:
         """The closing chunk: assembled calls, the finish reason in Gemini's terms, the usage."""
-        parts: list[Part] = []
+        parts: list[Part] = self.think.flush()
         malformed = False
         for index in sorted(self.calls):
             call = self.calls[index]
@@ -452,6 +453,52 @@ class StreamAssembler:
         if mapped is None and parts:
             mapped = "STOP"  # a few servers end a tool-call stream without a finish reason
         return ModelChunk(parts=tuple(parts), finish_reason=mapped, usage=self.usage, model_version=self.model)
+
+
+class _ThinkSplitter:
+    """Reasoning inlined in the text as ``<think>…</think>`` (servers without a reasoning parser) becomes thought
+    parts; tags split across chunks are held back until it is clear what they are."""
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self) -> None:
+        self.state = "start"  # start → thinking → text, or start → text
+        self.buffer = ""
+
+    def feed(self, text: str) -> list[Part]:
+        if self.state == "text":
+            return [Part(text=text)]
+        self.buffer += text
+        if self.state == "start":
+            head = self.buffer.lstrip()
+            if head.startswith(self.OPEN):
+                self.state, self.buffer = "thinking", head[len(self.OPEN) :]
+            elif self.OPEN.startswith(head):
+                return []  # maybe the start of a tag: wait for more
+            else:
+                self.state, out, self.buffer = "text", self.buffer, ""
+                return [Part(text=out)]
+        end = self.buffer.find(self.CLOSE)
+        if end >= 0:
+            thought, rest = self.buffer[:end], self.buffer[end + len(self.CLOSE) :].lstrip("\n")
+            self.state, self.buffer = "text", ""
+            return [
+                p
+                for p in (Part(text=thought, thought=True) if thought else None, Part(text=rest) if rest else None)
+                if p
+            ]
+        # Keep a tail that could be the start of the closing tag; the rest is thought already.
+        safe = len(self.buffer) - (len(self.CLOSE) - 1)
+        if safe <= 0:
+            return []
+        thought, self.buffer = self.buffer[:safe], self.buffer[safe:]
+        return [Part(text=thought, thought=True)]
+
+    def flush(self) -> list[Part]:
+        rest, self.buffer = self.buffer, ""
+        if not rest:
+            return []
+        return [Part(text=rest, thought=self.state == "thinking")]
 
 
 def _extra(obj: Any, name: str) -> Any:

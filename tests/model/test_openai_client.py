@@ -319,3 +319,14 @@ async def test_endpoint_without_streaming_gets_whole_answers(fake: FakeOpenAI, c
     assert "".join(c.text for c in await collect(client, request())) == "again"
     first, second, third = fake.chat_requests()
     assert first.body["stream"] is True and "stream" not in second.body and "stream" not in third.body
+
+
+async def test_inline_think_tags_become_thoughts(fake: FakeOpenAI, client: OpenAIClient) -> None:
+    fake.push(
+        text_turn("<thi", "nk>**Plan** read", " the file</th", "ink>\n\nIt ", "says hi."), text_turn("<", "b>bold</b>")
+    )
+    chunks = await collect(client, request())
+    assert "".join(p.text or "" for c in chunks for p in c.parts if p.thought) == "**Plan** read the file"
+    assert "".join(c.text for c in chunks) == "It says hi."
+    plain = await collect(client, request())
+    assert "".join(c.text for c in plain) == "<b>bold</b>" and not any(p.thought for c in plain for p in c.parts)
