@@ -62,6 +62,7 @@ class OpenAIClient:
         # Some older servers refuse stream_options; learnt once, then usage is simply not asked for.
         self._stream_options = True
         self._streaming = True  # off once the endpoint said it cannot stream
+        self._listed_windows: dict[str, int] = {}  # context windows the model list reported
 
     def __repr__(self) -> str:
         return f"OpenAIClient({self._config!r})"
@@ -74,7 +75,11 @@ class OpenAIClient:
         return self._config.describe()
 
     def context_window(self, model: str) -> int:
-        return self._config.context_window(model)
+        """Settings for this model, else what the endpoint's model list said, else the settings' default."""
+        own = self._config.limits.get(model)
+        if own is not None and own.context_window:
+            return own.context_window
+        return self._listed_windows.get(model) or self._config.context_window(model)
 
     def _client(self) -> Any:
         if self._sdk is None:
@@ -209,8 +214,16 @@ class OpenAIClient:
             data = response.json().get("data") or []
         except (ValueError, AttributeError) as exc:
             raise ModelError(f"{url} did not answer with a model list") from exc
-        ids = [m.get("id") for m in data if isinstance(m, dict)]
-        return sorted({i for i in ids if isinstance(i, str) and i})
+        ids: set[str] = set()
+        for entry in data:
+            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not entry["id"]:
+                continue
+            ids.add(entry["id"])
+            # vLLM says max_model_len, OpenRouter context_length; most local servers say nothing.
+            window = entry.get("max_model_len") or entry.get("context_length")
+            if isinstance(window, int) and window > 0:
+                self._listed_windows[entry["id"]] = window
+        return sorted(ids)
 
     async def aclose(self) -> None:
         sdk, self._sdk = self._sdk, None

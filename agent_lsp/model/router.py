@@ -58,6 +58,10 @@ class ModelRouter:
     def token_limit(self, model: str) -> int:
         from agent_lsp.core.compression import token_limit
 
+        client = self._clients.get(self.provider)
+        window = getattr(client, "context_window", None)
+        if callable(window):  # an endpoint's client knows what its model list said
+            return int(window(model))
         limit = self.token_limits.get(self.provider)
         return limit(model) if limit is not None else token_limit(model)
 

@@ -275,6 +275,9 @@ class _Handler(BaseHTTPRequestHandler):
         fake._record(RecordedRequest("GET", path, None, self._headers()))
         if path == "/v1/models":
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models]
+            for entry in data:
+                if entry["id"] in fake.windows:  # as vLLM reports it
+                    entry["max_model_len"] = fake.windows[entry["id"]]
             self._send_json(200, {"object": "list", "data": data})
         else:
             self._send_text(404, "404 page not found")
@@ -417,6 +420,7 @@ class FakeOpenAI:
         self.violations: list[str] = []
         self.require_usage = True  # off to play an old server that knows no stream_options
         self.models = list(models)
+        self.windows: dict[str, int] = {}  # max_model_len to report per model in GET /v1/models
         self._host = host
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None

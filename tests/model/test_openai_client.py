@@ -330,3 +330,15 @@ async def test_inline_think_tags_become_thoughts(fake: FakeOpenAI, client: OpenA
     assert "".join(c.text for c in chunks) == "It says hi."
     plain = await collect(client, request())
     assert "".join(c.text for c in plain) == "<b>bold</b>" and not any(p.thought for c in plain for p in c.parts)
+
+
+async def test_context_window_from_the_model_list_unless_settings_say(fake: FakeOpenAI) -> None:
+    fake.windows = {"coder": 32768, "small": 8192}
+    config = OpenAIConfig(base_url=fake.url, default_limits=ModelLimits(65536), limits={"small": ModelLimits(4096)})
+    client = OpenAIClient(config)
+    assert client.context_window("coder") == 65536  # nothing listed yet: the settings' default
+    await client.list_models()
+    assert client.context_window("coder") == 32768  # the endpoint said
+    assert client.context_window("small") == 4096  # settings for this model win
+    assert client.context_window("other") == 65536
+    await client.aclose()

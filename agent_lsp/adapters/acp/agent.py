@@ -273,6 +273,8 @@ class AcpAgent:
     def _refresh_models(self, live: LiveSession) -> None:
         async def refresh() -> None:
             models = await live.handle.model_choices()
+            # The model list may have told the context window (vLLM, OpenRouter do).
+            live.state = replace(live.state, context_size=live.handle.session.context_window)
             if models != live.models and not live.closed:
                 live.models = models
                 self._send_config(live)
