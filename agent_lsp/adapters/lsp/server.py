@@ -19,7 +19,6 @@ from cattrs import Converter
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
-from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
@@ -29,7 +28,7 @@ from agent_lsp.adapters.lsp import capabilities as lsp_caps
 from agent_lsp.adapters.lsp import transport
 from agent_lsp.adapters.lsp.client import ClientRequestError
 from agent_lsp.adapters.lsp.framing import FrameReader
-from agent_lsp.adapters.lsp.service import AgentService, RequestError, ServiceOptions
+from agent_lsp.adapters.lsp.service import INVALID_PARAMS, AgentService, RequestError, ServiceOptions
 
 log = logging.getLogger(__name__)
 EXIT_WAIT_S = 10.0  # how long an exit right behind shutdown waits for the sessions to close
@@ -44,8 +43,10 @@ class AgentProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Converter) -> None:
         super().__init__(server, converter)
         self.outgoing: set[str] = set()  # our requests awaiting the client's answer (transport.Gate reads it)
+        self.in_flight: set[Any] = set()  # the client's requests handed to pygls and not answered yet
 
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:  # type: ignore[override]
+        self.in_flight.discard(msg_id)
         if self.preanswered_id is not None and msg_id == self.preanswered_id:
             self.preanswered_id = None  # main.py already answered initialize before pygls was imported
             return
@@ -159,8 +160,13 @@ def _request(server: AgentServer, method: str, handler: Any) -> None:
     """Register an ``agent/*`` request whose handler takes (params, request_id) and may raise RequestError."""
 
     async def run(params: Any) -> Any:
+        raw = server.as_json(params)
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, dict):
+            raise JsonRpcException(message=f"Invalid params: {method} takes an object", code=INVALID_PARAMS)
         try:
-            return await handler(server.as_json(params) or {}, server.protocol.msg_id)
+            return await handler(raw, server.protocol.msg_id)
         except RequestError as exc:
             raise JsonRpcException(message=str(exc), code=exc.code) from exc
 
@@ -197,7 +203,8 @@ def build_server(options: ServiceOptions) -> AgentServer:
 
     @server.feature("agent/cancel")
     def cancel(params: Any) -> None:
-        service.cancel(server.as_json(params) or {})
+        raw = server.as_json(params)
+        service.cancel(raw if isinstance(raw, dict) else {})
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(params: types.WorkDoneProgressCancelParams) -> None:
@@ -288,13 +295,14 @@ def run(
     agent_log = logging.getLogger("agent_lsp")
     agent_log.addHandler(handler)
     threading.Thread(target=_warm_imports, name="agent-lsp-warm", daemon=True).start()
-    writer = StdoutWriter(stdout)
+    writer = transport.FrameWriter(stdout)
     protocol.set_writer(writer)
     gate = transport.Gate(
         protocol,
         server.converter,
         writer.write,
         outgoing=protocol.outgoing,
+        in_flight=protocol.in_flight,
         preanswered=preanswered["id"] if preanswered is not None else None,
         before_exit=lambda: _settle(server),
     )

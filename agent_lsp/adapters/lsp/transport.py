@@ -16,7 +16,7 @@ import json
 import logging
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, BinaryIO
 
 from cattrs import Converter
 from cattrs.errors import BaseValidationError
@@ -29,8 +29,38 @@ from agent_lsp.adapters.lsp.framing import FrameReader
 log = logging.getLogger(__name__)
 
 EXIT = "exit"
+SETTLE_POLL_S = 0.02
+SHUTDOWN_WAIT_S = 5.0  # how long shutdown waits for the requests sent before it
 SHUTDOWN = "shutdown"
 Item = bytes | dict[str, Any] | wire.Rejection
+
+
+class FrameWriter:
+    """pygls's writer for stdout. Whole frames go out under a lock (several threads write); once closed (by
+    ``exit``) or broken (the client went away) writes are dropped: pygls reports a failed write by writing
+    again, and at exit that cascade fills stderr with tracebacks."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                self._stream.write(data)
+                self._stream.flush()
+            except (OSError, ValueError):
+                log.info("stdout is gone; dropping what is still to be sent")
+                self._closed = True
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            with contextlib.suppress(OSError, ValueError):
+                self._stream.close()
 
 
 def frame(message: dict[str, Any]) -> bytes:
@@ -48,6 +78,7 @@ class Gate:
         write: Callable[[bytes], None],
         *,
         outgoing: set[Any],
+        in_flight: set[Any] | None = None,
         preanswered: Any = None,
         before_exit: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
@@ -55,6 +86,7 @@ class Gate:
         self.converter = converter
         self.write = write
         self.outgoing = outgoing  # ids of our own requests still waiting for the client's answer
+        self.in_flight = in_flight if in_flight is not None else set()  # requests pygls has not answered yet
         self.preanswered = preanswered  # the initialize request main.py already answered
         self.before_exit = before_exit
         self.shutting_down = False
@@ -90,11 +122,14 @@ class Gate:
             return
         if request and method == SHUTDOWN:
             self.shutting_down = True
+        if request:
+            self.in_flight.add(rid)
         try:
             self.protocol.handle_message(typed)
         except Exception as exc:  # pygls answers its handlers' failures itself; this is a failure around them
             log.exception("handling %s failed", method)
-            if request:
+            if request and rid in self.in_flight:
+                self.in_flight.discard(rid)
                 self.reject(wire.Rejection(rid, wire.INTERNAL_ERROR, f"Internal error: {exc}"))
 
     def _typed(self, message: dict[str, Any], request: bool) -> Any:
@@ -119,6 +154,14 @@ class Gate:
             self.reject(wire.Rejection(rid, wire.METHOD_NOT_FOUND, f"Method not found: {method} is a notification"))
             return None
         return typed
+
+    async def settle(self, wait_s: float) -> None:
+        """Give the requests already handed to pygls up to ``wait_s`` to be answered (pygls cancels whatever
+        is still running once shutdown completes; what arrived before shutdown deserves its real answer)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        while self.in_flight and loop.time() < deadline:  # noqa: ASYNC110 - answers leave from pygls's callbacks
+            await asyncio.sleep(SETTLE_POLL_S)
 
     def _answer_from_client(self, message: dict[str, Any]) -> None:
         rid = message.get("id")
@@ -189,6 +232,8 @@ async def _serve(gate: Gate, reader: FrameReader, first: Item | None) -> None:
         message = gate.accept(item)
         if message is None:
             continue
+        if message.get("method") == SHUTDOWN and "id" in message and not gate.shutting_down:
+            await gate.settle(SHUTDOWN_WAIT_S)
         if message.get("method") == EXIT and gate.shutting_down and gate.before_exit is not None:
             # pygls cancels whatever is pending when shutdown completes, an exit queued behind it included.
             await gate.before_exit()
