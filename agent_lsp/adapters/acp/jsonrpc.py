@@ -115,7 +115,10 @@ class Connection:
         """Write one frame now. Frames go out in call order; nothing is written after the connection closed."""
         if self._closed:
             return
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        # A lone surrogate (JSON can carry one, UTF-8 cannot) only ever sits inside a string, where its
+        # backslash form is the JSON escape for it.
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        data = text.encode("utf-8", errors="backslashreplace") + b"\n"
         self._writer.write(data)
         if self.on_frame_sent is not None:
             self.on_frame_sent(message)

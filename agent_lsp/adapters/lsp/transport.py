@@ -137,8 +137,8 @@ class Gate:
         method = message["method"]
         rid = message.get("id")
         kind = self.protocol.get_message_type(method) or (JsonRPCRequestMessage if request else JsonRPCNotification)
-        if "params" in message and message["params"] is None:
-            message = {k: v for k, v in message.items() if k != "params"}  # null params = no params
+        if kind in (JsonRPCRequestMessage, JsonRPCNotification):
+            message = {"params": None, **message}  # plain JSON-RPC messages always carry params, maybe null
         try:
             typed = self.converter.structure(message, kind)
         except Exception as exc:
