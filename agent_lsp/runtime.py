@@ -7,9 +7,11 @@ slice of configuration it needs and nothing else.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import logging
 import os
+import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,10 +29,31 @@ from agent_lsp.workspace.roots import Workspace
 if TYPE_CHECKING:
     from agent_lsp.config.loader import LoadedSettings
     from agent_lsp.mcp.manager import McpManager
+    from agent_lsp.model.auth import AuthConfig
     from agent_lsp.store.checkpoints import ShadowGitCheckpointer
     from agent_lsp.store.sessions import SessionRecorder, SessionStore
 
 log = logging.getLogger(__name__)
+
+_TEMP_DIRS: set[Path] = set()  # sessions' scratch folders (full outputs of truncated tools) not yet removed
+
+
+def _new_temp_dir() -> Path:
+    path = Path(tempfile.mkdtemp(prefix="agent-lsp-"))
+    _TEMP_DIRS.add(path)
+    return path
+
+
+def remove_temp_dir(path: Path) -> None:
+    _TEMP_DIRS.discard(path)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@atexit.register
+def _remove_temp_dirs() -> None:
+    """Whatever sessions were not closed (the editor went away) still leave nothing behind."""
+    for path in list(_TEMP_DIRS):
+        remove_temp_dir(path)
 
 
 @dataclass
@@ -79,6 +102,7 @@ class SessionHandle:
     checkpointer: ShadowGitCheckpointer | None = None
     notice_sink: Callable[[ev.Notice], None] | None = None
     background: list[asyncio.Task[None]] = field(default_factory=list)
+    temp_dir: Path | None = None  # removed by aclose
 
     def notify(self, notice: ev.Notice) -> None:
         """Deliver a notice now (during a prompt, or through the adapter's sink), else keep it for later."""
@@ -97,27 +121,35 @@ class SessionHandle:
             await self.mcp.aclose()
         if self.recorder is not None:
             self.recorder.close()
+        if self.temp_dir is not None:
+            await asyncio.to_thread(remove_temp_dir, self.temp_dir)
 
 
 class Runtime:
     def __init__(self, options: RuntimeOptions | None = None) -> None:
         self.options = options or RuntimeOptions()
-        self._model: ModelClient | None = None
+        self._model: ModelClient | None = None  # the replay model: one script for the whole process
+        self._clients: dict[AuthConfig, ModelClient] = {}  # one Gemini client per distinct credentials
 
     def model_client(self, env: Mapping[str, str] | None = None) -> ModelClient:
         """The replay model when scripted, else Gemini (raises AuthError saying what to set). ``env`` is the
         environment after ``.env`` files were loaded (Gemini CLI users often keep their key in one)."""
-        if self._model is None:
-            if self.options.fake_responses is not None:
+        if self.options.fake_responses is not None:
+            if self._model is None:
                 from agent_lsp.model.replay import ReplayModel
 
                 self._model = ReplayModel.from_file(self.options.fake_responses, chunk_delay=self.options.chunk_delay)
-            else:
-                from agent_lsp.model.auth import resolve_auth
-                from agent_lsp.model.gemini import GeminiClient
+            return self._model
+        from agent_lsp.model.auth import resolve_auth
+        from agent_lsp.model.gemini import GeminiClient
 
-                self._model = GeminiClient(resolve_auth(env if env is not None else self._user_env()))
-        return self._model
+        # Keyed by the resolved credentials (key, project, endpoint): a key read from one workspace's .env
+        # never serves a session of another workspace, while sessions with the same credentials share a client.
+        config = resolve_auth(env if env is not None else self._user_env())
+        client = self._clients.get(config)
+        if client is None:
+            client = self._clients[config] = GeminiClient(config)
+        return client
 
     def _user_env(self) -> dict[str, str]:
         """The process environment plus the user-level ``.env`` files (never a workspace's)."""
@@ -184,7 +216,7 @@ class Runtime:
         for extra in s.context.include_directories:
             p = Path(os.path.expanduser(extra))
             roots.append(p if p.is_absolute() else cwd / p)
-        temp_dir = Path(tempfile.mkdtemp(prefix="agent-lsp-"))
+        temp_dir = _new_temp_dir()
         workspace = Workspace([r for r in roots if r.exists()] or [cwd], extra_readable=[temp_dir])
 
         mode: ApprovalMode = setup.approval_mode or self.options.approval_mode or s.general.default_approval_mode
@@ -308,6 +340,7 @@ class Runtime:
             recorder=recorder,
             store=store,
             checkpointer=checkpointer,
+            temp_dir=temp_dir,
         )
         session.commands = Commands(_command_context(handle, memory_state, file_names, ctx))
         return handle, ctx, s
