@@ -16,6 +16,7 @@ import json
 import logging
 import threading
 from collections.abc import Awaitable, Callable
+from concurrent.futures import CancelledError
 from typing import Any, BinaryIO
 
 from cattrs import Converter
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 
 EXIT = "exit"
 SETTLE_POLL_S = 0.02
+QUEUED_FRAMES = 16  # read ahead of the handler at most this many frames
 SHUTDOWN_WAIT_S = 5.0  # how long shutdown waits for the requests sent before it
 SHUTDOWN = "shutdown"
 Item = bytes | dict[str, Any] | wire.Rejection
@@ -213,17 +215,21 @@ def serve(gate: Gate, reader: FrameReader, first: Item | None) -> int:
 
 async def _serve(gate: Gate, reader: FrameReader, first: Item | None) -> None:
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[Item | None] = asyncio.Queue()
+    # Bounded: a client that writes faster than we handle waits on its pipe instead of filling our memory.
+    queue: asyncio.Queue[Item | None] = asyncio.Queue(maxsize=QUEUED_FRAMES)
 
     def pump() -> None:
         # A daemon thread: a blocking read must never keep the process alive after exit.
+        item: Item | None = None
         try:
             while (item := reader.next()) is not None:
-                loop.call_soon_threadsafe(queue.put_nowait, item)
+                asyncio.run_coroutine_threadsafe(queue.put(item), loop).result()
         except (OSError, ValueError):
             log.debug("stdin failed", exc_info=True)
-        with contextlib.suppress(RuntimeError):  # the loop may be gone already
-            loop.call_soon_threadsafe(queue.put_nowait, None)
+        except (RuntimeError, CancelledError):  # the loop is gone (the server exited)
+            return
+        with contextlib.suppress(RuntimeError, CancelledError):
+            asyncio.run_coroutine_threadsafe(queue.put(None), loop).result()
 
     if first is not None:
         gate.feed(first)
