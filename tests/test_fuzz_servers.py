@@ -614,6 +614,7 @@ def lsp_plan(rng: random.Random, project: Path, sid: str) -> Plan:
         b"Content-Length: abc\r\n\r\n",
         b"Content-Type: text/plain\r\n\r\n",
         b"Content-Length 12\r\n\r\n",
+        b"\x00junk\r\nname: value\r\n\r\n",
         b"\xff\xfe garbage line\r\n",
         b"Content-Length: 5\r\n\r\n{bad}",
         b"Content-Length: 0\r\n\r\n",

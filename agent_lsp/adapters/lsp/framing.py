@@ -41,9 +41,13 @@ class FrameReader:
             if not line:
                 if headers == 0:
                     continue  # blank lines between frames are harmless
-                if length is None:
-                    return self._junk("Parse error: a header block without a valid Content-Length")
-                return self._body(length)
+                if length is not None:
+                    return self._body(length)
+                rejection = self._junk("Parse error: a header block without a valid Content-Length")
+                if rejection is not None:
+                    return rejection
+                headers = 0  # inside a run of junk already: keep looking for the next frame
+                continue
             match = _HEADER.fullmatch(line)
             if match is None:
                 found = _CONTENT_LENGTH.search(line)
