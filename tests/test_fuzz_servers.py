@@ -703,3 +703,22 @@ async def test_lsp_before_initialize_and_after_shutdown(tmp_path: Path, _private
     assert not server.problems
     ids = [a["id"] for a in server.answers()]
     assert sorted(map(str, ids)) == sorted(map(str, [None, 1, 2, 3, "ca-5", "ca-x", "ca-[]", "ca-None", 4, 5]))
+
+
+async def test_lsp_malformed_initialize_first(tmp_path: Path, _private_home: Path) -> None:
+    """An initialize the hand-answering path must not accept: answered -32602 by the full server instead."""
+    project = tmp_path / "project"
+    project.mkdir()
+    argv = [sys.executable, "-m", "agent_lsp", "lsp", "--fake-responses", str(replay_script(tmp_path))]
+    server = await spawn(argv, agent_env(_private_home), project, split_frames)
+    bad = await server.call(lsp_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": []}), 1)
+    assert bad["error"]["code"] == PARAMS
+    wrong = {"processId": "x", "capabilities": {}}
+    bad = await server.call(lsp_frame({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": wrong}), 2)
+    assert bad["error"]["code"] == PARAMS and "process_id" in bad["error"]["message"]
+    init = {"processId": None, "capabilities": {}, "rootUri": project.as_uri()}
+    answer = await server.call(lsp_frame({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": init}), 3)
+    assert "capabilities" in answer["result"]
+    assert await server.finish() == 0
+    assert not server.problems
+    assert [a["id"] for a in server.answers()] == [1, 2, 3]

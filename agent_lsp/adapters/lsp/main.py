@@ -35,7 +35,12 @@ def serve(args: argparse.Namespace) -> int:
         return 0  # the editor closed the pipe before saying anything
     first: dict[str, Any] | wire.Rejection = wire.decode(item) if isinstance(item, bytes) else item
     preanswered: dict[str, Any] | None = None
-    if isinstance(first, dict) and first.get("method") == "initialize" and first.get("id") is not None:
+    if (
+        isinstance(first, dict)
+        and first.get("method") == "initialize"
+        and first.get("id") is not None
+        and isinstance(first.get("params"), dict)
+    ):
         from agent_lsp.adapters.lsp.capabilities import initialize_result
 
         _write_frame(stdout, {"jsonrpc": "2.0", "id": first["id"], "result": initialize_result()})

@@ -148,7 +148,11 @@ class Gate:
             if request and rid == self.preanswered:
                 # Already answered on the fast path: set pygls up with what can be used, say nothing more.
                 log.warning("initialize params are malformed (%s); continuing with defaults", why)
-                return self.converter.structure({**message, "params": {"capabilities": {}}}, kind)
+                try:
+                    return self.converter.structure({**message, "params": {"capabilities": {}}}, kind)
+                except Exception:
+                    log.exception("setting pygls up after a malformed initialize failed")
+                    return None
             text = f"Invalid params for {method}: {why}"
             self.reject(wire.Rejection(rid, wire.INVALID_PARAMS, text, answer=request))
             return None
