@@ -261,7 +261,7 @@ async def test_long_shell_output_is_truncated_for_the_model_and_saved(tmp_path: 
     full_text = await asyncio.to_thread(saved_path.read_text)
     assert "line 10000" in full_text
     await handle.aclose()
-    assert not saved_path.exists()  # the session's scratch folder goes with it
+    assert not await asyncio.to_thread(saved_path.exists)  # the session's scratch folder goes with it
 
 
 async def test_allow_always_and_save_writes_the_rule_to_user_settings(tmp_path: Path, project: Path) -> None:
