@@ -688,6 +688,12 @@ async def test_lsp_before_initialize_and_after_shutdown(tmp_path: Path, _private
     init = {"processId": None, "capabilities": {}, "rootUri": project.as_uri()}
     answer = await server.call(lsp_frame({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": init}), 3)
     assert "capabilities" in answer["result"]
+    # An id reused while its request still runs: the second is refused, the first keeps its answer.
+    twice = lsp_frame({"jsonrpc": "2.0", "id": "dup", "method": "agent/listSessions", "params": {"cwd": str(project)}})
+    await server.send(twice * 2)
+    await server.wait_for(lambda: len([a for a in server.answers() if a["id"] == "dup"]) == 2, "both answers")
+    dup = [a for a in server.answers() if a["id"] == "dup"]
+    assert dup[0]["error"]["code"] == INVALID and dup[1]["result"]["sessions"] == []
     for params in (5, "x", [], None):
         bad = await server.call(
             lsp_frame({"jsonrpc": "2.0", "id": f"ca-{params}", "method": "textDocument/codeAction", "params": params}),
@@ -702,7 +708,8 @@ async def test_lsp_before_initialize_and_after_shutdown(tmp_path: Path, _private
     assert await server.finish(close=False) == 0
     assert not server.problems
     ids = [a["id"] for a in server.answers()]
-    assert sorted(map(str, ids)) == sorted(map(str, [None, 1, 2, 3, "ca-5", "ca-x", "ca-[]", "ca-None", 4, 5]))
+    expected = [None, 1, 2, 3, "dup", "dup", "ca-5", "ca-x", "ca-[]", "ca-None", 4, 5]
+    assert sorted(map(str, ids)) == sorted(map(str, expected))
 
 
 async def test_lsp_malformed_initialize_first(tmp_path: Path, _private_home: Path) -> None:

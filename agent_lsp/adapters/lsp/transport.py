@@ -119,6 +119,9 @@ class Gate:
             if request:
                 self.reject(wire.Rejection(rid, wire.INVALID_REQUEST, "Invalid request: the server is shutting down"))
             return
+        if request and rid in self.in_flight:
+            self.reject(wire.Rejection(rid, wire.INVALID_REQUEST, f"Invalid request: id {rid!r} is already in use"))
+            return
         typed = self._typed(message, request)
         if typed is None:
             return
