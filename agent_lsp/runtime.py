@@ -7,11 +7,13 @@ slice of configuration it needs and nothing else.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import logging
 import os
+import shutil
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +36,26 @@ if TYPE_CHECKING:
     from agent_lsp.store.sessions import SessionRecorder, SessionStore
 
 log = logging.getLogger(__name__)
+
+_TEMP_DIRS: set[Path] = set()  # sessions' scratch folders (full outputs of truncated tools) not yet removed
+
+
+def _new_temp_dir() -> Path:
+    path = Path(tempfile.mkdtemp(prefix="agent-lsp-"))
+    _TEMP_DIRS.add(path)
+    return path
+
+
+def remove_temp_dir(path: Path) -> None:
+    _TEMP_DIRS.discard(path)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@atexit.register
+def _remove_temp_dirs() -> None:
+    """Whatever sessions were not closed (the editor went away) still leave nothing behind."""
+    for path in list(_TEMP_DIRS):
+        remove_temp_dir(path)
 
 
 @dataclass
@@ -82,6 +104,7 @@ class SessionHandle:
     checkpointer: ShadowGitCheckpointer | None = None
     notice_sink: Callable[[ev.Notice], None] | None = None
     background: list[asyncio.Task[None]] = field(default_factory=list)
+    temp_dir: Path | None = None  # removed by aclose
     router: ModelRouter | None = None
 
     def set_model(self, value: str) -> None:
@@ -130,31 +153,37 @@ class SessionHandle:
             await self.mcp.aclose()
         if self.recorder is not None:
             self.recorder.close()
+        if self.temp_dir is not None:
+            await asyncio.to_thread(remove_temp_dir, self.temp_dir)
 
 
 class Runtime:
     def __init__(self, options: RuntimeOptions | None = None) -> None:
         self.options = options or RuntimeOptions()
-        self._model: ModelClient | None = None
+        self._model: ModelClient | None = None  # the replay model: one script for the whole process
+        self._clients: dict[Hashable, ModelClient] = {}  # one client per distinct credentials
 
     def model_client(self, env: Mapping[str, str] | None = None, choice: ProviderChoice | None = None) -> ModelClient:
         """The replay model when scripted, else the chosen provider's client (raises AuthError saying what to
         set). ``env`` is the environment after ``.env`` files were loaded (users often keep their key in one);
         ``choice`` is the provider resolved with the session's settings (else from ``env`` alone)."""
-        if self._model is not None and choice is not None and not _serves(self._model, choice):
-            # Another session of this runtime chose another provider or endpoint: it gets its own client.
-            return build_client(choice, env if env is not None else self._user_env())
-        if self._model is None:
-            if self.options.fake_responses is not None:
+        if self.options.fake_responses is not None:
+            if self._model is None:
                 from agent_lsp.model.replay import ReplayModel
 
                 self._model = ReplayModel.from_file(self.options.fake_responses, chunk_delay=self.options.chunk_delay)
-            else:
-                from agent_lsp.model.provider import resolve_provider
+            return self._model
+        from agent_lsp.model.provider import resolve_provider
 
-                env = env if env is not None else self._user_env()
-                self._model = build_client(choice or resolve_provider(None, env, self.options.model), env)
-        return self._model
+        env = env if env is not None else self._user_env()
+        choice = choice or resolve_provider(None, env, self.options.model)
+        # Keyed by the resolved credentials (provider, key, project, endpoint): a key read from one workspace's
+        # .env never serves a session of another workspace, while sessions with the same credentials share one.
+        key = _credentials(choice, env)
+        client = self._clients.get(key)
+        if client is None:
+            client = self._clients[key] = build_client(choice, env)
+        return client
 
     def _router(self, env: Mapping[str, str], settings: ModelSettings, explicit: str | None) -> tuple[Any, str]:
         """The session's ModelRouter and the model name it starts with."""
@@ -173,13 +202,13 @@ class Runtime:
             described["openai"] = choice.openai.describe()
             limits["openai"] = choice.openai.context_window
         if choice.provider == "openai" and prov.gemini_available(env):
-            builders["gemini"] = lambda: build_client(prov.ProviderChoice("gemini", None, "also available"), env)
+            builders["gemini"] = lambda: self.model_client(env, prov.ProviderChoice("gemini", None, "also available"))
         elif choice.provider == "gemini" and prov.openai_configured(settings, env):
             other = prov.ProviderChoice("openai", None, "also available", prov.openai_config(settings, env))
             assert other.openai is not None
             described["openai"] = other.openai.describe()
             limits["openai"] = other.openai.context_window
-            builders["openai"] = lambda: build_client(other, env)
+            builders["openai"] = lambda: self.model_client(env, other)
         if "gemini" in builders:
             from agent_lsp.model.auth import resolve_auth
 
@@ -254,7 +283,7 @@ class Runtime:
         for extra in s.context.include_directories:
             p = Path(os.path.expanduser(extra))
             roots.append(p if p.is_absolute() else cwd / p)
-        temp_dir = Path(tempfile.mkdtemp(prefix="agent-lsp-"))
+        temp_dir = _new_temp_dir()
         workspace = Workspace([r for r in roots if r.exists()] or [cwd], extra_readable=[temp_dir])
 
         mode: ApprovalMode = setup.approval_mode or self.options.approval_mode or s.general.default_approval_mode
@@ -387,6 +416,7 @@ class Runtime:
             store=store,
             checkpointer=checkpointer,
             router=router,
+            temp_dir=temp_dir,
         )
         session.commands = Commands(_command_context(handle, memory_state, file_names, ctx))
         return handle, ctx, s
@@ -458,13 +488,16 @@ def build_client(choice: ProviderChoice, env: Mapping[str, str]) -> ModelClient:
     return GeminiClient(resolve_auth(env))
 
 
-def _serves(client: ModelClient, choice: ProviderChoice) -> bool:
-    """Whether a built client is the one ``choice`` asks for (same provider, and for OpenAI the same endpoint)."""
-    provider = getattr(client, "provider", "gemini")
-    if provider != choice.provider:
-        return False
-    config = getattr(client, "config", None)
-    return choice.openai is None or config == choice.openai
+def _credentials(choice: ProviderChoice, env: Mapping[str, str]) -> Hashable:
+    """What makes two clients interchangeable: the provider and its resolved credentials and endpoint."""
+    if choice.provider == "openai":
+        config = choice.openai
+        assert config is not None
+        limits = tuple(sorted(config.limits.items()))
+        return ("openai", config.base_url, config.api_key, config.key_env, config.default_limits, limits)
+    from agent_lsp.model.auth import resolve_auth
+
+    return ("gemini", resolve_auth(env))
 
 
 def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_names: list[str], ctx: Any) -> Any:

@@ -252,14 +252,16 @@ async def test_long_shell_output_is_truncated_for_the_model_and_saved(tmp_path: 
     handle = await open_session(tmp_path, project, lines, Recorder(), approval_mode="yolo")
     await send(handle, "print a lot")
     sent = handle.session.history.contents()[-2].parts[0].function_response
-    await handle.aclose()
     assert sent is not None
     output = sent.response["output"]
     assert len(output) < 45_000 and "line 0" in output and "line 19999" in output
     saved = [w for w in output.split() if w.startswith("/") and "agent-lsp-" in w]
     assert saved, output[:2000]
-    full_text = await asyncio.to_thread(Path(saved[0].rstrip(".,:;)'\"")).read_text)
+    saved_path = Path(saved[0].rstrip(".,:;)'\""))
+    full_text = await asyncio.to_thread(saved_path.read_text)
     assert "line 10000" in full_text
+    await handle.aclose()
+    assert not await asyncio.to_thread(saved_path.exists)  # the session's scratch folder goes with it
 
 
 async def test_allow_always_and_save_writes_the_rule_to_user_settings(tmp_path: Path, project: Path) -> None:

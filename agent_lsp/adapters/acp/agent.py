@@ -92,6 +92,10 @@ class AcpAgent:
             return self._prompt(live, p, ctx)
         return handler(p, ctx)
 
+    def methods(self) -> list[str]:
+        """Every request method this agent answers (the fuzz test sends each one)."""
+        return list(self._handlers())
+
     def _handlers(self) -> dict[str, Callable[[dict[str, Any], RequestContext], Awaitable[Any]]]:
         return {
             "initialize": self._initialize,

@@ -15,13 +15,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-log = logging.getLogger(__name__)
+from agent_lsp.adapters import wire
+from agent_lsp.adapters.wire import INTERNAL_ERROR as INTERNAL_ERROR
+from agent_lsp.adapters.wire import INVALID_PARAMS as INVALID_PARAMS
+from agent_lsp.adapters.wire import INVALID_REQUEST as INVALID_REQUEST
+from agent_lsp.adapters.wire import METHOD_NOT_FOUND as METHOD_NOT_FOUND
+from agent_lsp.adapters.wire import PARSE_ERROR as PARSE_ERROR
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
+log = logging.getLogger(__name__)
 REQUEST_CANCELLED = -32800
 AUTH_REQUIRED = -32000
 RESOURCE_NOT_FOUND = -32002
@@ -88,12 +89,16 @@ class Connection:
         notify: NotificationHandler,
         *,
         pending_input: bytes = b"",
+        max_frame: int | None = None,
     ) -> None:
         self._source = source
         self._writer = writer
         self._dispatch = dispatch
         self._notify = notify
         self._buffer = bytearray(pending_input)
+        self._scanned = 0  # bytes of the buffer already known to hold no newline (big frames stay linear)
+        self._max_frame = max_frame or wire.max_frame_bytes()
+        self._skipping = False  # inside an oversized frame: discard up to its newline
         self._next_id = 0
         self._outgoing: dict[int, asyncio.Future[Any]] = {}
         self._incoming: dict[RequestId, tuple[asyncio.Task[None], RequestContext]] = {}
@@ -110,7 +115,10 @@ class Connection:
         """Write one frame now. Frames go out in call order; nothing is written after the connection closed."""
         if self._closed:
             return
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        # A lone surrogate (JSON can carry one, UTF-8 cannot) only ever sits inside a string, where its
+        # backslash form is the JSON escape for it.
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        data = text.encode("utf-8", errors="backslashreplace") + b"\n"
         self._writer.write(data)
         if self.on_frame_sent is not None:
             self.on_frame_sent(message)
@@ -150,7 +158,7 @@ class Connection:
                 if line is None:
                     chunk = await self._source.read(1 << 16)
                     if not chunk:
-                        if self._buffer.strip():
+                        if self._buffer.strip() and not self._skipping:
                             self._handle_line(bytes(self._buffer))
                         break
                     self._buffer += chunk
@@ -169,46 +177,63 @@ class Connection:
                     await task
 
     def _next_line(self) -> bytes | None:
-        index = self._buffer.find(b"\n")
-        if index < 0:
+        """The next complete frame; an oversized one is answered once and dropped without being buffered."""
+        while True:
+            index = self._buffer.find(b"\n", self._scanned)
+            if index >= 0:
+                line = bytes(self._buffer[:index])
+                del self._buffer[: index + 1]
+                self._scanned = 0
+                if self._skipping:
+                    self._skipping = False
+                    continue
+                if len(line) > self._max_frame:
+                    self._reject(wire.too_big(len(line), self._max_frame))
+                    continue
+                return line
+            if len(self._buffer) > self._max_frame:
+                if not self._skipping:
+                    self._reject(wire.too_big(len(self._buffer), self._max_frame))
+                self._skipping = True
+                self._buffer.clear()
+            self._scanned = len(self._buffer)
             return None
-        line = bytes(self._buffer[:index])
-        del self._buffer[: index + 1]
-        return line
 
     def _handle_line(self, line: bytes) -> None:
         if not line.strip():
             return
-        try:
-            message = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            log.warning("unparsable frame (%d bytes): %s", len(line), exc)
-            self._send_error(None, RpcError(PARSE_ERROR, f"Parse error: {exc}"))
-            return
-        if not isinstance(message, dict):
-            self._send_error(None, RpcError(INVALID_REQUEST, "Invalid request: a frame must be a JSON object"))
+        message = wire.decode(line)
+        if isinstance(message, wire.Rejection):
+            self._reject(message, size=len(line))
             return
         self.handle_message(message)
 
+    def _reject(self, rejection: wire.Rejection, *, size: int | None = None) -> None:
+        log.warning("bad frame%s: %s", f" ({size} bytes)" if size is not None else "", rejection.message)
+        if rejection.answer:
+            self._send_error(rejection.id, RpcError(rejection.code, rejection.message))
+
     def handle_message(self, message: dict[str, Any]) -> None:
         """Handle one decoded frame (also used for a frame read before the connection existed)."""
+        checked = wire.check(message)
+        if isinstance(checked, wire.Rejection):
+            self._reject(checked)
+            return
+        try:
+            self._route(checked)
+        except Exception as exc:  # a bug: the request still gets its one answer, the connection lives on
+            log.exception("handling %s failed", message.get("method", "an answer"))
+            if "id" in message and "method" in message and message["id"] not in self._incoming:
+                self._send_error(message["id"], RpcError(INTERNAL_ERROR, f"Internal error: {exc}"))
+
+    def _route(self, message: dict[str, Any]) -> None:
         method = message.get("method")
-        has_id = "id" in message
         rid = message.get("id")
-        if (has_id and not (rid is None or isinstance(rid, int | str))) or isinstance(rid, bool):
-            self._send_error(None, RpcError(INVALID_REQUEST, "Invalid request: id must be a number or a string"))
-            return
-        if method is None:
-            if has_id and ("result" in message or "error" in message):
-                self._handle_response(rid, message)
-            else:
-                self._send_error(rid, RpcError(INVALID_REQUEST, "Invalid request: no method"))
-            return
         if not isinstance(method, str):
-            self._send_error(rid, RpcError(INVALID_REQUEST, "Invalid request: method must be a string"))
+            self._handle_response(rid, message)
             return
         params = message.get("params")
-        if not has_id:
+        if "id" not in message:
             self._handle_notification(method, params)
             return
         if rid in self._incoming:
@@ -250,7 +275,7 @@ class Connection:
     def _handle_notification(self, method: str, params: Any) -> None:
         if method == CANCEL_REQUEST:
             rid = params.get("requestId") if isinstance(params, dict) else None
-            entry = self._incoming.get(rid)
+            entry = self._incoming.get(rid) if wire.valid_id(rid) else None
             if entry is None:
                 return  # already answered: nothing to do
             task, ctx = entry

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 log = logging.getLogger(__name__)
+FIRST_FRAME_LIMIT = 1 << 20  # an initialize request is tiny; a longer first line is left to the connection
 REPLAY_DELAY_ENV = "AGENT_LSP_REPLAY_DELAY"  # seconds between replayed chunks (demos and cancellation tests)
 _WARM = (
     "agent_lsp.runtime",
@@ -41,7 +42,7 @@ def serve(args: argparse.Namespace) -> int:
         args.fake_responses = os.path.abspath(args.fake_responses)  # sessions may run in other folders
     pending, first = _read_first_frame(stdin)
     init_params: Any = None
-    if first is not None and first.get("method") == "initialize" and "id" in first:
+    if first is not None and first.get("method") == "initialize" and "id" in first and first["id"] is not None:
         init_params = first.get("params")
         problem = handshake.check_initialize(init_params)
         if problem is None:
@@ -60,19 +61,23 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def _read_first_frame(fd: int) -> tuple[bytes, dict[str, Any] | None]:
-    """(bytes read but not consumed, the first frame if it decoded to an object)."""
+    """(bytes read but not consumed, the first frame if it is a sound JSON-RPC message).
+
+    Anything else (garbage, a frame too big for a handshake, input ending early) is left in the first
+    element for the connection, which answers it with the right error."""
+    from agent_lsp.adapters import wire
+
     buffer = b""
     while b"\n" not in buffer:
+        if len(buffer) > FIRST_FRAME_LIMIT:
+            return buffer, None
         chunk = os.read(fd, 1 << 16)
         if not chunk:
             return buffer, None
         buffer += chunk
     line, _, rest = buffer.partition(b"\n")
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return buffer, None
-    if not isinstance(message, dict):
+    message = wire.decode(line)
+    if isinstance(message, wire.Rejection):
         return buffer, None
     return rest, message
 

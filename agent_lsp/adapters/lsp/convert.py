@@ -192,6 +192,7 @@ def prompt_input(prompt: Any, context: Any = None) -> str | list[Part]:
 
     A plain text prompt stays a string so slash commands keep working; file links become ``@path`` mentions
     (read by the session's mention expander); embedded resources and images become parts of their own."""
+    check_context(context)
     extra = context_text(context) if context else ""
     if isinstance(prompt, str):
         return prompt + (f"\n\n{extra}" if extra else "")
@@ -230,6 +231,45 @@ def _mention(uri: str, name: str) -> str:
         return f" {name or uri} "
     shown = str(path).replace(" ", "\\ ")
     return f" @{shown} "
+
+
+def check_range(rng: Any, where: str = "range") -> None:
+    """Raise ValueError (naming the field) unless ``rng`` is an LSP Range."""
+    if not isinstance(rng, Mapping):
+        raise ValueError(f"{where} must be an object with start and end")
+    for end in ("start", "end"):
+        pos = rng.get(end)
+        if not isinstance(pos, Mapping):
+            raise ValueError(f"{where}.{end} must be a position {{line, character}}")
+        for key in ("line", "character"):
+            value = pos.get(key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{where}.{end}.{key} must be a non-negative integer")
+
+
+def check_context(context: Any) -> None:
+    """Raise ValueError (naming the field) unless ``context`` is usable editor context (or absent)."""
+    if context is None:
+        return
+    if not isinstance(context, Mapping):
+        raise ValueError("context must be an object")
+    uri = context.get("uri")
+    if uri is not None and not isinstance(uri, str):
+        raise ValueError("context.uri must be a string")
+    if context.get("range") is not None:
+        check_range(context["range"], "context.range")
+    for key in ("selectedText", "selection", "instruction", "sessionId"):
+        if context.get(key) is not None and not isinstance(context[key], str):
+            raise ValueError(f"context.{key} must be a string")
+    diagnostics = context.get("diagnostics")
+    if diagnostics is None:
+        return
+    if not isinstance(diagnostics, list):
+        raise ValueError("context.diagnostics must be an array")
+    for i, d in enumerate(diagnostics):
+        if not isinstance(d, Mapping) or not isinstance(d.get("message", ""), str):
+            raise ValueError(f"context.diagnostics[{i}] must be a diagnostic {{range, message}}")
+        check_range(d.get("range"), f"context.diagnostics[{i}].range")
 
 
 def context_text(context: Any) -> str:

@@ -2,66 +2,19 @@
 
 The protocol library alone takes longer to import than the start-up budget allows, so the first frame is
 read and, when it is ``initialize``, answered here with the standard library only. The frame is then
-replayed to pygls (which sets up its state from it and whose duplicate answer is dropped), followed by
-everything the editor sent meanwhile.
+handed to pygls (which sets up its state from it and whose duplicate answer is dropped), and the same
+frame reader carries on with everything the editor sent meanwhile.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 from typing import Any, BinaryIO
 
-
-class _Replayed(io.RawIOBase):
-    """stdin with the bytes main.py already consumed put back in front."""
-
-    def __init__(self, consumed: bytes, stream: BinaryIO) -> None:
-        super().__init__()
-        self._head = io.BytesIO(consumed)
-        self._stream = stream
-
-    def readable(self) -> bool:
-        return True
-
-    def readline(self, size: int | None = -1) -> bytes:
-        line = self._head.readline()
-        if line.endswith(b"\n"):
-            return line
-        return line + self._stream.readline()
-
-    def read(self, size: int | None = -1) -> bytes:
-        data = self._head.read(size if size is not None else -1)
-        if size is None or size < 0:
-            return data + self._stream.read()
-        if len(data) < size:
-            data += self._stream.read(size - len(data))
-        return data
-
-
-def _read_frame(stream: BinaryIO) -> tuple[bytes, bytes | None]:
-    """(raw bytes read, body) of the first JSON-RPC frame; body None at EOF or on a malformed header."""
-    raw = b""
-    length: int | None = None
-    while True:
-        line = stream.readline()
-        raw += line
-        if not line:
-            return raw, None
-        if line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode("ascii", "replace").partition(":")
-        if name.strip().lower() == "content-length":
-            try:
-                length = int(value.strip())
-            except ValueError:
-                return raw, None
-    if length is None:
-        return raw, None
-    body = stream.read(length)
-    return raw + body, body
+from agent_lsp.adapters import wire
+from agent_lsp.adapters.lsp.framing import FrameReader
 
 
 def _write_frame(stream: BinaryIO, message: dict[str, Any]) -> None:
@@ -71,25 +24,30 @@ def _write_frame(stream: BinaryIO, message: dict[str, Any]) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    consumed, body = _read_frame(stdin)
-    preanswered: dict[str, Any] | None = None
-    if body is not None:
-        try:
-            first = json.loads(body)
-        except ValueError:
-            first = None
-        if isinstance(first, dict) and first.get("method") == "initialize" and "id" in first:
-            from agent_lsp.adapters.lsp.capabilities import initialize_result
-
-            _write_frame(stdout, {"jsonrpc": "2.0", "id": first["id"], "result": initialize_result()})
-            preanswered = first
-    elif not consumed:
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr  # anything printed by mistake must not corrupt the protocol stream
+    # Our own reader on fd 0, not sys.stdin: the interpreter closes that at exit, and a thread may still be
+    # blocked reading it (which would abort the process instead of letting it exit).
+    stdin = open(sys.stdin.fileno(), "rb", closefd=False)  # noqa: SIM115 - lives as long as the process
+    reader = FrameReader(stdin)
+    item = reader.next()
+    if item is None:
         return 0  # the editor closed the pipe before saying anything
+    first: dict[str, Any] | wire.Rejection = wire.decode(item) if isinstance(item, bytes) else item
+    preanswered: dict[str, Any] | None = None
+    if (
+        isinstance(first, dict)
+        and first.get("method") == "initialize"
+        and first.get("id") is not None
+        and isinstance(first.get("params"), dict)
+    ):
+        from agent_lsp.adapters.lsp.capabilities import initialize_result
+
+        _write_frame(stdout, {"jsonrpc": "2.0", "id": first["id"], "result": initialize_result()})
+        preanswered = first
 
     from agent_lsp.adapters.lsp.server import run
     from agent_lsp.adapters.lsp.service import ServiceOptions
 
     options = ServiceOptions(fake_responses=args.fake_responses, model=args.model, approval_mode=args.approval_mode)
-    reader: Any = _Replayed(consumed, stdin)
-    return run(options, stdin=reader, stdout=stdout, preanswered=preanswered, debug=bool(args.debug))
+    return run(options, reader=reader, stdout=stdout, first=first, preanswered=preanswered, debug=bool(args.debug))

@@ -7,6 +7,7 @@ to the client are sent as raw JSON-RPC messages so their params never pass throu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -25,10 +26,13 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, 
 
 from agent_lsp import __version__
 from agent_lsp.adapters.lsp import capabilities as lsp_caps
+from agent_lsp.adapters.lsp import transport
 from agent_lsp.adapters.lsp.client import ClientRequestError
-from agent_lsp.adapters.lsp.service import AgentService, RequestError, ServiceOptions
+from agent_lsp.adapters.lsp.framing import FrameReader
+from agent_lsp.adapters.lsp.service import INVALID_PARAMS, AgentService, RequestError, ServiceOptions
 
 log = logging.getLogger(__name__)
+EXIT_WAIT_S = 10.0  # how long an exit right behind shutdown waits for the sessions to close
 
 
 class AgentProtocol(LanguageServerProtocol):
@@ -37,7 +41,13 @@ class AgentProtocol(LanguageServerProtocol):
     preanswered_id: Any = None
     service: AgentService | None = None
 
+    def __init__(self, server: Any, converter: Converter) -> None:
+        super().__init__(server, converter)
+        self.outgoing: set[str] = set()  # our requests awaiting the client's answer (transport.Gate reads it)
+        self.in_flight: set[Any] = set()  # the client's requests handed to pygls and not answered yet
+
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:  # type: ignore[override]
+        self.in_flight.discard(msg_id)
         if self.preanswered_id is not None and msg_id == self.preanswered_id:
             self.preanswered_id = None  # main.py already answered initialize before pygls was imported
             return
@@ -57,6 +67,7 @@ class AgentProtocol(LanguageServerProtocol):
         future: Future[Any] = Future()
         self._request_futures[msg_id] = future
         self._result_types[msg_id] = None  # the answer stays plain JSON
+        self.outgoing.add(msg_id)
         self._send_data(JsonRPCRequestMessage(id=msg_id, method=method, jsonrpc="2.0", params=params))
         return msg_id, future
 
@@ -95,6 +106,7 @@ class PyglsClient:
             raise ClientRequestError(f"{method}: {exc.message} ({exc.code})") from exc
         except asyncio.CancelledError:
             protocol._request_futures.pop(msg_id, None)
+            protocol.outgoing.discard(msg_id)
             protocol.notify_raw("$/cancelRequest", {"id": msg_id})
             raise
 
@@ -114,12 +126,14 @@ def json_converter() -> Converter:
 
 class AgentServer(LanguageServer):
     def __init__(self, options: ServiceOptions) -> None:
+        self.converter = json_converter()
         super().__init__(
-            lsp_caps.SERVER_NAME, __version__, protocol_cls=AgentProtocol, converter_factory=json_converter
+            lsp_caps.SERVER_NAME, __version__, protocol_cls=AgentProtocol, converter_factory=lambda: self.converter
         )
         self.client = PyglsClient(self)
         self.service = AgentService(self.client, options)
         self.initialized_raw = False
+        self.shut_down = asyncio.Event()  # the shutdown request has finished closing sessions
         self.agent_protocol.service = self.service
 
     @property
@@ -147,8 +161,13 @@ def _request(server: AgentServer, method: str, handler: Any) -> None:
     """Register an ``agent/*`` request whose handler takes (params, request_id) and may raise RequestError."""
 
     async def run(params: Any) -> Any:
+        raw = server.as_json(params)
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, dict):
+            raise JsonRpcException(message=f"Invalid params: {method} takes an object", code=INVALID_PARAMS)
         try:
-            return await handler(server.as_json(params) or {}, server.protocol.msg_id)
+            return await handler(raw, server.protocol.msg_id)
         except RequestError as exc:
             raise JsonRpcException(message=str(exc), code=exc.code) from exc
 
@@ -171,7 +190,10 @@ def build_server(options: ServiceOptions) -> AgentServer:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(*_args: Any) -> None:
-        await service.shutdown()
+        try:
+            await service.shutdown()
+        finally:
+            server.shut_down.set()
 
     _request(server, "agent/newSession", lambda p, _id: service.new_session(p))
     _request(server, "agent/loadSession", lambda p, _id: service.load_session(p))
@@ -182,7 +204,8 @@ def build_server(options: ServiceOptions) -> AgentServer:
 
     @server.feature("agent/cancel")
     def cancel(params: Any) -> None:
-        service.cancel(server.as_json(params) or {})
+        raw = server.as_json(params)
+        service.cancel(raw if isinstance(raw, dict) else {})
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(params: types.WorkDoneProgressCancelParams) -> None:
@@ -254,15 +277,18 @@ class ClientLogHandler(logging.Handler):
 def run(
     options: ServiceOptions,
     *,
-    stdin: BinaryIO,
+    reader: FrameReader,
     stdout: BinaryIO,
+    first: transport.Item | None = None,
     preanswered: Mapping[str, Any] | None = None,
     debug: bool = False,
 ) -> int:
-    """Serve until exit. ``preanswered``: the initialize request main.py already answered (raw JSON)."""
+    """Serve until exit. ``first``: the frame main.py read; ``preanswered``: that frame when it was the
+    initialize request main.py already answered (raw JSON)."""
     server = build_server(options)
+    protocol = server.agent_protocol
     if preanswered is not None:
-        server.agent_protocol.preanswered_id = preanswered["id"]
+        protocol.preanswered_id = preanswered["id"]
         params = preanswered.get("params")
         adopt_initialize(server, params if isinstance(params, Mapping) else {})
     handler = ClientLogHandler(server, logging.DEBUG if debug else logging.WARNING)
@@ -270,11 +296,28 @@ def run(
     agent_log = logging.getLogger("agent_lsp")
     agent_log.addHandler(handler)
     threading.Thread(target=_warm_imports, name="agent-lsp-warm", daemon=True).start()
+    writer = transport.FrameWriter(stdout)
+    protocol.set_writer(writer)
+    gate = transport.Gate(
+        protocol,
+        server.converter,
+        writer.write,
+        outgoing=protocol.outgoing,
+        in_flight=protocol.in_flight,
+        preanswered=preanswered["id"] if preanswered is not None else None,
+        before_exit=lambda: _settle(server),
+    )
     try:
-        server.start_io(stdin, stdout)
+        return transport.serve(gate, reader, first)
     finally:
         agent_log.removeHandler(handler)
-    return 0
+        server.shutdown()  # type: ignore[no-untyped-call]
+
+
+async def _settle(server: AgentServer) -> None:
+    """Let a shutdown still closing sessions finish before ``exit`` ends the process."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(server.shut_down.wait(), EXIT_WAIT_S)
 
 
 def _warm_imports() -> None:

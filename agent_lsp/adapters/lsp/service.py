@@ -54,6 +54,25 @@ class RequestError(Exception):
         self.code = code
 
 
+def _opt_str(params: Mapping[str, Any], key: str) -> str | None:
+    """An optional string field (empty counts as absent); any other type is -32602 naming the field."""
+    value = params.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise RequestError(INVALID_PARAMS, f"{key} must be a string")
+    return value
+
+
+def _opt_int(params: Mapping[str, Any], key: str, default: int) -> int:
+    value = params.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise RequestError(INVALID_PARAMS, f"{key} must be a positive integer")
+    return value
+
+
 @dataclass
 class ServiceOptions:
     fake_responses: Path | None = None
@@ -68,6 +87,8 @@ class _Live:
     request_id: Any = None
     token: Any = None
     models: list[tuple[str, str]] | None = None  # the model picker: what the endpoints offer
+    busy: bool = False  # a prompt holds this session (from its arrival, not only once the turn runs)
+    cancel_pending: bool = False  # cancelled before its turn started
 
 
 class AgentService:
@@ -166,8 +187,9 @@ class AgentService:
         if problem:
             self.show_message("error", f"Agent: {problem}")
             raise RequestError(AUTH_REQUIRED, problem)
-        cwd = Path(params["cwd"]) if params.get("cwd") else (self.roots[0] if self.roots else Path(os.getcwd()))
-        mode = params.get("approvalMode") or self.config.approval_mode
+        raw_cwd, model = _opt_str(params, "cwd"), _opt_str(params, "model")
+        cwd = Path(raw_cwd) if raw_cwd else (self.roots[0] if self.roots else Path(os.getcwd()))
+        mode = _opt_str(params, "approvalMode") or self.config.approval_mode
         if mode is not None and mode not in convert_modes():
             raise RequestError(INVALID_PARAMS, f"approvalMode must be one of {', '.join(convert_modes())}")
         holder: dict[str, str] = {}
@@ -177,7 +199,7 @@ class AgentService:
             confirmer=confirmer,
             extra_roots=[r for r in self.roots if r != cwd],
             approval_mode=mode,  # type: ignore[arg-type]
-            model=params.get("model") or self.config.model,
+            model=model or self.config.model,
             client_mcp_servers=self.config.mcp_servers,
             overrides=dict(self.config.overrides) or None,
             editor_trust=self.config.trust,
@@ -193,10 +215,10 @@ class AgentService:
         session_id = params.get("sessionId")
         if not isinstance(session_id, str):
             raise RequestError(INVALID_PARAMS, "sessionId is required")
+        setup, holder = self._setup(params)  # bad params must not cost the open session
         old = self.sessions.pop(session_id, None)
         if old is not None:
             await old.handle.aclose()
-        setup, holder = self._setup(params)
         from agent_lsp.store.sessions import SessionNotFoundError
 
         replay: list[ev.AgentEvent] = []
@@ -259,7 +281,9 @@ class AgentService:
 
     def _live(self, params: Mapping[str, Any]) -> _Live:
         session_id = params.get("sessionId")
-        live = self.sessions.get(session_id) if isinstance(session_id, str) else None
+        if not isinstance(session_id, str):
+            raise RequestError(INVALID_PARAMS, "sessionId is required and must be a string")
+        live = self.sessions.get(session_id)
         if live is None:
             raise RequestError(NOT_FOUND, f"unknown sessionId {session_id!r}; create one with agent/newSession")
         return live
@@ -267,10 +291,12 @@ class AgentService:
     async def list_sessions(self, params: Mapping[str, Any]) -> dict[str, Any]:
         from agent_lsp.store.sessions import SessionStore
 
-        cwd = Path(params["cwd"]) if params.get("cwd") else (self.roots[0] if self.roots else Path(os.getcwd()))
+        raw_cwd = _opt_str(params, "cwd")
+        cwd = Path(raw_cwd) if raw_cwd else (self.roots[0] if self.roots else Path(os.getcwd()))
         store = SessionStore(cwd.resolve())
+        cursor_in, limit = _opt_str(params, "cursor"), _opt_int(params, "limit", 50)
         try:
-            infos, cursor = await asyncio.to_thread(store.list, params.get("cursor"), int(params.get("limit", 50)))
+            infos, cursor = await asyncio.to_thread(store.list, cursor_in, limit)
         except ValueError as exc:
             raise RequestError(INVALID_PARAMS, f"bad cursor: {exc}") from exc
         sessions = [
@@ -319,10 +345,23 @@ class AgentService:
             prompt = convert.prompt_input(params.get("prompt", ""), params.get("context"))
         except (ValueError, KeyError, TypeError) as exc:
             raise RequestError(INVALID_PARAMS, f"bad prompt: {exc}") from exc
-        if session.running:
-            raise RequestError(INVALID_REQUEST, "a prompt is already running in this session; cancel it first")
-        self.current = session.id
         token = params.get("workDoneToken")
+        if token is not None and (not isinstance(token, int | str) or isinstance(token, bool)):
+            raise RequestError(INVALID_PARAMS, "workDoneToken must be an integer or a string")
+        if session.running or live.busy:
+            # The same answer (code and words) as ACP's session/prompt: the first prompt keeps running untouched.
+            raise RequestError(INVALID_REQUEST, "A prompt is already running in this session; cancel it first")
+        live.busy, live.cancel_pending = True, False  # claimed before the first await: no second prompt slips in
+        live.request_id = request_id
+        try:
+            return await self._run_prompt(live, prompt, token)
+        finally:
+            live.busy = live.cancel_pending = False
+            live.request_id = live.token = None
+
+    async def _run_prompt(self, live: _Live, prompt: str | list[Any], token: Any) -> dict[str, Any]:
+        session = live.handle.session
+        self.current = session.id
         if token is None and caps.capability(self.client.capabilities, "window.workDoneProgress"):
             token = f"agent-{uuid.uuid4().hex[:12]}"
             try:
@@ -330,7 +369,9 @@ class AgentService:
             except ClientRequestError as exc:
                 log.info("no progress for this prompt: %s", exc)
                 token = None
-        live.request_id, live.token = request_id, token
+        live.token = token
+        if live.cancel_pending:  # cancelled while the progress bar was being created
+            return {"stopReason": "cancelled"}
         text = prompt if isinstance(prompt, str) else " ".join(p.text for p in prompt if p.text)
         tracker = convert.ProgressTracker()
         stop: str = "cancelled"
@@ -354,7 +395,6 @@ class AgentService:
         finally:
             if token is not None:
                 self._progress(token, convert.progress_end(stop))
-            live.request_id = live.token = None
         answer = "".join(reply).strip()
         if answer and not caps.knows_agent_protocol(self.client.capabilities):
             # A client that cannot draw agent/update still gets to read the answer.
@@ -371,22 +411,29 @@ class AgentService:
         self.client.notify("$/progress", {"token": token, "value": value})
 
     def cancel(self, params: Mapping[str, Any]) -> None:
-        live = self.sessions.get(params.get("sessionId", ""))
+        session_id = params.get("sessionId")
+        live = self.sessions.get(session_id) if isinstance(session_id, str) else None
         if live is not None:
+            self._cancel(live)
+
+    def _cancel(self, live: _Live) -> None:
+        if live.handle.session.running:
             live.handle.session.cancel()
+        elif live.busy:
+            live.cancel_pending = True
 
     def cancel_request(self, request_id: Any) -> bool:
         """``$/cancelRequest`` for a running prompt: end the turn (it answers stopReason "cancelled")."""
         for live in self.sessions.values():
             if live.request_id is not None and live.request_id == request_id:
-                live.handle.session.cancel()
+                self._cancel(live)
                 return True
         return False
 
     def cancel_progress(self, token: Any) -> None:
         for live in self.sessions.values():
             if live.token is not None and live.token == token:
-                live.handle.session.cancel()
+                self._cancel(live)
 
     # --- code actions and commands ---------------------------------------------------------------------
 
@@ -411,6 +458,10 @@ class AgentService:
             raise RequestError(INVALID_PARAMS, f"unknown command {command}")
         if not arguments or not isinstance(arguments[0], Mapping):
             raise RequestError(INVALID_PARAMS, f"{command} takes one argument: {{uri, range, diagnostics?}}")
+        try:
+            convert.check_context(arguments[0])
+        except ValueError as exc:
+            raise RequestError(INVALID_PARAMS, f"{command}: {exc}") from exc
         context = dict(arguments[0])
         # An editor that keeps its own chat session says which one; the context carries it no further.
         wanted = context.pop("sessionId", None)

@@ -1,0 +1,38 @@
+"""End to end: a second agent/prompt on a busy session is refused like ACP refuses it, and the first prompt
+keeps its cancel handle (the refusal used to clear it and end in an internal error)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from tests.lsp.conftest import until
+from tests.replay_lines import call_line, text_line
+
+SLEEP = call_line("run_shell_command", {"command": "sleep 30", "description": "wait"})
+
+
+async def test_second_prompt_is_busy_and_the_first_stays_cancellable(launch: Any) -> None:
+    editor = await launch([SLEEP, text_line("free again")])
+    session = await editor.new_session(approvalMode="yolo")
+    protocol = editor.client.protocol
+    # Both sent at once: the second arrives while the first is still setting up its progress bar.
+    first = protocol.send_request("agent/prompt", {"sessionId": session, "prompt": "wait"}, msg_id="first")
+    second = protocol.send_request("agent/prompt", {"sessionId": session, "prompt": "again"}, msg_id="second")
+    with pytest.raises(JsonRpcException) as refused:
+        await asyncio.wait_for(asyncio.wrap_future(second), 10)
+    assert refused.value.code == -32600
+    assert "already running" in refused.value.message and "cancel it first" in refused.value.message
+
+    await until(lambda: any(u["update"].get("status") == "in_progress" for u in editor.updates))
+    protocol.notify("$/cancelRequest", types.CancelParams(id="first"))
+    result = await asyncio.wait_for(asyncio.wrap_future(first), 10)
+    assert result["stopReason"] == "cancelled"
+
+    # The session is free again.
+    again = await asyncio.wait_for(editor.request("agent/prompt", {"sessionId": session, "prompt": "more"}), 10)
+    assert again["stopReason"] == "end_turn"
