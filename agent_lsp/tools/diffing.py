@@ -11,6 +11,7 @@ from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails, FileDiff, Location
 from agent_lsp.tools.base import OutputSink, P, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
+from agent_lsp.tools.review_report import report
 
 _NO_EOL = "\\ No newline at end of file\n"
 
@@ -68,6 +69,7 @@ class FileEditInvocation(ToolInvocation[P]):
         self._old: str | None = None
         self._new = ""
         self._modified = False
+        self._proposed = ""
 
     @abstractmethod
     def propose(self, current: str | None) -> str:
@@ -109,6 +111,8 @@ class FileEditInvocation(ToolInvocation[P]):
         return True
 
     def apply_modification(self, new_content: str) -> None:
+        if not self._modified:
+            self._proposed = self._new
         self._new = new_content
         self._modified = True
 
@@ -122,8 +126,9 @@ class FileEditInvocation(ToolInvocation[P]):
         diff = make_file_diff(self.path, old, new, label=self.shown_path)
         added, removed = diff_stat(diff.unified)
         message = self.success_message(old, new)
-        if self._modified:
-            message += " The user edited the proposed content before it was written; re-read the file if needed."
+        if self._modified and new != self._proposed:
+            # The user took part of the proposal or edited it: the model must know exactly what landed.
+            message += "\n\n" + report(self.shown_path, old, self._proposed, new)
         action = "Created" if old is None else "Updated"
         return ToolResult(
             llm_content=message,

@@ -51,7 +51,8 @@ async def test_user_modification_is_what_gets_written(ctx: ToolContext, root: Pa
     result = await inv.execute(lambda _c: None)
     assert path.read_text() == "user\n"
     assert result.diff is not None and result.diff.new_text == "user\n"
-    assert "user edited" in str(result.llm_content)
+    assert "did not apply it exactly as proposed" in str(result.llm_content)
+    assert "hunk 1 (replace line 1 `old` with `model`): applied with the user's own changes" in str(result.llm_content)
 
 
 async def test_stale_file_is_refused(ctx: ToolContext, root: Path) -> None:
