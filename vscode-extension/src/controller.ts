@@ -1,6 +1,7 @@
 // The chat's behaviour: sessions, prompts, cancellation, updates and permission questions, over a plain Connection.
 
 import type { DiffReview } from "./diffReview";
+import type { InlineReview } from "./inlineReview";
 import type { Cancellation, Connection, Host } from "./host";
 import type { FromWebview } from "./messages";
 import {
@@ -47,6 +48,8 @@ export class ChatController {
   private loading: string | undefined;
   private panelReady = false;
   review: DiffReview | undefined;
+  /** The inline review in the file's own editor, tried before the side-by-side diff when set. */
+  inline: InlineReview | undefined;
 
   constructor(
     private readonly host: Host,
@@ -308,9 +311,24 @@ export class ChatController {
     }
     const picked = await this.host.showMessage("info", describe(params), ...shown);
     if (picked === REVIEW_DIFF) {
-      await this.review?.open(requestId);
+      await this.openReview(requestId);
     } else if (picked !== undefined) {
       this.broker.answerLabel(requestId, picked);
+    }
+  }
+
+  /** Review diff: inline in the file when it can be shown there, else side by side. */
+  async openReview(requestId: string): Promise<void> {
+    if (this.inline !== undefined && (await this.inline.open(requestId))) {
+      return;
+    }
+    await this.review?.open(requestId);
+  }
+
+  /** The review's progress ("2 hunks · 1 accepted") on the question's card in the panel. */
+  setReviewStatus(requestId: string, status: string | undefined): void {
+    if (this.state.permissions.some((p) => p.requestId === requestId && p.status !== status)) {
+      this.set(S.setPermissionStatus(this.state, requestId, status));
     }
   }
 
@@ -351,7 +369,7 @@ export class ChatController {
           this.broker.answer(msg.requestId, msg.optionId);
           return;
         case "reviewDiff":
-          await this.review?.open(msg.requestId);
+          await this.openReview(msg.requestId);
           return;
         case "openLocation":
           await this.host.openLocation(msg.path, msg.line);

@@ -150,6 +150,12 @@ export class DiffReview {
     return this.broker.answerKind(review.requestId, ["reject_once", "reject_always"]);
   }
 
+  /** The proposal's text while its side-by-side review is open (with the user's edits), else undefined. */
+  proposalText(requestId: string): string | undefined {
+    const review = this.reviews.get(requestId);
+    return review === undefined ? undefined : this.currentText(review);
+  }
+
   isOpen(requestId: string): boolean {
     return this.reviews.has(requestId);
   }

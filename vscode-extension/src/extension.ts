@@ -8,6 +8,7 @@ import { ChatController } from "./controller";
 import { DiffReview, PROPOSAL_SCHEME, ProposalStore } from "./diffReview";
 import { editorContext } from "./editorContext";
 import { ProposalFileSystem } from "./fsProvider";
+import { registerInlineReview } from "./inlineView";
 import { PermissionBroker } from "./permissions";
 import { CONFIG_SECTION, SERVER_COMMANDS } from "./protocol";
 import { pythonCandidates } from "./pythonFinder";
@@ -73,6 +74,10 @@ export function activate(context: vscode.ExtensionContext): void {
   }));
   const review = new DiffReview(host, broker, store);
   controller.review = review;
+  const inline = registerInlineReview(context, host, broker, review);
+  inline.onStatus((requestId, status) => controller.setReviewStatus(requestId, status));
+  inline.enabled = () => settings<boolean>("review.inline") ?? true;
+  controller.inline = inline;
   const instruction = (): Promise<string | undefined> =>
     Promise.resolve(
       vscode.window.showInputBox({

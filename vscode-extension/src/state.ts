@@ -61,6 +61,8 @@ export interface PendingPermission {
   options: PermissionOption[];
   hasDiff: boolean;
   path?: string;
+  /** The inline review's progress, e.g. "2 hunks · 1 accepted", while one is open. */
+  status?: string;
 }
 
 export interface ChatState {
@@ -243,6 +245,12 @@ export function setProgress(state: ChatState, progress: string | undefined): Cha
 
 export function addPermission(state: ChatState, permission: PendingPermission): ChatState {
   return bump(state, { permissions: [...state.permissions, permission] });
+}
+
+export function setPermissionStatus(state: ChatState, requestId: string, status: string | undefined): ChatState {
+  return bump(state, {
+    permissions: state.permissions.map((p) => (p.requestId === requestId ? { ...p, status } : p)),
+  });
 }
 
 export function removePermission(state: ChatState, requestId: string): ChatState {

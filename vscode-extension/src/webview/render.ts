@@ -112,11 +112,12 @@ export function renderPermission(p: PendingPermission): string {
     )
     .join("");
   const review = p.hasDiff
-    ? `<button class="review" data-review="${escapeHtml(p.requestId)}" title="Open the proposal beside the file">Review diff</button>`
+    ? `<button class="review" data-review="${escapeHtml(p.requestId)}" title="Review the proposal in the file, hunk by hunk">Review diff</button>`
     : "";
+  const status = p.status ? `<div class="perm-status">In review: ${escapeHtml(p.status)}</div>` : "";
   return (
     `<div class="permission" data-request="${escapeHtml(p.requestId)}"><div class="perm-title">${escapeHtml(p.title)}</div>` +
-    `<div class="perm-buttons">${buttons}${review}</div></div>`
+    `${status}<div class="perm-buttons">${buttons}${review}</div></div>`
   );
 }
 
