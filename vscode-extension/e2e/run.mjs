@@ -54,6 +54,11 @@ function freePort() {
 const ORIGINAL = 'def greet(name):\n    return "Hello " + name\n\n\nprint(greet("world"))\n';
 const ACCEPTED = 'def greet(name):\n    return "Hello, " + name + "!"\n\n\nprint(greet("world"))\n';
 
+// Run 7 starts from what runs 1 and 5 left on disk and proposes two separate hunks.
+const BEFORE_7 = 'def greet(name):\n    """Greet someone."""  # reviewed\n    return "Hello, " + name + "!"\n\n\nprint(greet("world"))\n';
+const TWO_HUNKS = BEFORE_7.replace('return "Hello, " + name + "!"', 'return f"Hello, {name}!"').replace('greet("world")', 'greet("there")');
+const AFTER_7 = BEFORE_7.replace('return "Hello, " + name + "!"', 'return f"Hello, {name}!"');
+
 function textLine(...texts) {
   const chunks = texts.map((t) => ({ candidates: [{ content: { role: "model", parts: [{ text: t }] } }] }));
   chunks[chunks.length - 1].candidates[0].finishReason = "STOP";
@@ -117,6 +122,21 @@ function script() {
     editLine("e2e-4", "Adding a docstring.", "def greet(name):\n", 'def greet(name):\n    """Greet someone."""\n'),
     textLine("Added the docstring."),
     textLine("Renamed nothing: ", "`greet` is already a clear name."),
+    {
+      method: "generateContentStream",
+      response: [
+        { candidates: [{ content: { role: "model", parts: [{ text: "Two small changes." }] } }] },
+        {
+          candidates: [
+            {
+              content: { role: "model", parts: [{ functionCall: { name: "write_file", id: "e2e-5", args: { file_path: "app.py", content: TWO_HUNKS } } }] },
+              finishReason: "STOP",
+            },
+          ],
+        },
+      ],
+    },
+    textLine("Kept the f-string; ", "the call stays as it was."),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -297,6 +317,7 @@ async function main() {
     await chat.locator(".thought summary", { hasText: "Reading the greeting" }).waitFor();
     log("streamed text shown; reviewing the diff");
     await chat.locator(".permission .review").click();
+    await openSideBySide(page);
     await page.locator(".monaco-diff-editor").first().waitFor();
     const accept = page.locator('.editor-actions [aria-label^="Accept Proposal"]').first();
     await accept.waitFor();
@@ -324,6 +345,7 @@ async function main() {
     await chat.locator("#input").fill("Now shout it");
     await chat.locator("#input").press("Enter");
     await chat.locator(".permission .review").click();
+    await openSideBySide(page);
     const reject = page.locator('.editor-actions [aria-label^="Reject Proposal"]').first();
     await page.locator(".monaco-diff-editor .view-line", { hasText: "HELLO" }).first().waitFor();
     await reject.click();
@@ -376,6 +398,7 @@ async function main() {
     await chat.locator("#input").fill("Document greet");
     await chat.locator("#input").press("Enter");
     await chat.locator(".permission .review").click();
+    await openSideBySide(page);
     const proposed = page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: "Greet someone" }).first();
     await proposed.click();
     await page.keyboard.press("End");
@@ -410,6 +433,66 @@ async function main() {
     await page.keyboard.press("Enter");
     await chat.locator(".msg.agent", { hasText: "already a clear name" }).waitFor();
     log("run 6 ok: the server's refactor code action ran in the panel");
+    // Run 7: the inline review in app.py's own editor: accept one hunk, reject the other (by its key), one answer.
+    await chat.locator("#input").fill("Tidy app.py");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".permission .review").click();
+    const lens = (text) => page.locator(".monaco-editor .codelens-decoration a", { hasText: text }).first();
+    await lens("Accept Hunk 1/2").waitFor();
+    // The proposed lines are injected text after the lines they replace (CSS content, not DOM text).
+    await waitFor("the proposed lines drawn inline", async () => {
+      const shown = await injectedTexts(page);
+      if (process.env.E2E_DEBUG) log(`injected: ${JSON.stringify(shown)}`);
+      return shown.includes('⟶ return f"Hello, {name}!"') && shown.includes('⟶ print(greet("there"))');
+    });
+    await lens("Open Side-by-Side").waitFor();
+    await chat.locator(".perm-status", { hasText: "In review: 2 hunks" }).waitFor();
+    if (fs.readFileSync(appFile, "utf8") !== BEFORE_7) {
+      throw new Error("app.py changed before the review was answered");
+    }
+    if (screenshot) {
+      const inlineShot = screenshot.replace(/\.png$/, "") + "-inline.png";
+      await page.screenshot({ path: inlineShot });
+      log(`screenshot of the inline review: ${inlineShot}`);
+    }
+    await lens("Accept Hunk 1/2").click();
+    await lens("Undo Accept (Hunk 1/2)").waitFor();
+    await chat.locator(".perm-status", { hasText: "2 hunks · 1 accepted · 1 to review" }).waitFor();
+    await waitFor("the accepted hunk marked", async () => (await injectedTexts(page)).includes('✓ accepted, will become: ⟶ return f"Hello, {name}!"'));
+    if (screenshot) {
+      const decidedShot = screenshot.replace(/\.png$/, "") + "-inline-decided.png";
+      await page.screenshot({ path: decidedShot });
+      log(`screenshot of the inline review with one hunk accepted: ${decidedShot}`);
+    }
+    // The cursor moved to the open hunk; the keybinding (active only during an inline review) rejects it.
+    await page.keyboard.press("Control+Alt+N");
+    await chat.locator(".msg.agent", { hasText: "the call stays as it was." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    await waitFor("the partly accepted edit on disk", () => fs.readFileSync(appFile, "utf8") === AFTER_7);
+    await page.locator(".monaco-editor .view-line", { hasText: 'return f"Hello, {name}!"' }).first().waitFor();
+    await page.locator(".monaco-editor .view-line", { hasText: 'print(greet("world"))' }).first().waitFor();
+    if ((await page.locator(".monaco-editor .codelens-decoration a", { hasText: "Hunk" }).count()) !== 0) {
+      throw new Error("the inline review's CodeLens stayed after the answer");
+    }
+    const sent = agentLog(dirs["user-data"]).replace(/"modifiedContent":\s*/g, '"modifiedContent": ');
+    if (!sent.includes('"modifiedContent": "def greet(name):\\n    \\"\\"\\"Greet someone.\\"\\"\\"  # reviewed\\n    return f\\"Hello, {name}!\\"\\n\\n\\nprint(greet(\\"world\\"))\\n"')) {
+      throw new Error(`the answer did not carry the partly accepted text:\n${sent.slice(-3000)}`);
+    }
+    const told = transcript(dirs["agent-home"]);
+    for (const needle of ["Of its 2 hunks: 1 applied, 1 refused.", "- hunk 1 (replace line 3", "- hunk 2 (replace line 6", "REFUSED"]) {
+      if (!told.includes(needle)) {
+        throw new Error(`the model was not told "${needle}":\n${told.slice(-3000)}`);
+      }
+    }
+    // One undo restores the file as it was before the edit.
+    await page.locator(".monaco-editor .view-line", { hasText: "def greet" }).first().click();
+    await page.keyboard.press("Control+Z");
+    await page.locator(".monaco-editor .view-line", { hasText: 'return "Hello, " + name + "!"' }).first().waitFor();
+    if ((await page.locator(".monaco-editor .view-line", { hasText: 'f"Hello' }).count()) !== 0) {
+      throw new Error("one undo did not restore the original");
+    }
+    log("run 7 ok: one hunk accepted, one rejected inline; disk, buffer, undo and the model's report checked");
+
     const toasts = await page.locator(".notifications-toasts .notification-toast").allInnerTexts();
     const bad = toasts.filter((t) => /fail|error|agent-proposal/i.test(t));
     if (bad.length > 0) {
@@ -419,7 +502,7 @@ async function main() {
       throw new Error(`a program chosen by the workspace ran: ${fs.readFileSync(pwned, "utf8")}`);
     }
     log("workspace settings and the workspace's agent_lsp/ folder were ignored");
-    console.log("e2e: 6 passed, 0 failed");
+    console.log("e2e: 7 passed, 0 failed");
   } catch (err) {
     failed = true;
     const shot = path.join(tmp, "failure.png");
@@ -441,6 +524,25 @@ async function main() {
     }
     if (!keep && !failed) fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** The text decorations inject into the editor's lines (rendered as ::before / ::after content). */
+async function injectedTexts(page) {
+  return page.evaluate(() => {
+    const out = [];
+    for (const el of document.querySelectorAll(".monaco-editor .view-line span")) {
+      for (const pseudo of ["::before", "::after"]) {
+        const content = getComputedStyle(el, pseudo).content;
+        if (content && content !== "none" && content !== "normal") out.push(content);
+      }
+    }
+    return out.join("\n").replace(/\\"/g, '"');
+  });
+}
+
+/** From the inline review (what Review diff opens), the side-by-side diff is one CodeLens click away. */
+async function openSideBySide(page) {
+  await page.locator(".monaco-editor .codelens-decoration a", { hasText: "Open Side-by-Side" }).first().click();
 }
 
 async function openAgentView(page) {
@@ -474,6 +576,15 @@ function agentLog(userData) {
   let text = "";
   for (const file of fs.readdirSync(logs, { recursive: true })) {
     if (/output_logging_.*-Agent\.log$/.test(String(file))) text += fs.readFileSync(path.join(logs, String(file)), "utf8");
+  }
+  return text;
+}
+
+/** Every saved session transcript (the model's history, tool results included) under the agent's home. */
+function transcript(agentHome) {
+  let text = "";
+  for (const file of fs.readdirSync(agentHome, { recursive: true })) {
+    if (String(file).endsWith(".jsonl")) text += fs.readFileSync(path.join(agentHome, String(file)), "utf8");
   }
   return text;
 }

@@ -10,7 +10,7 @@ import type { PermissionBroker } from "./permissions";
 const PREVIEW = 80;
 
 function firstLine(lines: string[]): string {
-  const text = (lines.find((l) => l.trim() !== "") ?? "").replace(/\r?\n$/, "");
+  const text = (lines.find((l) => l.trim() !== "") ?? "").trim();
   return text.length > PREVIEW ? `${text.slice(0, PREVIEW - 1)}…` : text;
 }
 
@@ -110,7 +110,8 @@ class VscodeInlineView implements InlineView {
       const decision = state?.decisions.get(hunkKey(h));
       const anchor = Math.min(anchorLine(h), last);
       if (decision !== undefined) {
-        const text = decision === "accepted" ? "✓ accepted: will be applied" : "✗ rejected: stays as it is";
+        const taken = h.added.length === 0 ? "delete" : `⟶ ${firstLine(h.added)}${more(h.added)}`;
+        const text = decision === "accepted" ? `✓ accepted, will become: ${taken}` : "✗ rejected: stays as it is";
         decided.push({ range: new vscode.Range(anchor, 0, anchor, 0), renderOptions: { after: { contentText: text } } });
         continue;
       }
