@@ -66,7 +66,7 @@ end, { desc = "Install or update the agent server from this plugin's checkout in
 -- In normal mode the range actions take the current line; in visual mode, the selection.
 ---@param lhs string
 ---@param modes string|string[]
----@param rhs string
+---@param rhs string|function
 ---@param desc string
 local function plug(lhs, modes, rhs, desc)
   vim.keymap.set(modes, "<Plug>(" .. lhs .. ")", rhs, { silent = true, desc = desc })
@@ -83,3 +83,18 @@ plug("AgentFix", "n", "<Cmd>AgentFix<CR>", "Fix the current line with the agent"
 plug("AgentFix", "x", ":AgentFix<CR>", "Fix the selection with the agent")
 plug("AgentEdit", "n", "<Cmd>AgentEdit<CR>", "Edit the current line with the agent")
 plug("AgentEdit", "x", ":AgentEdit<CR>", "Edit the selection with the agent")
+-- Inline review (they act on the review open in the current buffer).
+---@param fn string
+---@return fun()
+local function inline(fn)
+  return function()
+    require("agent_lsp.inline")[fn]()
+  end
+end
+plug("AgentHunkNext", "n", inline("next_hunk"), "Inline review: next hunk")
+plug("AgentHunkPrev", "n", inline("prev_hunk"), "Inline review: previous hunk")
+plug("AgentHunkAccept", "n", inline("accept_hunk"), "Inline review: accept the hunk under the cursor")
+plug("AgentHunkReject", "n", inline("reject_hunk"), "Inline review: reject the hunk under the cursor")
+plug("AgentReviewAcceptAll", "n", inline("accept_all"), "Inline review: accept every open hunk")
+plug("AgentReviewRejectAll", "n", inline("reject_all"), "Inline review: reject every open hunk")
+plug("AgentReviewDiff", "n", inline("open_diff"), "Inline review: open the diff tab instead")

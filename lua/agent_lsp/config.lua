@@ -5,6 +5,12 @@
 ---@class agent_lsp.Keymaps
 ---@field accept string Diff tab, buffer-local while the review is open: accept the proposal (with your edits)
 ---@field reject string Diff tab, buffer-local while the review is open: reject the proposal
+---  (in an inline review: accept / reject the hunk under the cursor)
+---@field hunk_next string Inline review, buffer-local: go to the next hunk
+---@field hunk_prev string Inline review, buffer-local: go to the previous hunk
+---@field accept_all string Inline review, buffer-local: accept every hunk still open
+---@field reject_all string Inline review, buffer-local: reject every hunk still open
+---@field open_diff string Inline review, buffer-local: review the whole proposal in the diff tab instead
 ---@field submit string Chat prompt, normal mode: send the prompt
 ---@field submit_insert string Chat prompt, insert mode: send the prompt
 ---@field cancel string Chat windows, normal mode: cancel the running turn
@@ -59,6 +65,12 @@ M.defaults = {
     -- Not ga/gr: those are Neovim's (ga, and gr… for the LSP defaults grn/grr/gra/gri) in the file buffer too.
     accept = "<localleader>a",
     reject = "<localleader>r",
+    -- ]h / [h are not Neovim motions (]c / [c are the diff ones, left alone).
+    hunk_next = "]h",
+    hunk_prev = "[h",
+    accept_all = "<localleader>A",
+    reject_all = "<localleader>R",
+    open_diff = "<localleader>d",
     submit = "<CR>",
     submit_insert = "<C-s>",
     cancel = "<C-c>",

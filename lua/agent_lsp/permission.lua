@@ -3,6 +3,7 @@
 local M = {}
 
 M.REVIEW = "Review diff"
+M.INLINE = "Review inline (hunk by hunk)"
 
 ---@class agent_lsp.PermissionOption
 ---@field optionId string
@@ -22,6 +23,7 @@ M.REVIEW = "Review diff"
 ---@field label string
 ---@field option agent_lsp.PermissionOption?
 ---@field review table? The diff content to review
+---@field inline boolean? Review it in the file's buffer, hunk by hunk
 
 ---Questions waiting for an answer, by session id: each function dismisses its question (as cancelled).
 ---@type table<string, table<table, fun()>>
@@ -115,6 +117,9 @@ function M.ask(params, done)
   local diff = M.diff_of(params.toolCall)
   if diff then
     choices[1] = { label = M.REVIEW, review = diff }
+    if type(diff.oldText) == "string" then
+      choices[2] = { label = M.INLINE, review = diff, inline = true }
+    end
   end
   for _, option in ipairs(params.options or {}) do
     choices[#choices + 1] = { label = option.name, option = option }
@@ -137,12 +142,15 @@ function M.ask(params, done)
       if not choice.review then
         return finish(M.selected(choice.option))
       end
-      review_handle = require("agent_lsp.diff").review({
+      local opts = {
         path = choice.review.path,
         old_text = choice.review.oldText,
         new_text = choice.review.newText,
         title = params.toolCall.title,
-      }, function(decision, modified)
+      }
+      ---@param decision agent_lsp.ReviewDecision
+      ---@param modified string?
+      local function decided(decision, modified)
         review_handle = nil
         if decision == "accept" then
           local response = M.selected(M.option_of_kind(params.options, { "allow_once", "allow_always" }))
@@ -153,9 +161,21 @@ function M.ask(params, done)
         elseif decision == "reject" then
           finish(M.selected(M.option_of_kind(params.options, { "reject_once", "reject_always" })))
         else
-          vim.schedule(menu) -- the tab was closed without a decision: ask again
+          vim.schedule(menu) -- the review was closed without a decision: ask again
         end
-      end)
+      end
+      local function open_tab()
+        review_handle = require("agent_lsp.diff").review(opts, decided)
+      end
+      if choice.inline then
+        -- Partial acceptance is one answer: the resulting text, as for an edited proposal.
+        review_handle = require("agent_lsp.inline").review(opts, decided, open_tab)
+        if review_handle then
+          return
+        end
+        vim.notify("agent-lsp: the buffer no longer holds what the agent read; opening the diff tab")
+      end
+      open_tab()
     end)
   end
   menu()

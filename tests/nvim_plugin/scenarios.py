@@ -14,6 +14,10 @@ FIX = {
     "old_string": "    return sum(values) / (len(values) - 1)",
     "new_string": "    return sum(values) / len(values)",
 }
+# Two separate changes, for the inline review: the first hunk is accepted, the second rejected.
+TWO = STATS + "\n\ndef total(values):\n    return sum(values) + 0\n"
+TWO_PROPOSED = TWO.replace("(len(values) - 1)", "len(values)").replace("sum(values) + 0", "sum(values)")
+TWO_RESULT = TWO.replace("(len(values) - 1)", "len(values)")
 # A long stream, then a slow command: the cancel sent on the first chunk usually lands mid-stream, and
 # always before the turn could end.
 CANCEL_CHUNKS = 5000
@@ -109,4 +113,11 @@ SCENARIOS: dict[str, Scenario] = {
         {"stats.py": STATS},
     ),
     "health": Scenario([]),
+    "inline_partial": Scenario(
+        [
+            call_line("write_file", {"file_path": "stats.py", "content": TWO_PROPOSED}),
+            text_line("Kept the mean fix; ", "total() stays as it was."),
+        ],
+        {"stats.py": TWO},
+    ),
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.nvim_plugin.conftest import SpecPool
-from tests.nvim_plugin.scenarios import STATS
+from tests.nvim_plugin.scenarios import STATS, TWO_RESULT
 
 
 @pytest.mark.nvim_spec("permission_accept")
@@ -50,3 +50,13 @@ def test_a_buffer_with_unsaved_user_changes_is_edited_but_never_written(nvim_spe
     result = nvim_specs.result("unsaved_kept")
     result.check()
     assert (result.project / "stats.py").read_text() == STATS
+
+
+@pytest.mark.nvim_spec("inline_partial")
+def test_inline_review_takes_one_hunk_and_tells_the_model(nvim_specs: SpecPool) -> None:
+    result = nvim_specs.result("inline_partial")
+    result.check()
+    assert (result.project / "stats.py").read_text() == TWO_RESULT
+    told = "".join(p.read_text() for p in (result.tmp / "state").rglob("*.jsonl"))
+    assert "Of its 2 hunks: 1 applied, 1 refused." in told
+    assert "- hunk 2 (replace line 6 `return sum(values) + 0` with `return sum(values)`): REFUSED" in told
