@@ -136,11 +136,11 @@ local function draw(r)
     local row = math.min(anchor(h), last)
     local label = ("hunk %d/%d"):format(i, #r.hunks)
     local decision = r.decisions[i]
-    if decision then
-      local text = decision == "accept" and ("✓ %s accepted"):format(label) or ("✗ %s rejected"):format(label)
-      local hl = decision == "accept" and "AgentLspInlineAccepted" or "AgentLspInlineRejected"
-      vim.api.nvim_buf_set_extmark(r.buf, ns, row, 0, { virt_text = { { "  " .. text, hl } } })
+    if decision == "reject" then
+      local text = ("  ✗ %s rejected: stays as it is"):format(label)
+      vim.api.nvim_buf_set_extmark(r.buf, ns, row, 0, { virt_text = { { text, "AgentLspInlineRejected" } } })
     else
+      -- Open and accepted hunks both show the change, so what will land stays visible.
       for line = h.a_start, math.min(h.a_start + h.a_count - 1, last) do
         vim.api.nvim_buf_set_extmark(r.buf, ns, line, 0, {
           line_hl_group = "AgentLspInlineRemoved",
@@ -159,13 +159,17 @@ local function draw(r)
         shown(keys.hunk_next),
         shown(keys.hunk_prev)
       )
+      local hint_hl = "AgentLspInlineHint"
+      if decision == "accept" then
+        hint, hint_hl = ("  ✓ %s accepted"):format(label), "AgentLspInlineAccepted"
+      end
       local at_top = h.a_start == 0 and h.a_count == 0
       local below = h.a_count > 0 and h.a_start + h.a_count - 1 or h.a_start - 1
       vim.api.nvim_buf_set_extmark(r.buf, ns, at_top and 0 or math.min(below, last), 0, {
         virt_lines = #virt > 0 and virt or nil,
         virt_lines_above = at_top,
       })
-      vim.api.nvim_buf_set_extmark(r.buf, ns, row, 0, { virt_text = { { hint, "AgentLspInlineHint" } } })
+      vim.api.nvim_buf_set_extmark(r.buf, ns, row, 0, { virt_text = { { hint, hint_hl } } })
     end
   end
 end
