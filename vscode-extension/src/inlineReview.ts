@@ -87,6 +87,12 @@ export class InlineReview {
     }
     const first = state.hunks.find((h) => !state.decisions.has(hunkKey(h))) ?? state.hunks[0];
     await this.view.show(state, anchorLine(first));
+    const shown = this.host.documentText(state.fileUri);
+    if (shown !== undefined && shown !== state.oldText) {
+      // The file as loaded is not what the agent read (it had unsaved text elsewhere): the hunks would not fit.
+      this.close(requestId);
+      return false;
+    }
     this.report(state);
     return true;
   }

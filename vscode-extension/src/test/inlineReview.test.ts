@@ -155,3 +155,16 @@ test("typing in the file during the review moves it to the side-by-side diff", a
   assert.match(host.messages[0].message, /changed during the review/);
   assert.equal(broker.get(requestId) !== undefined, true);
 });
+
+test("a file that loads with other text than the agent read is not reviewed inline", async () => {
+  const { host, broker, view, inline } = setup();
+  const { requestId } = broker.ask(editPermission("/ws/app.py", OLD, NEW));
+  const show = view.show.bind(view);
+  view.show = async (state, line) => {
+    host.documents.set(state.fileUri, "something else\n"); // what opening the file found
+    await show(state, line);
+  };
+  assert.equal(await inline.open(requestId), false);
+  assert.deepEqual(view.cleared, [requestId]);
+  assert.equal(inline.get(requestId), undefined);
+});
