@@ -120,4 +120,21 @@ SCENARIOS: dict[str, Scenario] = {
         ],
         {"stats.py": TWO},
     ),
+    "inline_handover": Scenario(
+        [
+            call_line("write_file", {"file_path": "stats.py", "content": TWO_PROPOSED}),
+            text_line("Applied your version."),
+            call_line(
+                "replace",
+                {
+                    "file_path": "stats.py",
+                    "instruction": "Shout.",
+                    "old_string": "def total(values):",
+                    "new_string": "def TOTAL(values):",
+                },
+            ),
+            text_line("Left it alone."),
+        ],
+        {"stats.py": TWO},
+    ),
 }

@@ -60,3 +60,10 @@ def test_inline_review_takes_one_hunk_and_tells_the_model(nvim_specs: SpecPool) 
     told = "".join(p.read_text() for p in (result.tmp / "state").rglob("*.jsonl"))
     assert "Of its 2 hunks: 1 applied, 1 refused." in told
     assert "- hunk 2 (replace line 6 `return sum(values) + 0` with `return sum(values)`): REFUSED" in told
+
+
+@pytest.mark.nvim_spec("inline_handover")
+def test_inline_review_hands_over_to_the_diff_tab_and_rejects_whole(nvim_specs: SpecPool) -> None:
+    result = nvim_specs.result("inline_handover")
+    result.check()
+    assert "max(len(values), 1)" in (result.project / "stats.py").read_text()
