@@ -62,6 +62,8 @@ class EditorClient:
         self.missing_as_empty = missing_as_empty  # CodeCompanion serves a missing file as empty text
         self.terminal = terminal
         self.answer = answer
+        # Sent as the answer's _meta (e.g. {"modifiedContent": ...}: the user took part of an edit or changed it).
+        self.answer_meta: dict[str, Any] | None = None
         self.buffers: dict[str, str] = {}
         self.writes: list[tuple[str, str]] = []
         self.reads: list[str] = []
@@ -89,7 +91,9 @@ class EditorClient:
         choice = self.answer if isinstance(self.answer, str) else await self.answer(raw)
         if choice == "cancelled":
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(outcome=AllowedOutcome(option_id=choice, outcome="selected"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(option_id=choice, outcome="selected"), field_meta=self.answer_meta
+        )
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         return None

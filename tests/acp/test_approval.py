@@ -121,6 +121,35 @@ async def test_reject_tells_the_model_and_it_answers_in_the_same_turn(
     assert json.dumps({"error": REJECTED}, separators=(",", ":"))[1:-1] in history
 
 
+async def test_a_partly_accepted_edit_is_written_and_the_model_told_hunk_by_hunk(
+    tmp_path: Path, project: Path, env: dict[str, str]
+) -> None:
+    """A client that took one hunk of two answers once with the resulting text; that is what gets written, and
+    the model reads which hunk was applied and which refused."""
+    old = "def greet(name):\n    # say hello\n    return 'Hello ' + name\n"
+    (project / "src" / "app.py").write_text(old)
+    proposed = "def hello(name):\n    # say hello\n    return 'Hi ' + name\n"
+    taken = "def greet(name):\n    # say hello\n    return 'Hi ' + name\n"
+    script = write_script(
+        tmp_path / "partial.jsonl",
+        [call_turn(("write_file", {"file_path": "src/app.py", "content": proposed})), text_turn("Kept greet.")],
+    )
+    editor = EditorClient(fs=True)
+    editor.answer_meta = {"modifiedContent": taken}
+    async with connect(editor, agent_argv(script), env, project) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("rename and greet")])
+    assert response.stop_reason == "end_turn"
+    editor.checker.assert_clean()
+    assert editor.writes == [(str(project / "src" / "app.py"), taken)]
+    done = [u for u in editor.updates() if u["sessionUpdate"] == "tool_call_update" and u.get("status") == "completed"]
+    assert any(c.get("newText") == taken for u in done for c in u.get("content", []))
+    history = _history_texts(env)
+    assert "Of its 2 hunks: 1 applied, 1 refused." in history
+    assert "- hunk 1 (replace line 1 `def greet(name):` with `def hello(name):`): REFUSED" in history
+    assert "- hunk 2 (replace line 3 `return 'Hello ' + name` with `return 'Hi ' + name`): applied" in history
+
+
 async def test_cancel_at_the_question_ends_the_turn(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
     script = write_script(
         tmp_path / "cancel.jsonl",
