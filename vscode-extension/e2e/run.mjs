@@ -471,9 +471,12 @@ async function main() {
     await waitFor("the partly accepted edit on disk", () => fs.readFileSync(appFile, "utf8") === AFTER_7);
     await page.locator(".monaco-editor .view-line", { hasText: 'return f"Hello, {name}!"' }).first().waitFor();
     await page.locator(".monaco-editor .view-line", { hasText: 'print(greet("world"))' }).first().waitFor();
-    if ((await page.locator(".monaco-editor .codelens-decoration a", { hasText: "Hunk" }).count()) !== 0) {
-      throw new Error("the inline review's CodeLens stayed after the answer");
-    }
+    // VS Code redraws CodeLens after a short debounce.
+    await waitFor(
+      "the inline review's CodeLens to go after the answer",
+      async () => (await page.locator(".monaco-editor .codelens-decoration a", { hasText: "Hunk" }).count()) === 0,
+      10000,
+    );
     const sent = agentLog(dirs["user-data"]).replace(/"modifiedContent":\s*/g, '"modifiedContent": ');
     if (!sent.includes('"modifiedContent": "def greet(name):\\n    \\"\\"\\"Greet someone.\\"\\"\\"  # reviewed\\n    return f\\"Hello, {name}!\\"\\n\\n\\nprint(greet(\\"world\\"))\\n"')) {
       throw new Error(`the answer did not carry the partly accepted text:\n${sent.slice(-3000)}`);
