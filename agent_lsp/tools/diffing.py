@@ -12,14 +12,19 @@ from agent_lsp.events import ConfirmationDetails, FileDiff, Location
 from agent_lsp.tools.base import OutputSink, P, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.review_report import report
+from agent_lsp.workspace.encoding import BinaryFileError
+from agent_lsp.workspace.filesystem import disk_encoding
 
 _NO_EOL = "\\ No newline at end of file\n"
 
 
 def _lines(text: str) -> list[str]:
-    lines = text.splitlines(keepends=True)
+    # Only "\n" breaks a line, as for git and patch: str.splitlines would also split at form feeds, U+0085 and
+    # U+2028, which live inside lines of real files, and show the diff on the wrong lines.
+    lines = text.split("\n")
+    lines = [ln + "\n" for ln in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     # A last line without a newline is marked the way git does, so the diff still applies with patch.
-    if lines and not lines[-1].endswith(("\n", "\r")):
+    if lines and not lines[-1].endswith("\n"):
         lines[-1] = lines[-1] + "\n" + _NO_EOL
     return lines
 
@@ -43,7 +48,7 @@ def diff_stat(unified: str) -> tuple[int, int]:
     """(lines added, lines removed) counted from a unified diff."""
     added = removed = 0
     in_hunk = False
-    for line in unified.splitlines():
+    for line in unified.split("\n"):
         if line.startswith("@@"):
             in_hunk = True
         elif in_hunk and line.startswith("+"):
@@ -89,6 +94,10 @@ class FileEditInvocation(ToolInvocation[P]):
     async def _prepare(self) -> None:
         if self.path.is_dir():
             raise ToolError(f"{self.shown_path} is a directory, not a file.", "is_directory")
+        encoding = await asyncio.to_thread(disk_encoding, self.path)
+        if encoding is not None and encoding.binary:
+            # Refused before the user is shown a diff of bytes that a text edit would corrupt.
+            raise BinaryFileError(self.shown_path)
         try:
             current: str | None = await self.ctx.fs.read_text(self.path)
         except FileNotFoundError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import mimetypes
 import os
 import re
@@ -179,6 +180,8 @@ def looks_binary(data: bytes) -> bool:
     """True for data that is not text: any NUL byte, or too many control / undecodable bytes."""
     if not data:
         return False
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False  # UTF-16 text: its NUL bytes are half of each ASCII character
     if b"\x00" in data:
         return True
     try:
@@ -227,12 +230,6 @@ def clip_line(line: str, limit: int = MAX_LINE_CHARS) -> tuple[str, bool]:
     if len(line) <= limit:
         return line, False
     return line[:limit] + f"... [line truncated: {len(line)} characters]", True
-
-
-def uses_crlf(text: str) -> bool:
-    """True when every line break in ``text`` is CRLF (and there is at least one)."""
-    n = text.count("\n")
-    return n > 0 and text.count("\r\n") == n
 
 
 # -- globs ----------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from agent_lsp.events import Location
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import clip_line, glob_match, ignore_filter, path_problem, resolve, root_for, shown
+from agent_lsp.workspace.encoding import decode
 from agent_lsp.workspace.ignore import GEMINIIGNORE, IgnoreFilter
 
 DEFAULT_MAX_MATCHES = 100
@@ -359,9 +360,10 @@ class GrepInvocation(ToolInvocation[GrepParams]):
                 data = path.read_bytes()
             except OSError:
                 continue
-            if b"\0" in data:
-                continue  # binary, as rg treats it
-            _search_texts(found, {path: data.decode("utf-8", "replace")}, regex, p)
+            text, encoding = decode(data)
+            if encoding.binary:
+                continue  # binary, as rg treats it (UTF-16 with a BOM is text, as rg reads it too)
+            _search_texts(found, {path: text}, regex, p)
 
     # -- output ------------------------------------------------------------------------------------------
 

@@ -11,7 +11,8 @@ from agent_lsp.errors import ToolError
 from agent_lsp.tools.base import ContextTool, ToolInvocation
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.diffing import FileEditInvocation
-from agent_lsp.tools.file_utils import find_omission_placeholder, path_problem, placeholder_message, resolve, uses_crlf
+from agent_lsp.tools.file_utils import find_omission_placeholder, path_problem, placeholder_message, resolve
+from agent_lsp.tools.line_endings import restore_endings, to_lf
 
 _INDENT = re.compile(r"[ \t]*")
 
@@ -154,11 +155,10 @@ def plan_replacement(
     current: str, old: str, new: str, *, allow_multiple: bool = False, expected: int | None = None, where: str = ""
 ) -> EditPlan:
     """The new text of a file after replacing ``old`` with ``new``: exact match first, then the
-    whitespace-flexible one. A CRLF file is matched as LF and written back as CRLF. Raises ToolError."""
-    crlf = uses_crlf(current)
-    work = current.replace("\r\n", "\n") if crlf else current
-    if crlf or "\r\n" not in current:
-        old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+    whitespace-flexible one. Matching is done on LF text; every line keeps its line ending (CRLF, LF, or a
+    mix) and new lines take the file's dominant one. Raises ToolError."""
+    work = to_lf(current)
+    old, new = to_lf(old), to_lf(new)
     where = where or "the file"
     count = work.count(old)
     if count:
@@ -169,9 +169,7 @@ def plan_replacement(
         starts, result = found if found is not None else ([], work)
         _check_count(len(starts), allow_multiple, expected, where)
         count, flexible = len(starts), True
-    if crlf:
-        result = result.replace("\n", "\r\n")
-    return EditPlan(result, count, flexible)
+    return EditPlan(restore_endings(current, result), count, flexible)
 
 
 class ReplaceTool(ContextTool):
@@ -185,7 +183,7 @@ class ReplaceTool(ContextTool):
         "indentation differences is tried and new_string is re-indented to fit. Several matches are an error "
         "unless allow_multiple is true (then all are replaced). To create a new file, give an empty old_string "
         "and the whole content as new_string. Never use placeholders like '... existing code ...' in new_string. "
-        "The file's line endings (LF or CRLF) are kept."
+        "The file's encoding and line endings (LF, CRLF or mixed) are kept."
     )
     parameters: dict[str, Any] = {
         "type": "object",

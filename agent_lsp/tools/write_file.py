@@ -8,7 +8,9 @@ from typing import Any
 
 from agent_lsp.tools.base import ContextTool, ToolInvocation
 from agent_lsp.tools.diffing import FileEditInvocation
-from agent_lsp.tools.file_utils import find_omission_placeholder, path_problem, placeholder_message, resolve, uses_crlf
+from agent_lsp.tools.file_utils import find_omission_placeholder, path_problem, placeholder_message, resolve
+from agent_lsp.tools.line_endings import restore_endings, to_lf
+from agent_lsp.workspace.filesystem import read_disk_text
 
 
 @dataclass(frozen=True)
@@ -25,8 +27,8 @@ class WriteFileTool(ContextTool):
         "Writes the complete content of one file, creating it (and missing parent folders) or replacing what is "
         "there. The user is normally shown a diff and may approve, change or refuse it. Always give the full "
         "final text: placeholders such as '// ... rest of the code ...' are refused because they would replace "
-        "real code. For a targeted change in an existing file prefer replace. A file that uses CRLF line endings "
-        "keeps them."
+        "real code. For a targeted change in an existing file prefer replace. An existing file keeps its encoding "
+        "and line endings (LF, CRLF or mixed)."
     )
     parameters: dict[str, Any] = {
         "type": "object",
@@ -62,8 +64,7 @@ class WriteFileTool(ContextTool):
 def _disk_text(path: Path) -> str | None:
     """The file's current text on disk, only to let a placeholder-like line that is already there pass."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
+        return read_disk_text(path)
     except OSError:
         return None
 
@@ -76,10 +77,10 @@ class WriteFileInvocation(FileEditInvocation[WriteFileParams]):
 
     def propose(self, current: str | None) -> str:
         content = self.params.content
-        # Models write LF; a CRLF file should stay CRLF rather than flip every line in the diff.
-        if current is not None and uses_crlf(current) and "\r" not in content:
-            content = content.replace("\n", "\r\n")
-        return content
+        if current is None:
+            return content
+        # Models write LF; lines that stay keep their own ending (CRLF, LF or a mix), new ones the file's usual one.
+        return restore_endings(current, to_lf(content))
 
     def success_message(self, old: str | None, new: str) -> str:
         if old is None:

@@ -3,17 +3,18 @@
 Editors provide their own implementation: reads see unsaved buffers and writes become reviewed
 workspace edits. ``write_text`` takes the text the agent based its change on, so any implementation
 can refuse a write to a file that changed since it was read (StaleFileError) instead of clobbering it.
+On disk, a file keeps its encoding and byte-order mark (see ``encoding.py``) and is replaced atomically.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 from pathlib import Path
 from typing import Protocol
 
+from agent_lsp.atomic_file import write_atomic
 from agent_lsp.errors import StaleFileError, ToolError
+from agent_lsp.workspace.encoding import UTF8, FileEncoding, decode, encode
 
 
 class FileSystem(Protocol):
@@ -35,10 +36,10 @@ class FileSystem(Protocol):
 
 
 class LocalFileSystem:
-    """Plain disk access with atomic writes and a stale-content check."""
+    """Plain disk access: lossless decoding, atomic writes in the file's own encoding, a stale-content check."""
 
     async def read_text(self, path: Path) -> str:
-        return await asyncio.to_thread(_read, path)
+        return await asyncio.to_thread(read_disk_text, path)
 
     async def write_text(self, path: Path, content: str, *, expected: str | None, label: str = "") -> None:
         await asyncio.to_thread(_write_checked, path, content, expected)
@@ -47,19 +48,36 @@ class LocalFileSystem:
         return {}
 
 
-def _read(path: Path) -> str:
-    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
-        return fh.read()
+def read_disk_text(path: Path) -> str:
+    """The file's text, decoded so that writing it back (see ``_write_checked``) gives the same bytes.
+
+    Raises FileNotFoundError / OSError. Binary files decode as Latin-1 (readable, never editable)."""
+    with open(path, "rb") as fh:
+        return decode(fh.read())[0]
+
+
+def disk_encoding(path: Path) -> FileEncoding | None:
+    """How the file on disk is encoded (None: it does not exist or cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            return decode(fh.read())[1]
+    except OSError:
+        return None
 
 
 def _write_checked(path: Path, content: str, expected: str | None) -> None:
     current: str | None
     try:
-        current = _read(path)
+        with open(path, "rb") as fh:
+            current, enc = decode(fh.read())
     except FileNotFoundError:
-        current = None
+        current, enc = None, UTF8
+    except OSError as exc:
+        raise ToolError(f"could not read {path}: {exc.strerror or exc}") from exc
     check_unchanged(path, expected, current)
-    atomic_write(path, content)
+    # Encoded before anything is written, so text the file's encoding cannot hold changes nothing.
+    data = encode(content, enc, str(path))
+    _write_bytes(path, data)
 
 
 def check_unchanged(path: Path, expected: str | None, current: str | None, *, where: str = "") -> None:
@@ -77,19 +95,12 @@ def check_unchanged(path: Path, expected: str | None, current: str | None, *, wh
 
 
 def atomic_write(path: Path, content: str) -> None:
-    """Write via a temp file in the same folder and rename, keeping the file's mode."""
+    """Write UTF-8 ``content`` via a temp file in the same folder and a rename, keeping the file's mode."""
+    _write_bytes(path, encode(content, UTF8, str(path)))
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o7777 if path.exists() else None
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(content)
-            if mode is not None:
-                os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, data)
     except OSError as exc:
         raise ToolError(f"could not write {path}: {exc.strerror or exc}") from exc

@@ -17,7 +17,7 @@ from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
 from agent_lsp.adapters.lsp.documents import Document, DocumentStore, canonical, path_to_uri
 from agent_lsp.adapters.lsp.edits import change_edit, create_edit, text_edits
 from agent_lsp.errors import ToolError
-from agent_lsp.workspace.filesystem import LocalFileSystem, check_unchanged
+from agent_lsp.workspace.filesystem import LocalFileSystem, check_unchanged, read_disk_text
 
 log = logging.getLogger(__name__)
 SYNC_WAIT_S = 2.0  # how long to wait for the editor's didChange after it applied our edit
@@ -59,8 +59,7 @@ class LspFileSystem:
         result: dict[Path, str] = dict(self._unsaved)
         for doc in self.documents.documents():
             try:
-                with open(doc.path, encoding="utf-8", errors="replace", newline="") as fh:
-                    on_disk: str | None = fh.read()
+                on_disk: str | None = read_disk_text(doc.path)
             except OSError:
                 on_disk = None
             if on_disk != doc.text:

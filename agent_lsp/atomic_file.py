@@ -1,0 +1,57 @@
+"""Whole-file writes that a crash cannot tear: a temp file in the same folder, fsync, then one rename.
+
+Readers see either the old file or the new one, never half of either, even when the process is killed with
+SIGKILL mid-write; the fsync makes the new content durable before the rename publishes it, so a power loss
+does not leave an empty file under the final name either. Every file the agent writes whole goes through
+here (workspace edits, checkpoints, settings, trusted folders, memory); append-only logs do not (see
+``store/sessions.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, keep_mode: bool = True) -> None:
+    """Replace ``path`` with ``data`` in one step, creating missing parent folders.
+
+    ``exclusive``: fail with FileExistsError instead of replacing an existing file (the name is claimed
+    atomically, so two writers racing for one name cannot both win). ``keep_mode``: an existing file keeps
+    its permission bits. Raises OSError; on any failure the temp file is removed and ``path`` is untouched.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode: int | None = None
+    if keep_mode and not exclusive:
+        with contextlib.suppress(FileNotFoundError):
+            mode = path.stat().st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        if exclusive:
+            _link_exclusive(tmp, path)
+        else:
+            os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _link_exclusive(tmp: str, path: Path) -> None:
+    """Publish ``tmp`` as ``path`` only if ``path`` does not exist (a hard link fails on an existing name)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:
+        # A file system without hard links: check, then rename (a race in the same instant is the only risk).
+        if path.exists():
+            raise FileExistsError(17, "File exists", str(path)) from None
+        os.replace(tmp, path)
