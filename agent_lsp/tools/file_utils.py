@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from agent_lsp.errors import PathOutsideWorkspace
+from agent_lsp.errors import PathOutsideWorkspace, ToolError
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.workspace.ignore import IgnoreFilter
 
@@ -241,88 +241,66 @@ def has_glob(pattern: str) -> bool:
     return bool(_GLOB_CHARS.search(pattern))
 
 
+MAX_GLOB_CHARS = 1000
+MAX_BRACE_EXPANSIONS = 256
+# Every '**' segment nests one more lazy loop in the regex, so a path's matching cost grows as depth ** count;
+# three keep the worst case (a deep path that almost matches) under a millisecond.
+MAX_GLOBSTARS = 3
+
+
+class GlobPatternError(ToolError):
+    """A glob the matcher refuses (too long, too many brace expansions or '**'); the model reads the message."""
+
+    def __init__(self, pattern: str, why: str) -> None:
+        super().__init__(f"Invalid glob pattern {pattern[:200]!r}: {why}", "invalid_pattern")
+
+
 def expand_braces(pattern: str) -> list[str]:
-    """``a.{ts,tsx}`` -> ``a.ts``, ``a.tsx`` (nested braces work; an unmatched brace is literal)."""
-    depth = 0
-    start = -1
-    for i, ch in enumerate(pattern):
-        if ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                body = pattern[start + 1 : i]
-                options: list[str] = []
-                level = 0
-                cur = ""
-                for c in body:
-                    if c == "," and level == 0:
-                        options.append(cur)
-                        cur = ""
-                        continue
-                    level += c == "{"
-                    level -= c == "}"
-                    cur += c
-                options.append(cur)
-                if len(options) == 1:
-                    continue
-                head, tail = pattern[:start], pattern[i + 1 :]
-                out: list[str] = []
-                for opt in options:
-                    out.extend(expand_braces(head + opt + tail))
-                return out
-    return [pattern]
+    """``a.{ts,tsx}`` -> ``a.ts``, ``a.tsx`` (nested braces and ranges work; an unmatched brace is literal).
 
+    Raises GlobPatternError past MAX_BRACE_EXPANSIONS patterns, instead of growing exponentially."""
+    import bracex  # not at top level: only glob users need it
 
-def _translate(pattern: str) -> str:
-    out: list[str] = []
-    i = 0
-    n = len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "*":
-            if pattern.startswith("**", i):
-                before_ok = i == 0 or pattern[i - 1] == "/"
-                j = i + 2
-                if before_ok and j < n and pattern[j] == "/":
-                    out.append("(?:[^/]*/)*")  # "**/" : any number of folders, including none
-                    i = j + 1
-                    continue
-                if before_ok and j == n:
-                    out.append(".*")
-                    i = j
-                    continue
-                out.append("[^/]*")
-                i = j
-                continue
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            j = pattern.find("]", i + 2 if i + 1 < n and pattern[i + 1] in "!^" else i + 1)
-            if j == -1:
-                out.append(re.escape(ch))
-            else:
-                body = pattern[i + 1 : j]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    return "".join(out)
+    if len(pattern) > MAX_GLOB_CHARS:
+        raise GlobPatternError(pattern, f"longer than {MAX_GLOB_CHARS} characters")
+    try:
+        return list(bracex.expand(pattern, keep_escapes=True, limit=MAX_BRACE_EXPANSIONS))
+    except bracex.ExpansionLimitException:
+        raise GlobPatternError(
+            pattern, f"its {{a,b}} braces expand to more than {MAX_BRACE_EXPANSIONS} patterns; use fewer or '*'"
+        ) from None
 
 
 @lru_cache(maxsize=256)
 def glob_regex(pattern: str, case_sensitive: bool = True) -> re.Pattern[str]:
-    """A regex that fully matches ``/``-separated relative paths matched by the glob ``pattern``.
+    """A regex that fully matches ``/``-separated relative paths matched by the glob ``pattern`` (wcmatch).
 
-    ``*`` and ``?`` stay within one folder, ``**`` spans folders, ``[..]`` and ``{a,b}`` work as in shells."""
-    body = "|".join(_translate(p.lstrip("/")) for p in expand_braces(pattern))
-    return re.compile(f"(?:{body})", 0 if case_sensitive else re.IGNORECASE)
+    ``*`` and ``?`` stay within one folder and match dotfiles, ``**`` spans folders, ``[..]`` and ``{a,b}``
+    work as in shells, ``\\`` escapes. Raises GlobPatternError for a pattern that would be too costly."""
+    from wcmatch import glob as wcglob  # not at top level: 20 ms of imports only glob users need
+
+    pattern = pattern.lstrip("/")
+    for expanded in expand_braces(pattern):
+        segments = expanded.split("/")
+        stars = sum(1 for k, seg in enumerate(segments) if seg == "**" and (k == 0 or segments[k - 1] != "**"))
+        if stars > MAX_GLOBSTARS:
+            raise GlobPatternError(pattern, f"more than {MAX_GLOBSTARS} '**' segments; one '**' already spans folders")
+    flags = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTMATCH | wcglob.FORCEUNIX
+    flags |= wcglob.CASE if case_sensitive else wcglob.IGNORECASE
+    try:
+        include, _ = wcglob.translate(pattern, flags=flags, limit=MAX_BRACE_EXPANSIONS)
+        return re.compile("|".join(f"(?:{r})" for r in include))
+    except Exception as exc:  # wcmatch's limit error, re.error, anything a strange pattern provokes
+        raise GlobPatternError(pattern, str(exc) or type(exc).__name__) from None
+
+
+def glob_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot be used as a glob, or None. For ``validate``."""
+    try:
+        glob_regex(pattern)
+    except GlobPatternError as exc:
+        return str(exc)
+    return None
 
 
 def glob_match(pattern: str, rel: str, case_sensitive: bool = True) -> bool:

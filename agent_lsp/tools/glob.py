@@ -14,7 +14,16 @@ from agent_lsp.errors import PathOutsideWorkspace, ToolError
 from agent_lsp.events import Location
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.file_utils import glob_regex, ignore_filter, path_problem, rel_posix, resolve, shown, split_glob
+from agent_lsp.tools.file_utils import (
+    glob_problem,
+    glob_regex,
+    ignore_filter,
+    path_problem,
+    rel_posix,
+    resolve,
+    shown,
+    split_glob,
+)
 
 RECENT_SECONDS = 24 * 3600
 MAX_RESULTS = 2000
@@ -72,6 +81,9 @@ class GlobTool(ContextTool):
         pattern: str = params["pattern"]
         if not pattern.strip():
             return "The pattern must not be empty."
+        problem = glob_problem(pattern)
+        if problem:
+            return problem
         if params.get("dir_path"):
             problem = path_problem(self.ctx, params["dir_path"])
             if problem:

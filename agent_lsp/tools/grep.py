@@ -21,7 +21,16 @@ from agent_lsp.errors import ToolError
 from agent_lsp.events import Location
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.file_utils import clip_line, glob_match, ignore_filter, path_problem, resolve, root_for, shown
+from agent_lsp.tools.file_utils import (
+    clip_line,
+    glob_match,
+    glob_problem,
+    ignore_filter,
+    path_problem,
+    resolve,
+    root_for,
+    shown,
+)
 from agent_lsp.workspace.encoding import decode
 from agent_lsp.workspace.ignore import GEMINIIGNORE, IgnoreFilter
 
@@ -129,6 +138,11 @@ class GrepTool(Tool):
     def check(self, params: dict[str, Any]) -> str | None:
         if params["pattern"] == "":
             return "The pattern must not be empty."
+        for key in ("include_pattern", "exclude_pattern"):
+            glob = params.get(key)
+            problem = glob_problem(glob.lstrip("/")) if isinstance(glob, str) and glob else None
+            if problem:
+                return f"{key}: {problem}"
         if params.get("dir_path"):
             return path_problem(self.ctx, params["dir_path"])
         return None

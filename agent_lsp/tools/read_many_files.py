@@ -16,10 +16,12 @@ from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import (
     MAX_FILE_BYTES,
     MAX_LINES_PER_READ,
+    GlobPatternError,
     classify,
     clip_line,
     expand_braces,
     glob_match,
+    glob_problem,
     glob_regex,
     has_glob,
     ignore_filter,
@@ -86,7 +88,10 @@ def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
 def _names_media(pattern: str, path: Path) -> bool:
     """Whether a glob explicitly asks for this kind of file (e.g. '*.png' for a PNG)."""
     suffix = path.suffix.lower()
-    return bool(suffix) and any(p.lower().endswith(suffix) for p in expand_braces(pattern))
+    try:
+        return bool(suffix) and any(p.lower().endswith(suffix) for p in expand_braces(pattern))
+    except GlobPatternError:
+        return False
 
 
 def collect(
@@ -154,7 +159,11 @@ def collect(
             out.skipped.append((entry, "outside the workspace"))
             continue
         before = len(out.files)
-        regex = glob_regex(rest, True)
+        try:
+            regex = glob_regex(rest, True)
+        except GlobPatternError as exc:
+            out.skipped.append((entry, str(exc)))
+            continue
         for base in bases:
             if not base.is_dir():
                 continue
@@ -307,6 +316,12 @@ class ReadManyFilesTool(ContextTool):
         include = [p for p in params["include"] if p.strip()]
         if not include:
             return "include must name at least one path or glob."
+        for pattern in [p.strip().removeprefix("@") for p in include if has_glob(p)] + list(
+            params.get("exclude") or ()
+        ):
+            problem = glob_problem(pattern.strip("/"))
+            if problem:
+                return problem
         return None
 
     def build(self, params: dict[str, Any]) -> ToolInvocation[Any]:

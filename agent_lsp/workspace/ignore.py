@@ -8,12 +8,15 @@ re-included. ``.geminiignore`` is read from the root only, anchored there, and a
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 GITIGNORE = ".gitignore"
 GEMINIIGNORE = ".geminiignore"
@@ -45,7 +48,14 @@ def load_spec(path: Path) -> Any | None:
     except OSError:
         return None
     patterns = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
-    spec = pathspec.GitIgnoreSpec.from_lines(patterns) if patterns else None
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(patterns) if patterns else None
+    except ValueError:
+        # A line git itself would ignore (a lone "!", a trailing backslash) must not make every walk fail:
+        # keep the lines that parse, as git does.
+        good = [ln for ln in patterns if _parses(pathspec, ln)]
+        log.warning("%s: skipping %d invalid pattern line(s)", path, len(patterns) - len(good))
+        spec = pathspec.GitIgnoreSpec.from_lines(good) if good else None
     with _spec_lock:
         _spec_cache[path] = (key, spec)
     return spec
@@ -207,3 +217,11 @@ class IgnoreFilter:
             # Reverse so the stack pops folders in name order: walks are deterministic for equal trees.
             subdirs.sort(reverse=True)
             stack.extend((d, depth + 1) for d in subdirs)
+
+
+def _parses(pathspec: Any, line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except ValueError:
+        return False
+    return True

@@ -119,3 +119,51 @@ def test_glob_translation() -> None:
     assert split_glob("src/**/*.py") == ("src", "**/*.py")
     assert split_glob("*.py") == ("", "*.py")
     assert split_glob("a/b/c.txt") == ("a/b", "c.txt")
+
+
+async def test_hostile_patterns_are_tool_errors_the_model_reads(ctx: ToolContext, root: Path) -> None:
+    """Patterns that used to hang (uncapped brace expansion) or crash (re.error) fail fast with a message."""
+    write(root, "]x", mtime=OLD)
+    write(root, "a/b.py", mtime=OLD)
+    tool = GlobTool(ctx)
+    message = await run_error(tool, {"pattern": "{a,b}" * 18})
+    assert "Invalid glob pattern" in message and "more than 256 patterns" in message
+    message = await run_error(tool, {"pattern": "**/a/**/b/**/c/**/d"})
+    assert "more than 3 '**'" in message
+    assert "longer than 1000" in await run_error(tool, {"pattern": "a" * 1001})
+    # A bracket that only holds ']' is a character class, as in shells: no regex error, a real match.
+    text = str((await run(tool, {"pattern": "[]]x"})).llm_content)
+    assert _paths(text) == [str(root / "]x")]
+    for odd in ("[z-a]x", "[", "a\\", "{}", "[!]", "**/**/**/**/*.py"):
+        result = await run(tool, {"pattern": odd})  # odd but valid: an answer, never an exception
+        assert result.error is None, odd
+    assert _paths(str((await run(tool, {"pattern": "**/**/**/**/*.py"})).llm_content)) == [str(root / "a/b.py")]
+
+
+async def test_every_glob_the_model_sends_is_checked(ctx: ToolContext, root: Path) -> None:
+    """grep's include/exclude and read_many_files' include/exclude go through the same bounded matcher."""
+    from agent_lsp.tools.grep import GrepTool
+    from agent_lsp.tools.read_many_files import ReadManyFilesTool, read_paths_for_prompt
+
+    write(root, "a.py", "x = 1\n", mtime=OLD)
+    bomb = "{a,b}" * 18
+    for params in ({"pattern": "x", "include_pattern": bomb}, {"pattern": "x", "exclude_pattern": bomb}):
+        assert "more than 256 patterns" in await run_error(GrepTool(ctx), params)
+    for params in ({"include": [bomb + "*.py"]}, {"include": ["a.py"], "exclude": [bomb]}):
+        assert "more than 256 patterns" in await run_error(ReadManyFilesTool(ctx), params)
+    parts, warnings = await read_paths_for_prompt(ctx, [bomb + "*.py", "a.py"])
+    assert any("more than 256 patterns" in w for w in warnings)
+    assert any("x = 1" in (p.text or "") for p in parts)
+
+
+def test_brace_expansion_is_capped_not_exponential() -> None:
+    import pytest
+
+    from agent_lsp.tools.file_utils import GlobPatternError, expand_braces, glob_regex
+
+    assert len(expand_braces("{a,b}" * 8)) == 256
+    with pytest.raises(GlobPatternError):
+        expand_braces("{a,b}" * 9)
+    with pytest.raises(GlobPatternError):
+        glob_regex("x{1..100000}")
+    assert glob_regex("{1..3}.txt").fullmatch("2.txt")

@@ -139,3 +139,15 @@ def test_edited_ignore_file_is_reloaded(root: Path) -> None:
     fresh = IgnoreFilter(root)
     assert not fresh.is_ignored(root / "x.a")
     assert fresh.is_ignored(root / "x.b")
+
+
+def test_invalid_ignore_lines_are_skipped_not_fatal(root: Path) -> None:
+    """A lone '!' or a trailing backslash (lines git itself ignores) must not make every walk raise."""
+    (root / ".git").mkdir()
+    write(root, ".gitignore", "!\n*.log\nfoo\\\n[]]x\n")
+    write(root, "a.log", "x")
+    write(root, "a.py", "x")
+    write(root, "]x", "x")
+    flt = IgnoreFilter(root)
+    assert flt.is_ignored(root / "a.log") and flt.is_ignored(root / "]x")
+    assert _rel(root, list(flt.walk())) == [".gitignore", "a.py"]
