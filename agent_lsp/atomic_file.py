@@ -10,9 +10,11 @@ here (workspace edits, checkpoints, settings, trusted folders, memory); append-o
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, keep_mode: bool = True) -> None:
@@ -55,3 +57,12 @@ def _link_exclusive(tmp: str, path: Path) -> None:
         if path.exists():
             raise FileExistsError(17, "File exists", str(path)) from None
         os.replace(tmp, path)
+
+
+def json_bytes(value: Any, **options: Any) -> bytes:
+    """``value`` as UTF-8 JSON; text with lone surrogates (from a model's ``\\udcxx`` escapes) is written as
+    escapes instead of failing, so a record is never lost to one odd character."""
+    try:
+        return json.dumps(value, ensure_ascii=False, **options).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=True, **options).encode("ascii")

@@ -151,6 +151,8 @@ def read_json_file(path: Path) -> tuple[Any, ConfigError | None]:
         return {}, None
     try:
         return parse_jsonc(text), None
+    except RecursionError:
+        return None, ConfigError("JSON nested too deeply to read; the file was skipped", file=str(path))
     except json.JSONDecodeError as exc:
         return None, ConfigError(
             f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}; the file was skipped", file=str(path)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
+from agent_lsp.atomic_file import write_atomic
 from agent_lsp.config import paths
 from agent_lsp.config.loader import read_json_file
 from agent_lsp.errors import ConfigError
@@ -201,14 +200,5 @@ def trust_folder(path: Path, level: TrustLevel | str, *, env: Mapping[str, str] 
     if value is not None and not isinstance(value, dict):
         raise ConfigError("the top level must be a JSON object of path -> trust level", file=str(target))
     rules[str(_real(path))] = level.value
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".trustedFolders.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(rules, fh, indent=2)
-            fh.write("\n")
-        os.replace(tmp, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    write_atomic(target, json.dumps(rules, indent=2).encode("utf-8") + b"\n")
     return target

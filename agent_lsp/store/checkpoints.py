@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agent_lsp.atomic_file import json_bytes, write_atomic
 from agent_lsp.config.paths import project_state_dir
 from agent_lsp.errors import AgentError
 from agent_lsp.events import ToolCallInfo
@@ -175,12 +176,11 @@ class ShadowGitCheckpointer:
         while True:
             record["id"] = cid
             # Serialised before the name is claimed, so an argument JSON cannot hold never leaves half a file.
-            text = json.dumps(record, ensure_ascii=False, default=repr)
-            target = self.checkpoints_dir / f"{cid}.json"
+            data = json_bytes(record, default=repr)
             try:
-                # "x" mode claims the name atomically, so two checkpoints in one millisecond both survive.
-                with open(target, "x", encoding="utf-8") as f:
-                    f.write(text)
+                # Written whole to a temp file and published under a name no other checkpoint has (two in one
+                # millisecond both survive): a kill at any point leaves the record complete or absent.
+                write_atomic(self.checkpoints_dir / f"{cid}.json", data, exclusive=True)
                 return
             except FileExistsError:
                 n += 1
@@ -204,8 +204,9 @@ class ShadowGitCheckpointer:
             await self._create_repo()
         info = self.shadow_dir / "info"
         info.mkdir(exist_ok=True)
-        (info / "attributes").write_text(_RAW_ATTRIBUTES, encoding="utf-8")
-        (info / "exclude").write_text(self._exclude_text(), encoding="utf-8")
+        # Replaced whole: a torn exclude file could let a snapshot take in our own state folder.
+        write_atomic(info / "attributes", _RAW_ATTRIBUTES.encode())
+        write_atomic(info / "exclude", self._exclude_text().encode("utf-8", "surrogateescape"))
         self._ready = True
 
     async def _create_repo(self) -> None:
@@ -370,7 +371,8 @@ def _read_json(path: Path) -> dict[str, Any] | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
+        # A checkpoint torn by a crash in an older version, or damaged by hand: left out, never fatal.
         log.warning("skipping unreadable checkpoint %s: %s", path, exc)
         return None
     return data if isinstance(data, dict) else None

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from agent_lsp.atomic_file import json_bytes
 from agent_lsp.config.paths import project_state_dir
 from agent_lsp.events import AgentEvent, SessionTitle, UserMessage, event_from_dict, event_to_dict
 from agent_lsp.model.base import Content
@@ -53,6 +54,7 @@ class LoadedSession:
     info: SessionInfo
     events: list[AgentEvent]
     history: list[Content]
+    skipped: int = 0  # lines that could not be read (a torn last line after a crash, a garbled one): left out
 
 
 def new_session_id() -> str:
@@ -184,7 +186,7 @@ class SessionRecorder:
         return self._file is None
 
     def _write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, separators=_SEP).encode("utf-8") + b"\n"
+        line = json_bytes(record, separators=_SEP) + b"\n"
         with self._lock:
             if self._file is None:
                 log.debug("session %s is closed; dropping a %s record", self.session_id, record["type"])
@@ -269,7 +271,8 @@ class SessionStore:
         events: list[AgentEvent] = []
         history: list[Content] = []
         title: str | None = None
-        for record in _records(path):
+        torn: list[int] = []
+        for record in _records(path, torn):
             rtype = record.get("type")
             try:
                 if rtype == "session":
@@ -283,14 +286,17 @@ class SessionStore:
                     history = _apply_snapshot(history, record, path)
                 elif rtype == "title":
                     title = str(record["title"])
-            except (KeyError, TypeError, ValueError, AttributeError, binascii.Error) as exc:
+            except (KeyError, TypeError, ValueError, AttributeError, RecursionError, binascii.Error) as exc:
                 log.warning("%s: skipping an unreadable %s record: %s", path, rtype, exc)
+                torn.append(0)
         if title is None:
             first = next((e for e in events if isinstance(e, UserMessage)), None)
             title = derive_title(first.text) if first is not None else None
         prompts = sum(1 for e in events if isinstance(e, UserMessage))
         info = self._info_from(session_id, header, title, prompts, mtime_ns)
-        return LoadedSession(info=info, events=events, history=history)
+        if torn:
+            log.warning("%s: %d unreadable line(s) left out (a crash mid-write leaves at most one)", path, len(torn))
+        return LoadedSession(info=info, events=events, history=history, skipped=len(torn))
 
     def _existing(self, session_id: str) -> Path:
         if not valid_session_id(session_id):
@@ -370,7 +376,7 @@ def _lines(path: Path) -> Iterator[tuple[bytes, bool]]:
 def _parse(line: bytes, unterminated: bool, path: Path) -> dict[str, Any] | None:
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         record = None
     if isinstance(record, dict):
         return record
@@ -381,11 +387,14 @@ def _parse(line: bytes, unterminated: bool, path: Path) -> dict[str, Any] | None
     return None
 
 
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    for line, last in _lines(path):
+def _records(path: Path, skipped: list[int] | None = None) -> Iterator[dict[str, Any]]:
+    """The parsed records; the number of each line that could not be parsed is appended to ``skipped``."""
+    for number, (line, last) in enumerate(_lines(path), 1):
         record = _parse(line, last, path)
         if record is not None:
             yield record
+        elif skipped is not None:
+            skipped.append(number)
 
 
 def _encode_cursor(mtime_ns: int, session_id: str) -> str:

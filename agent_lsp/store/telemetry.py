@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -148,6 +149,9 @@ class LocalTelemetry:
             if self._file is None:
                 self.outfile.parent.mkdir(parents=True, exist_ok=True)
                 self._file = open(self.outfile, "ab")  # noqa: SIM115 - kept open for the life of the sink
+                if self._file.tell() and not _ends_with_newline(self.outfile):
+                    # A writer killed mid-line left a fragment: end it, so our first record is a line of its own.
+                    line = b"\n" + line
             self._file.write(line)
             self._file.flush()
 
@@ -157,6 +161,12 @@ class LocalTelemetry:
             file, self._file = self._file, None
         if file is not None:
             file.close()
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
 
 
 def telemetry_from_settings(

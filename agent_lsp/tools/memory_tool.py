@@ -13,7 +13,7 @@ from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails, FileDiff
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.workspace.filesystem import atomic_write
+from agent_lsp.workspace.filesystem import LocalFileSystem, read_disk_text
 
 MEMORY_SECTION = "## Gemini Added Memories"
 
@@ -149,7 +149,8 @@ class MemoryInvocation(ToolInvocation[MemoryParams]):
         if self.params.scope == "project":
             await self.ctx.fs.write_text(self.path, new, expected=old, label="Save memory")
         else:
-            await asyncio.to_thread(atomic_write, self.path, new)
+            # The global file is ours, not the editor's: written on disk, in its own encoding, atomically.
+            await LocalFileSystem().write_text(self.path, new, expected=old, label="Save memory")
         diff = FileDiff(path=str(self.path), old_text=old, new_text=new)
         return ToolResult(
             llm_content=f'Okay, I have remembered that ({self.params.scope} memory): "{self.params.fact}"',
@@ -161,6 +162,6 @@ class MemoryInvocation(ToolInvocation[MemoryParams]):
 
 def _read_or_none(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_disk_text(path)
     except FileNotFoundError:
         return None
