@@ -12,24 +12,31 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
 
-def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, keep_mode: bool = True) -> None:
+def write_atomic(
+    path: Path, data: bytes, *, exclusive: bool = False, keep_mode: bool = True, sweep: bool = False
+) -> None:
     """Replace ``path`` with ``data`` in one step, creating missing parent folders.
 
     ``exclusive``: fail with FileExistsError instead of replacing an existing file (the name is claimed
     atomically, so two writers racing for one name cannot both win). ``keep_mode``: an existing file keeps
-    its permission bits. Raises OSError; on any failure the temp file is removed and ``path`` is untouched.
+    its permission bits. ``sweep``: remove every temp file a killed writer left in the folder (for the agent's
+    own folders, where each record has a new name); otherwise only those of ``path`` itself are removed.
+    Raises OSError; on any failure the temp file is removed and ``path`` is untouched.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     mode: int | None = None
     if keep_mode and not exclusive:
         with contextlib.suppress(FileNotFoundError):
             mode = path.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _remove_orphans(path.parent, None if sweep else path.name)
+    # The writer's pid is in the name, so a later write can tell a temp file a killed writer left behind.
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".{os.getpid()}.tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -44,6 +51,36 @@ def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, keep_mode:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def _remove_orphans(folder: Path, name: str | None) -> None:
+    """Delete temp files (of ``name``, or of any file) whose writer process is gone: killed before its rename."""
+    if os.name == "nt":
+        return  # os.kill(pid, 0) is not a liveness probe there
+    target = re.escape(name) if name is not None else r".+"
+    pattern = re.compile(rf"\.{target}\.[a-z0-9_]{{8}}\.(\d+)\.tmp")
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(".") and n.endswith(".tmp")]
+    except OSError:
+        return
+    for entry in names:
+        m = pattern.fullmatch(entry)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(folder / entry)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists but belongs to someone else
+    return True
 
 
 def _link_exclusive(tmp: str, path: Path) -> None:

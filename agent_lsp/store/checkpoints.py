@@ -180,7 +180,7 @@ class ShadowGitCheckpointer:
             try:
                 # Written whole to a temp file and published under a name no other checkpoint has (two in one
                 # millisecond both survive): a kill at any point leaves the record complete or absent.
-                write_atomic(self.checkpoints_dir / f"{cid}.json", data, exclusive=True)
+                write_atomic(self.checkpoints_dir / f"{cid}.json", data, exclusive=True, sweep=True)
                 return
             except FileExistsError:
                 n += 1

@@ -1,0 +1,104 @@
+"""Files the agent writes for itself are whole or absent; readers skip and report what a crash left behind."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+from agent_lsp import events as ev
+from agent_lsp.atomic_file import json_bytes, write_atomic
+from agent_lsp.events import ToolCallInfo
+from agent_lsp.store.checkpoints import ShadowGitCheckpointer
+from agent_lsp.store.sessions import SessionStore
+from agent_lsp.store.telemetry import LocalTelemetry
+
+
+def test_write_atomic_replaces_keeps_mode_and_claims_names(tmp_path: Path) -> None:
+    target = tmp_path / "deep" / "f.json"
+    write_atomic(target, b"one")
+    target.chmod(0o640)
+    write_atomic(target, b"two")
+    assert target.read_bytes() == b"two" and target.stat().st_mode & 0o777 == 0o640
+    with pytest.raises(FileExistsError):
+        write_atomic(target, b"three", exclusive=True)
+    assert target.read_bytes() == b"two"
+    write_atomic(tmp_path / "deep" / "g.json", b"new", exclusive=True)
+    assert sorted(p.name for p in (tmp_path / "deep").iterdir()) == ["f.json", "g.json"]  # no temp files left
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temp(tmp_path: Path) -> None:
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "inside").write_text("x")
+    with pytest.raises(OSError):
+        write_atomic(tmp_path / "taken", b"data")  # a non-empty folder cannot be replaced by a file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_json_bytes_never_loses_a_record_to_a_lone_surrogate() -> None:
+    assert json.loads(json_bytes({"a": "caf\udce9"})) == {"a": "caf\udce9"}
+    assert json_bytes({"a": "café"}) == '{"a": "café"}'.encode()
+
+
+async def test_checkpoint_reader_skips_a_torn_record_and_lists_the_rest(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    cp = ShadowGitCheckpointer(root, state_dir=tmp_path / "state")
+    call = ToolCallInfo("c1", "write_file", {"file_path": str(root / "a.txt"), "content": "caf\udce9"}, "w")
+    await cp.before_tool(call, [])
+    [first] = cp.list()
+    torn = cp.checkpoints_dir / "2000-01-01T00-00-00-000Z-torn-write_file.json"
+    torn.write_bytes(b'{"id": "torn", "commit": "ab')
+    assert [c.id for c in cp.list()] == [first.id]
+    restored = await cp.restore(first.id)
+    assert restored.call["args"]["content"] == "caf\udce9"
+    assert not [p for p in cp.checkpoints_dir.iterdir() if p.suffix == ".tmp"]
+
+
+def test_session_load_reports_how_many_lines_it_left_out(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    store = SessionStore(tmp_path)
+    rec = store.recorder("s", tmp_path)
+    rec(ev.UserMessage("hello \udce9"))  # a lone surrogate from a model escape is recorded, not dropped
+    rec(ev.Content("whole"))
+    rec.close()
+    path = store.path_for("s")
+    path.write_bytes(path.read_bytes() + b'{"type":"event","event":{"kind":"con')  # killed mid-line
+    with caplog.at_level(logging.WARNING, logger="agent_lsp.store.sessions"):
+        loaded = store.load("s")
+    assert loaded.events == [ev.UserMessage("hello \udce9"), ev.Content("whole")]
+    assert loaded.skipped == 1
+    assert any("1 unreadable line" in r.getMessage() for r in caplog.records)
+
+
+def test_telemetry_after_a_torn_line_starts_a_new_line(tmp_path: Path) -> None:
+    out = tmp_path / "telemetry.jsonl"
+    out.write_bytes(b'{"ts":"2024","type":"api_req')
+    sink = LocalTelemetry(out, log_prompts=False)
+    sink(ev.UserMessage("hi"))
+    sink.close()
+    lines = out.read_bytes().split(b"\n")
+    assert lines[0] == b'{"ts":"2024","type":"api_req'
+    assert all(json.loads(line) for line in lines[1:] if line)
+    assert os.path.getsize(out) > len(lines[0]) + 1
+
+
+def test_temp_files_of_killed_writers_are_removed_by_the_next_write(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    orphan = tmp_path / f".f.json.abcd1234.{dead.pid}.tmp"
+    other_orphan = tmp_path / f".g.json.abcd1234.{dead.pid}.tmp"
+    live = tmp_path / f".f.json.abcd1234.{os.getpid()}.tmp"  # a writer still at work: left alone
+    user_file = tmp_path / ".f.json.notes.tmp"  # not one of ours
+    for p in (orphan, other_orphan, live, user_file):
+        p.write_bytes(b"partial")
+    write_atomic(tmp_path / "f.json", b"{}")
+    assert not orphan.exists() and other_orphan.exists() and live.exists() and user_file.exists()
+    write_atomic(tmp_path / "h.json", b"{}", sweep=True)  # the agent's own folders: every orphan goes
+    assert not other_orphan.exists() and live.exists() and user_file.exists()
