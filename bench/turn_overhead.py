@@ -40,13 +40,19 @@ async def main() -> None:
     )
     project = tmp / "project"
     project.mkdir()
-    (project / "a.txt").write_text("hello\n" * 50)
+    (project / "a.txt").write_text("hello\n" * 50 + "end\n")
     script = tmp / "script.jsonl"
     lines = []
     for _ in range(N):
         lines.append(_stream([{"text": "ok"}]))
     for _ in range(N):
         lines.append(_stream([{"functionCall": {"name": "read_file", "args": {"file_path": "a.txt"}}}]))
+        lines.append(_stream([{"text": "done"}]))
+    for i in range(N):
+        # An edit per prompt: decode, line endings, the diff, and the atomic write (temp file, fsync, rename).
+        old, new = ("hello", "hullo") if i % 2 == 0 else ("hullo", "hello")
+        args = {"file_path": "a.txt", "old_string": f"{old}\nend", "new_string": f"{new}\nend"}
+        lines.append(_stream([{"functionCall": {"name": "replace", "args": args}}]))
         lines.append(_stream([{"text": "done"}]))
     script.write_text("\n".join(lines) + "\n")
 
@@ -65,6 +71,7 @@ async def main() -> None:
 
     one = [await timed(f"hi {i}") for i in range(N)]
     two = [await timed(f"read {i}") for i in range(N)]
+    edits = [await timed(f"edit {i}") for i in range(N)]
     await handle.aclose()
     one_ms = statistics.median(one[5:])
     per_turn_tool = statistics.median(two[5:]) / 2
@@ -73,6 +80,8 @@ async def main() -> None:
         f"turn overhead, tool round trip: {per_turn_tool:.2f} ms/turn "
         f"(budget {BUDGET_MS} ms, ratio {per_turn_tool / BUDGET_MS:.2f})"
     )
+    per_turn_edit = statistics.median(edits[5:]) / 2
+    print(f"turn overhead, edit round trip (replace, no checkpoint): {per_turn_edit:.2f} ms/turn (not budgeted)")
     if max(one_ms, per_turn_tool) > BUDGET_MS:
         sys.exit(1)
 

@@ -102,3 +102,56 @@ def test_temp_files_of_killed_writers_are_removed_by_the_next_write(tmp_path: Pa
     assert not orphan.exists() and other_orphan.exists() and live.exists() and user_file.exists()
     write_atomic(tmp_path / "h.json", b"{}", sweep=True)  # the agent's own folders: every orphan goes
     assert not other_orphan.exists() and live.exists() and user_file.exists()
+
+
+CHECKPOINT_WRITER = r"""
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from agent_lsp.store.checkpoints import ShadowGitCheckpointer
+
+cp = ShadowGitCheckpointer(Path(sys.argv[1]), state_dir=Path(sys.argv[2]))
+big = "x" * 4_000_000  # a long history: writing the record takes most of each loop
+print("ready", flush=True)
+while True:
+    record = {"id": "", "commit": "0" * 40, "tool_call": {"name": "write_file", "args": {}}, "history": [big]}
+    cp._write_record(record, datetime.now(UTC), "f.txt", "write_file")
+"""
+
+
+def test_checkpoint_writer_killed_mid_write_leaves_only_whole_records(tmp_path: Path) -> None:
+    """A process doing nothing but write large checkpoint records, SIGKILLed at seeded random moments: the
+    records on disk are all whole (the old in-place write tore one in most of these kills)."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = random.Random(7)
+    root, state = tmp_path / "proj", tmp_path / "state"
+    root.mkdir()
+    records = state / "checkpoints"
+    for _ in range(8):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CHECKPOINT_WRITER, str(root), str(state)], stdout=subprocess.PIPE, env=os.environ
+        )
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
+            start = len(list(records.glob("*.json"))) if records.is_dir() else 0
+            deadline = time.monotonic() + 30
+            while (len(list(records.glob("*.json"))) if records.is_dir() else 0) < start + 2:
+                assert time.monotonic() < deadline
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0, 0.05))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+    for path in records.glob("*.json"):
+        assert json.loads(path.read_bytes())["history"][0] == "x" * 4_000_000, path
+    assert len(ShadowGitCheckpointer(root, state_dir=state).list()) == len(list(records.glob("*.json")))

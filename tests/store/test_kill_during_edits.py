@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import itertools
 import json
 import os
 import random
@@ -28,10 +29,11 @@ from agent_lsp.store.checkpoints import ShadowGitCheckpointer
 from agent_lsp.store.sessions import SessionStore
 
 TRIALS = 50
+FILLER = "".join(f"filler line {i}\n" for i in range(200))  # records big enough to take a moment to write
 STEPS = 2  # edits per file per trial
 
 FILES = {
-    "a.txt": lambda n: f"alpha {n}\nsecond line\n".encode(),  # LF, rewritten by write_file
+    "a.txt": lambda n: f"alpha {n}\n{FILLER}".encode(),  # LF, rewritten by write_file
     "b.txt": lambda n: f"x\r\ny {n}\nz\r\n".encode(),  # mixed endings, replace
     "c.txt": lambda n: f"café {n}\n".encode("cp1252"),  # Windows-1252, replace
     "d.txt": lambda n: codecs.BOM_UTF16_LE + f"wide {n}\r\n".encode("utf-16-le"),  # UTF-16 + BOM + CRLF, write_file
@@ -65,9 +67,7 @@ def _script(path: Path, current: dict[str, int]) -> dict[str, set[bytes]]:
             old, new = n + step - 1, n + step
             call_id = f"{name}-{new}"
             if name == "a.txt":
-                lines.append(
-                    _call("write_file", {"file_path": name, "content": f"alpha {new}\nsecond line\n"}, call_id)
-                )
+                lines.append(_call("write_file", {"file_path": name, "content": f"alpha {new}\n{FILLER}"}, call_id))
             elif name == "d.txt":
                 lines.append(_call("write_file", {"file_path": name, "content": f"wide {new}\n"}, call_id))
             elif name == "b.txt":
@@ -123,7 +123,8 @@ def test_sigkill_at_random_points_leaves_no_torn_file(tmp_path: Path) -> None:
     script = tmp_path / "script.jsonl"
     argv = [sys.executable, "-m", "agent_lsp", "run", "-o", "stream-json", "--approval-mode", "auto_edit"]
     argv += ["--fake-responses", str(script), "move every file on"]
-    events_per_run = 0
+    kinds: list[str] = []  # the events a whole run streams
+    gaps: list[float] = []  # seconds from each event to the next, in the first run
     killed_sessions: list[str] = []
     stray_temps = 0
     checked: set[Path] = set()
@@ -143,16 +144,28 @@ def test_sigkill_at_random_points_leaves_no_torn_file(tmp_path: Path) -> None:
         )
         assert proc.stdout is not None
         if trial == 0:
-            # The first run is not killed: it proves the script works and counts the events a whole run streams.
-            events_per_run = sum(1 for _ in proc.stdout)
+            # The first run is not killed: it proves the script works, and times the gap after each streamed event.
+            stamps = [time.monotonic()]
+            for line in proc.stdout:
+                stamps.append(time.monotonic())
+                kinds.append(json.loads(line)["kind"] + str(json.loads(line).get("status", "")))
+            gaps = [b - a for a, b in itertools.pairwise(stamps[1:])] + [0.01]
             assert proc.wait(timeout=60) == 0
             assert {name: (root / name).read_bytes() for name in FILES} == {name: FILES[name](STEPS) for name in FILES}
         else:
-            cut = rng.randint(0, events_per_run)
+            # Every other trial is killed in the gap after a "scheduled" status, where the checkpoint is taken
+            # and written, the others anywhere; the delay is spread over that event's gap in the first run.
+            scheduled = [i for i, kind in enumerate(kinds) if kind == "tool_call_statusscheduled"]
+            if trial % 2:
+                cut = rng.choice(scheduled) + 1
+                delay = gaps[cut - 1] * rng.uniform(0.5, 1.2)  # the record is written at the end, after git
+            else:
+                cut = rng.randint(1, len(kinds))
+                delay = gaps[cut - 1] * rng.uniform(0, 1.2)
             for _ in range(cut):
                 if not proc.stdout.readline():
                     break
-            time.sleep(rng.uniform(0, 0.03))
+            time.sleep(delay)
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
             _wait_for_group(proc.pid)
@@ -180,9 +193,7 @@ def test_sigkill_at_random_points_leaves_no_torn_file(tmp_path: Path) -> None:
 
     assert len(ShadowGitCheckpointer(root).list()) == len(checked)
     assert len(killed_sessions) >= TRIALS - 5  # nearly every trial got far enough to start recording
-    print(
-        f"\n{TRIALS} kills, {events_per_run} events per whole run, {stray_temps} stray temp file(s) seen after a kill"
-    )
+    print(f"\n{TRIALS} kills, {len(kinds)} events per whole run, {stray_temps} stray temp file(s) seen after a kill")
     asyncio.run(_resume_and_restore(root, tmp_path, killed_sessions[-1], env))
 
 
