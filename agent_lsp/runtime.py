@@ -553,7 +553,7 @@ def _save_allowed_rules(rules: list[str]) -> None:
     path = gemini_dir() / "settings.json"
     try:
         data: dict[str, Any] = parse_jsonc(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         log.warning("could not update %s: %s", path, exc)
         return
     tools = data.setdefault("tools", {})

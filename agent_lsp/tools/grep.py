@@ -189,7 +189,9 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         found = Found()
         regex = self._python_regex()
         if buffers and regex is not None:
-            _search_texts(found, buffers, regex, p)
+            # Python's re can backtrack for a very long time on some patterns: never on the event loop, so the
+            # server keeps answering (and can cancel the call) whatever pattern the model sends.
+            await asyncio.to_thread(_search_texts, found, buffers, regex, p)
         for target in p.targets:
             if found.capped:
                 break
