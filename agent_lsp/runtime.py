@@ -472,6 +472,14 @@ class Runtime:
         setup.history = loaded.history
         handle = await self.create_session(setup)
         handle.session.title = loaded.info.title or None
+        if loaded.skipped:
+            handle.notify(
+                ev.Notice(
+                    "warning",
+                    f"{loaded.skipped} unreadable line(s) of this session's recording were left out "
+                    "(a write interrupted by a crash leaves one).",
+                )
+            )
         return handle, loaded.events
 
 

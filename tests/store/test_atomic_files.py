@@ -155,3 +155,29 @@ def test_checkpoint_writer_killed_mid_write_leaves_only_whole_records(tmp_path: 
     for path in records.glob("*.json"):
         assert json.loads(path.read_bytes())["history"][0] == "x" * 4_000_000, path
     assert len(ShadowGitCheckpointer(root, state_dir=state).list()) == len(list(records.glob("*.json")))
+
+
+async def test_loading_a_torn_recording_tells_the_user(tmp_path: Path) -> None:
+    from agent_lsp.core.ports import AutoConfirmer
+    from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    store = SessionStore(root.resolve())
+    rec = store.recorder("torn", root)
+    rec(ev.UserMessage("hello"))
+    rec.close()
+    path = store.path_for("torn")
+    path.write_bytes(path.read_bytes() + b'{"type":"event","ev')
+    script = tmp_path / "script.jsonl"
+    script.write_text("")
+    runtime = Runtime(RuntimeOptions(fake_responses=script))
+    handle, events = await runtime.load_session("torn", SessionSetup(cwd=root, confirmer=AutoConfirmer()))
+    try:
+        assert events == [ev.UserMessage("hello")]
+        assert [n.message for n in handle.notices if "unreadable line" in n.message] == [
+            "1 unreadable line(s) of this session's recording were left out (a write interrupted by a crash "
+            "leaves one)."
+        ]
+    finally:
+        await handle.aclose()
