@@ -102,7 +102,9 @@ class FileEditInvocation(ToolInvocation[P]):
             current: str | None = await self.ctx.fs.read_text(self.path)
         except FileNotFoundError:
             current = None
-        self._new = self.propose(current)
+        # Matching and line-ending mapping on a large file take a while: off the event loop, so the server
+        # keeps answering meanwhile.
+        self._new = await asyncio.to_thread(self.propose, current)
         self._old = current
         self._prepared = True
 
@@ -112,7 +114,7 @@ class FileEditInvocation(ToolInvocation[P]):
             type="edit",
             title=f"{'Create' if self._old is None else self.verb} {self.shown_path}",
             path=str(self.path),
-            diff=make_file_diff(self.path, self._old, self._new, label=self.shown_path),
+            diff=await asyncio.to_thread(make_file_diff, self.path, self._old, self._new, label=self.shown_path),
         )
 
     @property
@@ -132,7 +134,7 @@ class FileEditInvocation(ToolInvocation[P]):
         if not self.path.parent.exists():
             await asyncio.to_thread(self.path.parent.mkdir, parents=True, exist_ok=True)
         await self.ctx.fs.write_text(self.path, new, expected=old, label=f"{self.verb} {self.shown_path}")
-        diff = make_file_diff(self.path, old, new, label=self.shown_path)
+        diff = await asyncio.to_thread(make_file_diff, self.path, old, new, label=self.shown_path)
         added, removed = diff_stat(diff.unified)
         message = self.success_message(old, new)
         if self._modified and new != self._proposed:

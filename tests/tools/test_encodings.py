@@ -171,3 +171,14 @@ async def test_seeded_edits_change_only_the_edited_bytes(disk_ctx: ToolContext, 
         middle = encode(new_line + ends[k], enc)[len(bom) :]
         assert before.startswith(prefix) and before.endswith(tail)
         assert after == prefix + middle + tail, (name, trial)
+
+
+async def test_rewrite_of_a_mixed_file_with_many_repeated_lines(disk_ctx: ToolContext, root: Path) -> None:
+    """write_file of a whole file with scattered changes: every kept line keeps its own ending, even the many
+    identical '}' lines the matcher treats as too common to anchor on."""
+    lines = ["}" if i % 2 else f"line {i}" for i in range(3000)]
+    ends = ["\r\n" if i % 3 else "\n" for i in range(3000)]
+    path = put(root, "big.txt", "".join(a + b for a, b in zip(lines, ends, strict=True)).encode())
+    new_lines = [f"changed {i}" if i % 50 == 0 else line for i, line in enumerate(lines)]
+    await run(WriteFileTool(disk_ctx), {"file_path": "big.txt", "content": "\n".join(new_lines) + "\n"})
+    assert path.read_bytes() == "".join(a + b for a, b in zip(new_lines, ends, strict=True)).encode()
