@@ -16,7 +16,7 @@ import re
 import shutil
 import uuid
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -98,7 +98,7 @@ class ShadowGitCheckpointer:
                 raise CheckpointsUnavailable(self.disabled_reason)
             return
         file = main_path(call)
-        async with self._lock:
+        async with self._exclusive():
             commit = await self._snapshot(f"Checkpoint before {call.name} {file or ''}".rstrip())
         created = datetime.now(UTC)
         record = {
@@ -145,7 +145,7 @@ class ShadowGitCheckpointer:
         commit = data.get("commit")
         if not isinstance(commit, str) or not re.fullmatch(r"[0-9a-f]{7,64}", commit):
             raise CheckpointError(f"Checkpoint {checkpoint_id} has no valid commit.")
-        async with self._lock:
+        async with self._exclusive():
             await self._ensure_repo()
             code, _, _ = await self._git("cat-file", "-e", f"{commit}^{{commit}}", check=False)
             if code != 0:
@@ -159,6 +159,51 @@ class ShadowGitCheckpointer:
         history = [content_from_json(c) for c in data.get("history") or [] if isinstance(c, dict)]
         call = _call_of(data)
         return RestoredCheckpoint(history=history, call=call, commit=commit, pre_restore_commit=pre)
+
+    @contextlib.asynccontextmanager
+    async def _exclusive(self) -> AsyncIterator[None]:
+        """This process's lock, plus an OS lock shared by every agent process of the project: whoever holds
+        both is the only one running git on the shadow repository, so a git lock file found then was left by
+        a git that was killed (a kill of the agent's whole process group) and is removed instead of blocking
+        every later checkpoint."""
+        async with self._lock:
+            held = await self._lock_across_processes()
+            try:
+                if held is not None:
+                    for lock in _lock_files(self.shadow_dir):
+                        log.warning("removing %s, left by a git process that was killed", lock)
+                        with contextlib.suppress(FileNotFoundError):
+                            lock.unlink()
+                yield
+            finally:
+                if held is not None:
+                    os.close(held)  # closing the descriptor releases the lock
+
+    async def _lock_across_processes(self) -> int | None:
+        """A descriptor holding an exclusive flock on ``shadow-git.lock`` (None: unavailable; waits up to 30 s)."""
+        try:
+            import fcntl
+        except ImportError:  # Windows: keep waiting for git's own locks instead
+            return None
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.state_dir / "shadow-git.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return None
+        try:
+            for _ in range(600):
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return fd
+                except BlockingIOError:
+                    await asyncio.sleep(0.05)  # another agent process is taking a checkpoint of this project
+                except OSError:
+                    break
+        except BaseException:
+            os.close(fd)  # cancelled while waiting
+            raise
+        os.close(fd)
+        return None
 
     def _load(self, checkpoint_id: str) -> dict[str, Any]:
         if not _ID_RE.fullmatch(checkpoint_id):

@@ -181,3 +181,24 @@ async def test_loading_a_torn_recording_tells_the_user(tmp_path: Path) -> None:
         ]
     finally:
         await handle.aclose()
+
+
+async def test_git_lock_left_by_a_killed_git_does_not_block_checkpoints(tmp_path: Path) -> None:
+    """A kill of the agent's whole process group can kill git mid-commit, leaving index.lock behind; with no
+    agent process holding the project's checkpoint lock, the next checkpoint removes it and succeeds."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    cp = ShadowGitCheckpointer(root, state_dir=tmp_path / "state")
+    call = ToolCallInfo("c1", "write_file", {"file_path": str(root / "a.txt"), "content": "b"}, "w")
+    await cp.before_tool(call, [])
+    (cp.shadow_dir / "index.lock").write_bytes(b"")
+    (cp.shadow_dir / "refs" / "heads").mkdir(parents=True, exist_ok=True)
+    (cp.shadow_dir / "refs" / "heads" / "main.lock").write_bytes(b"")
+    later = ShadowGitCheckpointer(root, state_dir=tmp_path / "state")  # a new agent process after the crash
+    (root / "a.txt").write_text("changed\n")
+    await later.before_tool(call, [])
+    assert len(later.list()) == 2
+    assert not (cp.shadow_dir / "index.lock").exists()
+    restored = await later.restore(later.list()[0].id)
+    assert restored.call["name"] == "write_file" and (root / "a.txt").read_text() == "a\n"
