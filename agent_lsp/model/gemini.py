@@ -15,6 +15,7 @@ import email.utils
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -46,6 +47,7 @@ class GeminiClient:
             api_version = "v1beta"
         self._api_version = api_version
         self._sdk: Any = None
+        self._build_lock = threading.Lock()  # warm() may build the SDK client on a worker thread
 
     def __repr__(self) -> str:
         return f"GeminiClient({self._auth!r})"
@@ -54,7 +56,28 @@ class GeminiClient:
     def auth(self) -> AuthConfig:
         return self._auth
 
+    def warm(self) -> None:
+        """Import google-genai and build its client on a worker thread, off the first prompt's critical path.
+
+        Importing the SDK and building its client cost ~0.3 s here (far more on a loaded machine); a user
+        typing their first prompt gives that time for free. A request that comes sooner waits for the
+        same build (one lock), so no work is skipped or done twice.
+        """
+        threading.Thread(target=self._warm, name="genai-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        try:
+            self._client()
+        except Exception:  # the same failure is raised, and reported, by the first request
+            log.debug("warming google-genai failed", exc_info=True)
+
     def _client(self) -> Any:
+        if self._sdk is not None:
+            return self._sdk
+        with self._build_lock:
+            return self._build_client()
+
+    def _build_client(self) -> Any:
         if self._sdk is None:
             from google import genai
             from google.genai import types
@@ -124,9 +147,16 @@ class GeminiClient:
 
     async def count_tokens(self, request: GenerateRequest) -> int:
         """Tokens in the request's contents (the Gemini API counts contents only, not tools/system)."""
-        contents, _config = _sdk_request(request)
+        from google.genai import types
+
+        contents, http_options = _history_in_extra_body(
+            [_wire_content(wire.content_to_json(c)) for c in request.contents]
+        )
+        config = types.CountTokensConfig(http_options=types.HttpOptions(**http_options))
         with self._mapped_errors(request.model):
-            response = await self._client().aio.models.count_tokens(model=request.model, contents=contents)
+            response = await self._client().aio.models.count_tokens(
+                model=request.model, contents=contents, config=config
+            )
         return int(getattr(response, "total_tokens", None) or 0)
 
     async def aclose(self) -> None:
@@ -140,11 +170,15 @@ class GeminiClient:
 
 
 def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
-    """The SDK's (contents, config) for ``request``, built from the one REST codec."""
+    """The SDK's (contents, config) for ``request``, built from the one REST codec.
+
+    The history travels in the request body as our REST JSON through ``HttpOptions.extra_body``; the SDK's own
+    ``contents`` argument gets only the newest entry (see :func:`_history_in_extra_body` for why).
+    """
     from google.genai import types
 
     body = wire.request_to_json(request)
-    contents = [_sdk_content(c) for c in body["contents"]]
+    contents = [_wire_content(c) for c in body["contents"]]
     config: dict[str, Any] = dict(body.get("generationConfig") or {})
     if "systemInstruction" in body:
         config["systemInstruction"] = body["systemInstruction"]
@@ -153,7 +187,38 @@ def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
     # Our tools are declarations the core runs itself, and retries are ours: keep the SDK out of both.
     config["automatic_function_calling"] = {"disable": True}
     config["automatic_continuation"] = False
-    return contents, types.GenerateContentConfig.model_validate(config)
+    sdk_contents, config["http_options"] = _history_in_extra_body(contents)
+    return sdk_contents, types.GenerateContentConfig.model_validate(config)
+
+
+def _history_in_extra_body(contents: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(the SDK's ``contents`` argument, per-request ``http_options``) carrying the whole history.
+
+    A deliberate departure from the SDK's usual path, kept because users feel it: google-genai re-validates
+    every history entry into pydantic ``Content``/``Part`` models and converts them back field by field on
+    each request (about 1 ms per entry here), so a turn at prompt 200 cost ~0.3–0.6 s in the SDK alone
+    (bench/long_session.py). ``HttpOptions.extra_body`` is the SDK's documented per-request option whose
+    keys are merged into the REST body, replacing a list wholesale, so the full ``contents`` goes out as
+    the REST JSON we already built (what the replay model records too) at the cost of one ``json.dumps``.
+    The SDK still validates the newest entry as its own ``contents`` argument (it requires one), and
+    tests/model/test_gemini_client.py checks that the server receives the whole history exactly.
+    """
+    return [_sdk_content(contents[-1])] if contents else [], {"extra_body": {"contents": contents}}
+
+
+def _wire_content(content: dict[str, Any]) -> dict[str, Any]:
+    """A REST content as sent: a thought signature that is not base64 is dropped (the API would refuse it)."""
+    parts = content.get("parts") or []
+    if not any("thoughtSignature" in part for part in parts):
+        return content
+    kept = []
+    for part in parts:
+        signature = part.get("thoughtSignature")
+        if signature is not None and _b64_bytes(signature) is None:
+            log.warning("dropping a thought signature that is not base64 (%d characters)", len(signature))
+            part = {k: v for k, v in part.items() if k != "thoughtSignature"}
+        kept.append(part)
+    return {"role": content["role"], "parts": kept}
 
 
 def _sdk_content(content: dict[str, Any]) -> dict[str, Any]:
@@ -163,9 +228,7 @@ def _sdk_content(content: dict[str, Any]) -> dict[str, Any]:
         signature = part.pop("thoughtSignature", None)
         if signature is not None:
             raw = _b64_bytes(signature)
-            if raw is None:
-                log.warning("dropping a thought signature that is not base64 (%d characters)", len(signature))
-            else:
+            if raw is not None:
                 # The SDK types the signature as bytes and base64-encodes it on the wire itself.
                 part["thoughtSignature"] = raw
         inline = part.get("inlineData")

@@ -9,9 +9,11 @@ import pytest
 
 from agent_lsp.errors import AuthError, ModelError, ModelStreamInterrupted
 from agent_lsp.events import Usage
+from agent_lsp.model import wire
 from agent_lsp.model.auth import AuthConfig
 from agent_lsp.model.base import (
     Content,
+    FunctionCall,
     FunctionDeclaration,
     FunctionResponse,
     GenerateRequest,
@@ -164,6 +166,54 @@ async def test_generate_merges_and_count_tokens(fake: FakeGemini, client: Gemini
     assert await client.count_tokens(make_request(text="x" * 400)) > 50
     assert fake.remaining == 1
     assert [r.action for r in fake.requests] == ["generateContent", "countTokens", "countTokens"]
+
+
+async def test_whole_history_reaches_the_server_exactly_on_every_call(fake: FakeGemini, client: GeminiClient) -> None:
+    # The history goes out through HttpOptions.extra_body (gemini._history_in_extra_body): this pins that
+    # the SDK really sends every entry, in order, as our REST JSON, for all three calls.
+    payload = bytes([0xFB, 0xFF, 0x00]) * 2
+    history: list[Content] = []
+    for i in range(30):
+        history.append(Content("user", (Part(text=f"question {i}"),)))
+        history.append(Content("model", (Part(text=f"answer {i}"),)))
+    history += [
+        Content("user", (Part(text="look"), Part(inline_data=InlineData("image/png", payload)))),
+        Content(
+            "model",
+            (Part(function_call=FunctionCall("read_file", {"path": "a"}, id="c1"), thought_signature=SIGNATURE),),
+        ),
+        Content("user", (Part(function_response=FunctionResponse("read_file", {"output": "x"}, id="c1")),)),
+        Content("model", (Part(function_call=FunctionCall("ls", {}), thought_signature="not base64!"),)),
+        Content("user", (Part(function_response=FunctionResponse("ls", {"output": "a"})),)),
+    ]
+    request = GenerateRequest(model="gemini-2.5-pro", contents=tuple(history))
+    expected = wire.request_to_json(request)["contents"]
+    # A signature that is not base64 is dropped (with a warning) rather than refused by the API.
+    del expected[-2]["parts"][0]["thoughtSignature"]
+    fake.push(text_stream("ok"), text_stream("ok"), {"totalTokens": 7})
+    await collect(client, request)
+    await client.generate(request)
+    assert await client.count_tokens(request) == 7
+    assert [r.action for r in fake.requests] == ["streamGenerateContent", "generateContent", "countTokens"]
+    for recorded in fake.requests:
+        assert recorded.body["contents"] == expected
+    assert expected[-4]["parts"][0]["thoughtSignature"] == SIGNATURE  # exactly as it came, standard alphabet
+
+
+async def test_warm_builds_the_sdk_client_on_a_thread_and_requests_share_it(
+    fake: FakeGemini, client: GeminiClient
+) -> None:
+    import threading
+
+    client.warm()  # a prompt may come at once: it waits for the same build instead of making another
+    fake.push(text_stream("o", "k"))
+    chunks = await collect(client, make_request())
+    assert "".join(c.text for c in chunks) == "ok"
+    built = client._client()
+    for thread in threading.enumerate():
+        if thread.name == "genai-warm":
+            thread.join(timeout=30)
+    assert client._client() is built
 
 
 async def test_error_messages_are_readable_and_carry_status(fake: FakeGemini, client: GeminiClient) -> None:
