@@ -243,6 +243,11 @@ class Runtime:
         # Settings, memory and tool set-up touch the disk: keep them off the event loop.
         handle, ctx, settings = await asyncio.to_thread(self._create_sync, setup)
         self._start_tools(handle, ctx, settings, setup)
+        # Load the model client while the user types, once the session/new answer is out (the delay lets
+        # the adapter write it first): see GeminiClient.warm. The replay model has nothing to warm.
+        warm = getattr(self._model, "warm", None)
+        if callable(warm):
+            asyncio.get_running_loop().call_later(0.05, warm)
         return handle
 
     def _create_sync(self, setup: SessionSetup) -> tuple[SessionHandle, Any, Any]:

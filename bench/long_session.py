@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.fakes, from a checkout
 
-from tests.fakes.fake_gemini import FakeGemini  # noqa: E402
+from tests.fakes.fake_gemini import FakeGemini
 
 N = int(os.environ.get("BENCH_PROMPTS", "200"))
 GOAL_RATIO = 2.0

@@ -68,6 +68,7 @@ class GeminiClient:
     def _warm(self) -> None:
         try:
             self._client()
+            _warm_validators()
         except Exception:  # the same failure is raised, and reported, by the first request
             log.debug("warming google-genai failed", exc_info=True)
 
@@ -204,6 +205,39 @@ def _history_in_extra_body(contents: list[dict[str, Any]]) -> tuple[list[dict[st
     tests/model/test_gemini_client.py checks that the server receives the whole history exactly.
     """
     return [_sdk_content(contents[-1])] if contents else [], {"extra_body": {"contents": contents}}
+
+
+# The SDK's pydantic models a request and its answer validate; pydantic builds each one's validator on first
+# use (~0.1 s together here), so warm() builds them ahead. One is private to the SDK, hence looked up by name.
+_WARM_MODELS = (
+    "HttpOptions",
+    "GenerateContentConfig",
+    "Tool",
+    "FunctionDeclaration",
+    "ThinkingConfig",
+    "Content",
+    "Part",
+    "_GenerateContentParameters",
+    "GenerateContentResponse",
+    "Candidate",
+    "HttpResponse",
+    "CountTokensConfig",
+)
+
+
+def _warm_validators() -> None:
+    """Build the validators of :data:`_WARM_MODELS` now rather than during the first request."""
+    import importlib
+
+    from google.genai import types
+
+    for name in _WARM_MODELS:
+        model = getattr(types, name, None)
+        if model is not None:
+            model.model_rebuild()
+    # The HTTP stack loads anyio's asyncio backend at the first connection (~30 ms of imports).
+    with contextlib.suppress(ImportError):
+        importlib.import_module("anyio._backends._asyncio")
 
 
 def _wire_content(content: dict[str, Any]) -> dict[str, Any]:

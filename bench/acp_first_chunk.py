@@ -1,0 +1,141 @@
+"""Bench: the first answer over ACP through the real google-genai client, against the zero-delay fake Gemini.
+
+Two cases, interleaved run by run (the machine is shared and noisy: read medians and the relation between
+the two, not single figures):
+- typed: spawn, initialize, session/new, wait a second (a user typing), then prompt → first chunk
+  (goal ≤ 20 ms: google-genai is imported and its client built while the user types, GeminiClient.warm);
+- at once: spawn, initialize, session/new and the prompt sent back to back → first chunk (goal ≤ 300 ms).
+Run: ``.venv/bin/python bench/acp_first_chunk.py [--runs N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # tests.fakes, from a checkout
+
+from tests.fakes.fake_gemini import FakeGemini  # noqa: E402
+
+TYPED_GOAL_MS = 20.0
+AT_ONCE_GOAL_MS = 300.0
+ANSWER = [
+    {"candidates": [{"content": {"role": "model", "parts": [{"text": "Hello"}]}}]},
+    {"candidates": [{"content": {"role": "model", "parts": [{"text": " there."}]}, "finishReason": "STOP"}]},
+]
+
+
+def send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+
+
+def until(proc: subprocess.Popen[bytes], done: Any) -> dict[str, Any]:
+    assert proc.stdout is not None
+    while line := proc.stdout.readline():
+        message: dict[str, Any] = json.loads(line)
+        if done(message):
+            return message
+    raise RuntimeError("the agent closed stdout early")
+
+
+def first_chunk(message: dict[str, Any]) -> bool:
+    update = (message.get("params") or {}).get("update") or {}
+    return message.get("method") == "session/update" and update.get("sessionUpdate") == "agent_message_chunk"
+
+
+def once(work: Path, url: str, typed: bool, pause: float = 1.0) -> tuple[float, float]:
+    """(spawn → session/new answered, prompt sent → first chunk) in ms; the second from spawn when not typed."""
+    home, project = work / "home", work / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        AGENT_LSP_HOME=str(home / "state"),
+        AGENT_LSP_TRUST_WORKSPACE="true",
+        GEMINI_API_KEY="bench-key",
+        GOOGLE_GEMINI_BASE_URL=url,
+    )
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_lsp", "acp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        new = {"cwd": str(project), "mcpServers": []}
+        send(proc, {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": new})
+        if not typed:
+            until(proc, lambda m: m.get("id") == 1)
+            created = until(proc, lambda m: m.get("id") == 2)
+            ready = (time.perf_counter() - started) * 1000
+        else:
+            until(proc, lambda m: m.get("id") == 1)
+            created = until(proc, lambda m: m.get("id") == 2)
+            ready = (time.perf_counter() - started) * 1000
+            time.sleep(pause)
+        sid = created["result"]["sessionId"]
+        sent = time.perf_counter()
+        prompt = [{"type": "text", "text": "hi"}]
+        params = {"sessionId": sid, "prompt": prompt}
+        send(proc, {"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": params})
+        until(proc, first_chunk)
+        chunk = (time.perf_counter() - (sent if typed else started)) * 1000
+        until(proc, lambda m: m.get("id") == 3)
+        return ready, chunk
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        proc.wait(timeout=30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--pause", type=float, default=1.0, help="seconds the user takes to type (default 1)")
+    args = parser.parse_args()
+    fake = FakeGemini()
+    url = fake.start()
+    ready: list[float] = []
+    typed: list[float] = []
+    at_once: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.runs + 1):
+            for is_typed in (True, False):
+                fake.push(ANSWER)
+                r, c = once(Path(tmp) / f"run{i}-{is_typed}", url, is_typed, args.pause)
+                if i == 0:
+                    continue  # the first run fills the OS file cache and __pycache__
+                (typed if is_typed else at_once).append(c)
+                if is_typed:
+                    ready.append(r)
+    fake.stop()
+    t, a = statistics.median(typed), statistics.median(at_once)
+    print(f"spawn -> session/new answered (ACP): median {statistics.median(ready):.0f} ms")
+    print(
+        f"first prompt after {args.pause:g} s -> first chunk: median {t:.1f} ms "
+        f"(goal {TYPED_GOAL_MS:.0f}, ratio {t / TYPED_GOAL_MS:.2f})"
+    )
+    print(
+        f"spawn -> first chunk, prompt at once: median {a:.0f} ms "
+        f"(goal {AT_ONCE_GOAL_MS:.0f}, ratio {a / AT_ONCE_GOAL_MS:.2f})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
