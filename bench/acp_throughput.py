@@ -45,6 +45,7 @@ class Agent:
         )
         self.next_id = 0
         self.updates = 0
+        self.text: list[str] = []
 
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -58,6 +59,9 @@ class Agent:
             message: dict[str, Any] = json.loads(line)
             if message.get("method") == "session/update":
                 self.updates += 1
+                update = message["params"]["update"]
+                if update.get("sessionUpdate") == "agent_message_chunk":
+                    self.text.append(update["content"]["text"])
             elif message.get("id") == rid:
                 if "error" in message:
                     raise RuntimeError(f"{method} failed: {message['error']}")
@@ -111,11 +115,15 @@ def main() -> int:
         overheads = [prompt(f"prompt {i}") for i in range(args.prompts)]
 
         before = agent.updates
+        agent.text.clear()
         started = time.perf_counter()
         prompt("stream a lot")
         elapsed = time.perf_counter() - started
         streamed = agent.updates - before
         agent.close()
+    expected = "".join(f"chunk {i} " for i in range(args.chunks))
+    if "".join(agent.text) != expected:
+        raise SystemExit("streamed text arrived incomplete or out of order")
     print(
         f"turn overhead (zero-delay replay, one chunk): median {statistics.median(overheads):.1f} ms "
         f"(p90 {sorted(overheads)[int(len(overheads) * 0.9) - 1]:.1f} ms) over {args.prompts} prompts"
@@ -123,7 +131,7 @@ def main() -> int:
     print(f"agent RSS after five prompts: {rss:.1f} MiB")
     detection = "off" if args.no_loop_detection else "on"
     print(
-        f"streaming (loop detection {detection}): {streamed} updates for {args.chunks} chunks "
+        f"streaming (loop detection {detection}): {args.chunks} chunks delivered in order as {streamed} updates "
         f"in {elapsed:.2f} s = {args.chunks / elapsed:.0f} chunks/s"
     )
     return 0
