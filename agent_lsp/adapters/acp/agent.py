@@ -489,7 +489,7 @@ class AcpAgent:
         updates, live.state = to_updates(event, live.state)
         if isinstance(event, ev.Content) and len(updates) == 1 and not live.closed and self.conn is not None:
             # The model's streamed text: consecutive chunks within a frame go out as one message.
-            self._c.notify_mergeable("session/update", {"sessionId": live.id, "update": updates[0]}, merge_text)
+            self._c.notify_text("session/update", {"sessionId": live.id, "update": updates[0]})
             return
         for update in updates:
             self._send_update(live, update)
@@ -526,21 +526,6 @@ class AcpAgent:
                 "content": [{"type": "terminal", "terminalId": terminal_id}],
             },
         )
-
-
-def merge_text(held: Any, new: Any) -> Any | None:
-    """Two ``agent_message_chunk`` updates of one session as one (text joined, in order), else None."""
-    a, b = held["update"], new["update"]
-    if held["sessionId"] != new["sessionId"] or a.keys() != b.keys() or a.get("sessionUpdate") != "agent_message_chunk":
-        return None
-    if any(a[k] != b[k] for k in a if k != "content") or b.get("sessionUpdate") != "agent_message_chunk":
-        return None
-    ca, cb = a["content"], b["content"]
-    if ca.keys() != cb.keys() or ca.get("type") != "text" or cb.get("type") != "text":
-        return None
-    if any(ca[k] != cb[k] for k in ca if k != "text"):
-        return None
-    return {**held, "update": {**a, "content": {**ca, "text": ca["text"] + cb["text"]}}}
 
 
 def _meta(params: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent_lsp.adapters import wire
+from agent_lsp.adapters.coalesce import TextMerger
 from agent_lsp.adapters.wire import INTERNAL_ERROR as INTERNAL_ERROR
 from agent_lsp.adapters.wire import INVALID_PARAMS as INVALID_PARAMS
 from agent_lsp.adapters.wire import INVALID_REQUEST as INVALID_REQUEST
@@ -28,7 +29,6 @@ AUTH_REQUIRED = -32000
 RESOURCE_NOT_FOUND = -32002
 
 CANCEL_REQUEST = "$/cancel_request"
-FRAME_S = 0.016  # one frame at 60 Hz: how long streamed text may wait to be merged (Connection.notify_mergeable)
 RequestId = int | str | None
 
 
@@ -105,9 +105,9 @@ class Connection:
         self._incoming: dict[RequestId, tuple[asyncio.Task[None], RequestContext]] = {}
         self._closed = False
         self.on_frame_sent: Callable[[dict[str, Any]], None] | None = None  # tests and benchmarks observe here
-        self._held: dict[str, Any] | None = None  # a mergeable notification waiting out the frame
-        self._held_timer: asyncio.TimerHandle | None = None
-        self._merge_sent_at = float("-inf")
+        self._merger = TextMerger(
+            lambda method, params: self._write({"jsonrpc": "2.0", "method": method, "params": params})
+        )
 
     @property
     def closed(self) -> bool:
@@ -117,46 +117,13 @@ class Connection:
 
     def send(self, message: dict[str, Any]) -> None:
         """Write one frame now. Frames go out in call order; nothing is written after the connection closed."""
-        if self._held is not None:
-            self._flush_held()  # held text goes first: never reordered, never ahead of this frame
+        self._merger.flush()  # held text goes first: never reordered, never behind this frame
         self._write(message)
 
-    def notify_mergeable(self, method: str, params: Any, merge: Callable[[Any, Any], Any | None]) -> None:
-        """A notification that may absorb the next ones (streamed text); ``merge(held, new)`` returns the
-        combined params, or None when they must stay apart.
-
-        A client draws at most once a frame, so a message per token past that rate only costs both sides.
-        The first notification after a quiet frame goes out at once (no added latency); those that follow
-        within :data:`FRAME_S` are merged into one, written when the frame ends or before any other frame
-        (a permission request, the prompt's answer), whichever comes first.
-        """
-        if self._closed:
-            return
-        held = self._held
-        if held is not None:
-            merged = merge(held["params"], params) if held["method"] == method else None
-            if merged is not None:
-                held["params"] = merged
-                return
-            self._flush_held()
-        message = {"jsonrpc": "2.0", "method": method, "params": params}
-        loop = asyncio.get_running_loop()
-        due = self._merge_sent_at + FRAME_S
-        if loop.time() >= due:
-            self._merge_sent_at = loop.time()
-            self._write(message)
-            return
-        self._held = message
-        self._held_timer = loop.call_at(due, self._flush_held)
-
-    def _flush_held(self) -> None:
-        message, self._held = self._held, None
-        if self._held_timer is not None:
-            self._held_timer.cancel()
-            self._held_timer = None
-        if message is not None:
-            self._merge_sent_at = asyncio.get_running_loop().time()
-            self._write(message)
+    def notify_text(self, method: str, params: Any) -> None:
+        """A streamed-text notification, merged with the next ones within a frame (adapters/coalesce.py)."""
+        if not self._closed:
+            self._merger.offer(method, params)
 
     def _write(self, message: dict[str, Any]) -> None:
         if self._closed:

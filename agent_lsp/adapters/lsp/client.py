@@ -22,6 +22,14 @@ class LspClient(Protocol):
 
     def notify(self, method: str, params: Any) -> None: ...
 
+    def notify_text(self, method: str, params: Any) -> None:
+        """Streamed text that may be merged with the next within a frame; written before any other frame."""
+        ...
+
+    def flush(self) -> None:
+        """Write any held text now."""
+        ...
+
     async def request(self, method: str, params: Any) -> Any:
         """Send a request and wait for its result; cancelling the wait sends ``$/cancelRequest``.
         Raises ClientRequestError when the client answers with an error."""

@@ -25,6 +25,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 
 from agent_lsp import __version__
+from agent_lsp.adapters.coalesce import TextMerger
 from agent_lsp.adapters.lsp import capabilities as lsp_caps
 from agent_lsp.adapters.lsp import transport
 from agent_lsp.adapters.lsp.client import ClientRequestError
@@ -79,6 +80,7 @@ class PyglsClient:
         self.server = server
         self.raw_capabilities: dict[str, Any] = {}
         self._pending: list[tuple[str, Any]] = []  # said before the transport existed (settings problems)
+        self._merger = TextMerger(lambda method, params: self.server.agent_protocol.notify_raw(method, params))
 
     @property
     def capabilities(self) -> Mapping[str, Any]:
@@ -92,13 +94,27 @@ class PyglsClient:
         self.flush()
         protocol.notify_raw(method, params)
 
+    def notify_text(self, method: str, params: Any) -> None:
+        """Streamed text, merged with the next within a frame (adapters/coalesce.py); see flush()."""
+        if self.server.agent_protocol.writer is None:
+            self._pending.append((method, params))
+            return
+        self._flush_pending()
+        self._merger.offer(method, params)
+
     def flush(self) -> None:
+        """Write whatever waits (frames from before the transport, held text): before any other frame."""
+        self._flush_pending()
+        self._merger.flush()
+
+    def _flush_pending(self) -> None:
         pending, self._pending = self._pending, []
         for method, params in pending:
             self.server.agent_protocol.notify_raw(method, params)
 
     async def request(self, method: str, params: Any) -> Any:
         protocol = self.server.agent_protocol
+        self.flush()  # the text the model wrote before a question reaches the editor first
         msg_id, future = protocol.request_raw(method, params)
         try:
             return await asyncio.wrap_future(future)

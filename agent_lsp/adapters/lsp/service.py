@@ -395,6 +395,7 @@ class AgentService:
         finally:
             if token is not None:
                 self._progress(token, convert.progress_end(stop))
+            self.client.flush()  # all the text before the prompt's answer
         answer = "".join(reply).strip()
         if answer and not caps.knows_agent_protocol(self.client.capabilities):
             # A client that cannot draw agent/update still gets to read the answer.
@@ -404,6 +405,10 @@ class AgentService:
 
     def _deliver(self, live: _Live, event: ev.AgentEvent) -> None:
         updates, live.state = to_updates(event, live.state)
+        if isinstance(event, ev.Content) and len(updates) == 1:
+            # The model's streamed text: consecutive chunks within a frame go out as one message.
+            self.client.notify_text("agent/update", {"sessionId": live.handle.session.id, "update": updates[0]})
+            return
         for update in updates:
             self.client.notify("agent/update", {"sessionId": live.handle.session.id, "update": update})
 
