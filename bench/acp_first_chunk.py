@@ -34,6 +34,16 @@ ANSWER = [
 ]
 
 
+RSS: list[float] = []
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(message).encode() + b"\n")
@@ -96,6 +106,11 @@ def once(work: Path, url: str, typed: bool, pause: float = 1.0) -> tuple[float, 
         until(proc, first_chunk)
         chunk = (time.perf_counter() - (sent if typed else started)) * 1000
         until(proc, lambda m: m.get("id") == 3)
+        if typed:  # four more prompts, then the process's resident memory (google-genai loaded)
+            for rid in range(4, 8):
+                send(proc, {"jsonrpc": "2.0", "id": rid, "method": "session/prompt", "params": params})
+                until(proc, lambda m, rid=rid: m.get("id") == rid)
+            RSS.append(_rss_mib(proc.pid))
         return ready, chunk
     finally:
         if proc.stdin is not None:
@@ -116,7 +131,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.runs + 1):
             for is_typed in (True, False):
-                fake.push(ANSWER)
+                fake.push(*([ANSWER] * (5 if is_typed else 1)))
                 r, c = once(Path(tmp) / f"run{i}-{is_typed}", url, is_typed, args.pause)
                 if i == 0:
                     continue  # the first run fills the OS file cache and __pycache__
@@ -126,6 +141,7 @@ def main() -> int:
     fake.stop()
     t, a = statistics.median(typed), statistics.median(at_once)
     print(f"spawn -> session/new answered (ACP): median {statistics.median(ready):.0f} ms")
+    print(f"agent RSS after five prompts (google-genai client): median {statistics.median(RSS):.1f} MiB")
     print(
         f"first prompt after {args.pause:g} s -> first chunk: median {t:.1f} ms "
         f"(goal {TYPED_GOAL_MS:.0f}, ratio {t / TYPED_GOAL_MS:.2f})"
