@@ -5,7 +5,10 @@ the two, not single figures):
 - typed: spawn, initialize, session/new, wait a second (a user typing), then prompt → first chunk
   (goal ≤ 20 ms: google-genai is imported and its client built while the user types, GeminiClient.warm);
 - at once: spawn, initialize, session/new and the prompt sent back to back → first chunk (goal ≤ 300 ms).
-Run: ``.venv/bin/python bench/acp_first_chunk.py [--runs N]``.
+With ``--gemini PATH`` (Gemini CLI 0.61.0's ``gemini`` from ``npm install @google/gemini-cli@0.61.0``), the same
+figures for ``gemini --acp`` in the same run, interleaved, and the ratios (scratch HOME: telemetry, update checks
+and folder trust off, API-key auth, a fixed model so no routing request precedes the answer).
+Run: ``.venv/bin/python bench/acp_first_chunk.py [--runs N] [--pause S] [--gemini PATH]``.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ ANSWER = [
 ]
 
 
-RSS: list[float] = []
+RSS: dict[str, list[float]] = {}
 
 
 def _rss_mib(pid: int) -> float:
@@ -64,7 +67,16 @@ def first_chunk(message: dict[str, Any]) -> bool:
     return message.get("method") == "session/update" and update.get("sessionUpdate") == "agent_message_chunk"
 
 
-def once(work: Path, url: str, typed: bool, pause: float = 1.0) -> tuple[float, float]:
+GEMINI_SETTINGS = {
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+    "security": {"folderTrust": {"enabled": False}, "auth": {"selectedType": "gemini-api-key"}},
+    "model": {"name": "gemini-2.5-flash"},
+}
+
+
+def once(work: Path, url: str, typed: bool, pause: float = 1.0, gemini: str | None = None) -> tuple[float, float]:
     """(spawn → session/new answered, prompt sent → first chunk) in ms; the second from spawn when not typed."""
     home, project = work / "home", work / "project"
     project.mkdir(parents=True, exist_ok=True)
@@ -76,14 +88,20 @@ def once(work: Path, url: str, typed: bool, pause: float = 1.0) -> tuple[float, 
         GEMINI_API_KEY="bench-key",
         GOOGLE_GEMINI_BASE_URL=url,
     )
+    argv = [sys.executable, "-m", "agent_lsp", "acp"]
+    if gemini is not None:
+        (home / ".gemini").mkdir(parents=True)
+        (home / ".gemini" / "settings.json").write_text(json.dumps(GEMINI_SETTINGS))
+        env["GEMINI_CLI_NO_RELAUNCH"] = "true"
+        argv = [gemini, "--acp"]
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_lsp", "acp"],
+        argv,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=env,
-        cwd=ROOT,
+        cwd=project if gemini is not None else ROOT,
     )
     try:
         send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
@@ -110,7 +128,7 @@ def once(work: Path, url: str, typed: bool, pause: float = 1.0) -> tuple[float, 
             for rid in range(4, 8):
                 send(proc, {"jsonrpc": "2.0", "id": rid, "method": "session/prompt", "params": params})
                 until(proc, lambda m, rid=rid: m.get("id") == rid)
-            RSS.append(_rss_mib(proc.pid))
+            RSS.setdefault(gemini or "ours", []).append(_rss_mib(proc.pid))
         return ready, chunk
     finally:
         if proc.stdin is not None:
@@ -122,34 +140,45 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pause", type=float, default=1.0, help="seconds the user takes to type (default 1)")
+    parser.add_argument("--gemini", help="Gemini CLI's gemini executable, measured in the same run for comparison")
     args = parser.parse_args()
     fake = FakeGemini()
     url = fake.start()
-    ready: list[float] = []
-    typed: list[float] = []
-    at_once: list[float] = []
+    agents: list[tuple[str, str | None]] = [("agent-lsp", None)]
+    if args.gemini:
+        agents.append(("Gemini CLI", args.gemini))
+    figures: dict[str, dict[str, list[float]]] = {name: {"ready": [], "typed": [], "at_once": []} for name, _ in agents}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.runs + 1):
-            for is_typed in (True, False):
-                fake.push(*([ANSWER] * (5 if is_typed else 1)))
-                r, c = once(Path(tmp) / f"run{i}-{is_typed}", url, is_typed, args.pause)
-                if i == 0:
-                    continue  # the first run fills the OS file cache and __pycache__
-                (typed if is_typed else at_once).append(c)
-                if is_typed:
-                    ready.append(r)
+            for name, gemini in agents:
+                for is_typed in (True, False):
+                    fake.push(*([ANSWER] * (5 if is_typed else 1)))
+                    r, c = once(Path(tmp) / f"run{i}-{name}-{is_typed}", url, is_typed, args.pause, gemini)
+                    if i == 0:
+                        continue  # the first run fills the OS file cache and __pycache__
+                    figures[name]["typed" if is_typed else "at_once"].append(c)
+                    if is_typed:
+                        figures[name]["ready"].append(r)
     fake.stop()
-    t, a = statistics.median(typed), statistics.median(at_once)
-    print(f"spawn -> session/new answered (ACP): median {statistics.median(ready):.0f} ms")
-    print(f"agent RSS after five prompts (google-genai client): median {statistics.median(RSS):.1f} MiB")
-    print(
-        f"first prompt after {args.pause:g} s -> first chunk: median {t:.1f} ms "
-        f"(goal {TYPED_GOAL_MS:.0f}, ratio {t / TYPED_GOAL_MS:.2f})"
-    )
-    print(
-        f"spawn -> first chunk, prompt at once: median {a:.0f} ms "
-        f"(goal {AT_ONCE_GOAL_MS:.0f}, ratio {a / AT_ONCE_GOAL_MS:.2f})"
-    )
+    medians = {name: {k: statistics.median(v) for k, v in f.items()} for name, f in figures.items()}
+    rss = {name: statistics.median(RSS[gemini or "ours"][1:] or RSS[gemini or "ours"]) for name, gemini in agents}
+    goals = {"ready": None, "typed": TYPED_GOAL_MS, "at_once": AT_ONCE_GOAL_MS}
+    labels = {
+        "ready": "spawn -> session/new answered",
+        "typed": f"first prompt after {args.pause:g} s -> first chunk",
+        "at_once": "spawn -> first chunk, prompt at once",
+    }
+    ours = medians["agent-lsp"]
+    for key, label in labels.items():
+        line = f"{label}: agent-lsp {ours[key]:.1f} ms"
+        goal = goals[key]
+        if goal is not None:
+            line += f" (goal {goal:.0f} ms, ratio {ours[key] / goal:.2f})"
+        if "Gemini CLI" in medians:
+            theirs = medians["Gemini CLI"][key]
+            line += f"; Gemini CLI {theirs:.1f} ms (ours/theirs {ours[key] / theirs:.2f})"
+        print(line)
+    print("RSS after five prompts: " + ", ".join(f"{name} {value:.1f} MiB" for name, value in rss.items()))
     return 0
 
 
