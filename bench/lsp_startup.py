@@ -1,4 +1,8 @@
-"""Bench: spawn ``python -m agent_lsp lsp`` → ``initialize`` answered (median of 10 runs, budget 400 ms)."""
+"""Bench: spawn ``python -m agent_lsp lsp`` → ``initialize`` answered (median of 10 runs, budget 400 ms).
+
+Also spawn → ``agent/newSession`` answered (the panel is ready; goal 150 ms), sent right after ``initialized``:
+this one pays for importing pygls + lsprotocol and the runtime.
+"""
 
 from __future__ import annotations
 
@@ -35,8 +39,9 @@ def read_frame(stream: object) -> dict[str, object]:
     return message
 
 
-def once(home: Path) -> float:
+def once(home: Path) -> tuple[float, float]:
     env = dict(os.environ, HOME=str(home), AGENT_LSP_HOME=str(home / "state"), AGENT_LSP_TRUST_WORKSPACE="true")
+    env["GEMINI_API_KEY"] = "bench-key"  # never used: no prompt is sent
     initialize = frame(
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}}
     )
@@ -56,6 +61,14 @@ def once(home: Path) -> float:
     elapsed = (time.perf_counter() - started) * 1000
     assert answer.get("id") == 1 and "capabilities" in answer["result"], answer  # type: ignore[operator]
     proc.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    project = home / "project"
+    project.mkdir(exist_ok=True)
+    proc.stdin.write(frame({"jsonrpc": "2.0", "id": 3, "method": "agent/newSession", "params": {"cwd": str(project)}}))
+    proc.stdin.flush()
+    while (created := read_frame(proc.stdout)).get("id") != 3:
+        pass
+    ready = (time.perf_counter() - started) * 1000
+    assert "sessionId" in created.get("result", {}), created  # type: ignore[operator]
     proc.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
     proc.stdin.write(frame({"jsonrpc": "2.0", "method": "exit"}))
     proc.stdin.flush()
@@ -64,17 +77,20 @@ def once(home: Path) -> float:
         pass
     assert shutdown.get("id") == 2, shutdown
     proc.wait(timeout=30)
-    return elapsed
+    return elapsed, ready
 
 
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
-        times = [once(Path(tmp)) for _ in range(RUNS)]
+        pairs = [once(Path(tmp)) for _ in range(RUNS)]
+    times = [a for a, _ in pairs]
     median = statistics.median(times)
     print(
         f"lsp startup (spawn → initialize answered): median {median:.0f} ms over {RUNS} runs "
         f"(min {min(times):.0f}, max {max(times):.0f}); budget {BUDGET_MS:.0f} ms, ratio {median / BUDGET_MS:.2f}"
     )
+    ready = statistics.median(b for _, b in pairs)
+    print(f"lsp spawn → agent/newSession answered: median {ready:.0f} ms (goal 150 ms, ratio {ready / 150:.2f})")
     return 0 if median <= BUDGET_MS else 1
 
 
