@@ -38,6 +38,14 @@ class Workspace:
         if p not in self._roots:
             self._roots.append(p)
 
+    def remove_root(self, root: str | Path) -> bool:
+        """Stop treating ``root`` as a root; the primary root (the session's working folder) always stays."""
+        p = Path(root).expanduser().resolve()
+        if p == self._roots[0] or p not in self._roots:
+            return False
+        self._roots.remove(p)
+        return True
+
     def contains(self, path: str | Path) -> bool:
         p = Path(path).resolve()
         return any(p == r or r in p.parents for r in (*self._roots, *self._extra))

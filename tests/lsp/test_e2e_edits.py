@@ -31,8 +31,8 @@ async def test_agent_request_permission_carries_the_diff_and_creates_the_file(la
     create, fill = edit["documentChanges"]
     assert create["kind"] == "create" and create["uri"].endswith("/notes/new.txt")
     assert fill["textDocument"]["version"] is None
-    # default approval mode + annotation support: the editor is asked to show its own review too
-    assert edit["changeAnnotations"]["agent-lsp"]["needsConfirmation"] is True
+    # The user approved it through the permission question: the editor must not ask a second time.
+    assert edit["changeAnnotations"]["agent-lsp"]["needsConfirmation"] is False
     assert "new.txt" in edit["changeAnnotations"]["agent-lsp"]["label"]
     assert (editor.project / "notes" / "new.txt").read_text() == "fresh\n"
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from pathlib import Path
 
 from agent_lsp.adapters.lsp import client as caps
@@ -66,18 +65,15 @@ class LspFileSystem:
                 result[doc.path] = doc.text
         return result
 
-    def for_session(self, approval_mode: Callable[[], str]) -> SessionFileSystem:
-        return SessionFileSystem(self, approval_mode)
-
     async def write_text(self, path: Path, content: str, *, expected: str | None, label: str = "") -> None:
-        await self.write_reviewed(path, content, expected=expected, label=label, review=True)
-
-    async def write_reviewed(self, path: Path, content: str, *, expected: str | None, label: str, review: bool) -> None:
-        """``review``: ask the editor to show its confirmation preview (when it supports annotations)."""
+        client_caps = self.client.capabilities
         doc = self.documents.get(path)
+        if doc is not None and doc.reported is not None and caps.uses_document_changes(client_caps):
+            # A versioned edit needs the version the editor is at: give its late didChange a moment.
+            await self._await_report(doc)
+            doc = self.documents.get(path)
         current = await self._current(path, doc)
         check_unchanged(path, expected, current, where=" in the editor" if doc is not None else "")
-        client_caps = self.client.capabilities
         if not caps.capability(client_caps, "workspace.applyEdit"):
             await self._disk.write_text(path, content, expected=expected, label=label)
             return
@@ -85,12 +81,14 @@ class LspFileSystem:
             # The editor cannot create files through an edit: create it on disk, where it will find it.
             await self._disk.write_text(path, content, expected=None, label=label)
             return
+        # Annotations only name the change (for the editor's undo and preview lists). The user already
+        # approved it through the permission question, or chose a mode that does not ask, so it is never
+        # marked needsConfirmation: a client honouring the flag would ask a second time.
         annotate = caps.supports_annotations(client_caps)
-        needs_confirmation = annotate and review
         shown = f"Agent: {label}" if label else f"Agent: edit {path.name}"
         if expected is None:
             uri = path_to_uri(path)
-            edit = create_edit(uri, content, label=shown, annotate=annotate, needs_confirmation=needs_confirmation)
+            edit = create_edit(uri, content, label=shown, annotate=annotate, needs_confirmation=False)
         else:
             uri = doc.uri if doc is not None else path_to_uri(path)
             version = doc.version if doc is not None else None
@@ -100,9 +98,10 @@ class LspFileSystem:
                 text_edits(expected, content),
                 label=shown,
                 annotate=annotate,
-                needs_confirmation=needs_confirmation,
+                needs_confirmation=False,
                 document_changes=caps.uses_document_changes(client_caps),
             )
+        changes_when_sent = doc.changes if doc is not None else 0
         self._changed.clear()
         try:
             answer = await self.client.request("workspace/applyEdit", {"label": shown, "edit": edit})
@@ -119,8 +118,11 @@ class LspFileSystem:
             )
         if doc is None:
             self._unsaved[canonical(path)] = content
-        else:
-            await self._await_sync(doc, content)
+            return
+        # The editor holds ``content`` now, whenever its didChange comes: never work from the old copy.
+        self.documents.applied(doc, content, changes_when_sent)
+        if doc.text != content:
+            await self._await_sync(doc, content)  # it reported part of the edit already: wait for the rest
 
     async def _current(self, path: Path, doc: Document | None) -> str | None:
         if doc is not None:
@@ -129,6 +131,21 @@ class LspFileSystem:
             return await self.read_text(path)
         except FileNotFoundError:
             return None
+
+    async def _await_report(self, doc: Document) -> None:
+        """Wait (briefly) for the editor to report the edit it applied, for the version it is now at."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SYNC_WAIT_S
+        while doc.reported is not None and self.documents.get(doc.path) is doc:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                log.info("no didChange yet for %s; sending the next edit against version %s", doc.uri, doc.version)
+                return
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except TimeoutError:
+                continue
 
     async def _await_sync(self, doc: Document, content: str) -> None:
         """Let the editor's didChange for our edit arrive, so the next read sees the edited buffer."""
@@ -144,21 +161,3 @@ class LspFileSystem:
                 await asyncio.wait_for(self._changed.wait(), remaining)
             except TimeoutError:
                 continue
-
-
-class SessionFileSystem:
-    """A session's view: the shared mirror, plus the session's approval mode deciding editor review."""
-
-    def __init__(self, shared: LspFileSystem, approval_mode: Callable[[], str]) -> None:
-        self.shared = shared
-        self.approval_mode = approval_mode
-
-    async def read_text(self, path: Path) -> str:
-        return await self.shared.read_text(path)
-
-    async def write_text(self, path: Path, content: str, *, expected: str | None, label: str = "") -> None:
-        review = self.approval_mode() == "default"
-        await self.shared.write_reviewed(path, content, expected=expected, label=label, review=review)
-
-    def open_buffers(self) -> dict[Path, str]:
-        return self.shared.open_buffers()

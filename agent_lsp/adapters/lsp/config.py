@@ -38,6 +38,8 @@ def parse_config(raw: Any) -> LspConfig:
     if not isinstance(raw, Mapping):
         return LspConfig()
     section = raw.get(SECTION, raw)
+    if section is None:  # a valid workspace/configuration answer (Eglot's when nothing is set): no settings
+        return LspConfig()
     if not isinstance(section, Mapping):
         return LspConfig(problems=(f"'{SECTION}' must be an object",))
     problems: list[str] = []

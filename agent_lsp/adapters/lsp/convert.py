@@ -319,9 +319,11 @@ def _overlaps(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 def code_actions(uri: str, rng: Mapping[str, Any], diagnostics: Sequence[Mapping[str, Any]], only: Any) -> list[Any]:
     """ "Fix with agent" (diagnostics in range), "Explain with agent", "Edit selection with agent…"."""
     wanted = [str(k) for k in only] if isinstance(only, Sequence) and not isinstance(only, str) else None
+    # The empty kind "" is the root of the hierarchy: asking for it asks for everything (vim-lsp always does).
+    everything = wanted is None or "" in wanted
 
     def allowed(kind: str) -> bool:
-        return wanted is None or any(kind == w or kind.startswith(w + ".") for w in wanted)
+        return everything or any(kind == w or kind.startswith(w + ".") for w in wanted or ())
 
     actions: list[Any] = []
     in_range = [d for d in diagnostics if "range" in d and _overlaps(d["range"], rng)]
@@ -336,7 +338,7 @@ def code_actions(uri: str, rng: Mapping[str, Any], diagnostics: Sequence[Mapping
                 "command": {"title": title, "command": CMD_FIX, "arguments": [args]},
             }
         )
-    if wanted is None:  # explaining changes nothing, so it has no kind a filtered request could ask for
+    if everything:  # explaining changes nothing, so it has no kind a filtered request could ask for
         args = {"uri": uri, "range": rng, "diagnostics": list(in_range)}
         actions.append(
             {

@@ -119,6 +119,10 @@ class Document:
     text: str
     version: int | None
     language_id: str = ""
+    # Set while the editor has applied our edit but not yet reported it: the text it last described, which
+    # its next incremental didChange is relative to (``text`` already holds the edited text).
+    reported: str | None = None
+    changes: int = 0  # didChange notifications seen, to tell whether one arrived while an edit was out
     _starts: list[int] | None = field(default=None, repr=False)
 
     @property
@@ -151,6 +155,10 @@ class DocumentStore:
         doc = self.by_uri(uri)
         if doc is None:
             return None
+        if doc.reported is not None:
+            # The editor describes changes from what it last told us, which may predate our applied edit.
+            doc.set_text(doc.reported)
+            doc.reported = None
         for change in changes:
             rng = change.get("range")
             if rng is None:
@@ -161,7 +169,21 @@ class DocumentStore:
             end = offset_at(doc.text, starts, rng["end"]["line"], rng["end"]["character"])
             doc.set_text(doc.text[:start] + change["text"] + doc.text[max(start, end) :])
         doc.version = version
+        doc.changes += 1
         return doc
+
+    def applied(self, doc: Document, content: str, changes_when_sent: int) -> None:
+        """The editor answered ``applied: true`` to our edit turning the document into ``content``.
+
+        When it has reported nothing since we sent the edit, its buffer now holds ``content`` even if its
+        didChange is late (vim-lsp sends one only at the next keystroke): take the text from our own edit,
+        and keep what the editor last described so that the late didChange still applies cleanly.
+        """
+        if self._by_path.get(doc.path) is not doc or doc.changes != changes_when_sent:
+            return  # the editor reported since (or closed it): its own account wins
+        if doc.reported is None:
+            doc.reported = doc.text
+        doc.set_text(content)
 
     def close(self, uri: str) -> None:
         doc = self.by_uri(uri)

@@ -23,7 +23,7 @@ from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.config import LspConfig, merge, parse_config
 from agent_lsp.adapters.lsp.confirmer import LspConfirmer
-from agent_lsp.adapters.lsp.documents import DocumentStore, uri_to_path
+from agent_lsp.adapters.lsp.documents import DocumentStore, canonical, uri_to_path
 from agent_lsp.adapters.updates import UpdateState, to_updates
 
 if TYPE_CHECKING:
@@ -103,6 +103,7 @@ class AgentService:
         self.current: str | None = None
         self._runtime: Runtime | None = None
         self._lock = asyncio.Lock()
+        self._turns: set[asyncio.Task[None]] = set()  # code-action turns already answered (plain clients)
 
     # --- lifecycle and configuration -------------------------------------------------------------------
 
@@ -126,6 +127,22 @@ class AgentService:
         if problem:
             self.show_message("error", f"Agent: {problem}")
 
+    def did_change_workspace_folders(self, params: Mapping[str, Any]) -> None:
+        """The editor's folders are the workspace roots: for sessions made later and for those running."""
+        event = params.get("event") or {}
+        removed = [p for p in (_folder_path(f) for f in event.get("removed") or []) if p is not None]
+        added = [p for p in (_folder_path(f) for f in event.get("added") or []) if p is not None]
+        gone = {canonical(p) for p in removed}
+        self.roots = [r for r in self.roots if canonical(r) not in gone]
+        self.roots.extend(p for p in added if canonical(p) not in {canonical(r) for r in self.roots})
+        for live in self.sessions.values():
+            workspace = live.handle.workspace
+            for path in removed:
+                workspace.remove_root(path)
+            for path in added:
+                if path.is_dir():
+                    workspace.add_root(path)
+
     async def did_change_configuration(self, settings: Any) -> None:
         if not settings and caps.capability(self.client.capabilities, "workspace.configuration"):
             try:
@@ -133,7 +150,8 @@ class AgentService:
             except ClientRequestError as exc:
                 log.warning("workspace/configuration failed: %s", exc)
                 return
-            settings = {"agentLsp": answer[0]} if isinstance(answer, list) and answer else None
+            # null is a valid answer (the client has no such section): nothing to apply.
+            settings = {"agentLsp": answer[0]} if isinstance(answer, list) and answer and answer[0] else None
         self._apply_config(settings)
         for live in self.sessions.values():
             session = live.handle.session
@@ -155,6 +173,8 @@ class AgentService:
             self._runtime.options.checkpointing = self.config.checkpointing
 
     async def shutdown(self) -> None:
+        for task in list(self._turns):
+            task.cancel()
         for live in list(self.sessions.values()):
             await live.handle.aclose()
         self.sessions.clear()
@@ -239,12 +259,9 @@ class AgentService:
         return self._describe(live)
 
     async def _open(self, setup: Any, holder: dict[str, str], create: Any) -> _Live:
-        # The session needs a filesystem that knows its approval mode, and the mode lives on the session.
-        mode_of: dict[str, Any] = {}
-        setup.fs = self.fs.for_session(lambda: mode_of["policy"].mode if "policy" in mode_of else "default")
+        setup.fs = self.fs
         handle: SessionHandle = await create()
         models = await handle.model_choices()
-        mode_of["policy"] = handle.session.policy
         holder["id"] = handle.session.id
         for notice in handle.notices:
             self.client.notify("window/showMessage", convert.notice_message(notice))
@@ -453,20 +470,41 @@ class AgentService:
             target = arguments[0] if arguments and isinstance(arguments[0], Mapping) else {"sessionId": self.current}
             self.cancel(target)
             return None
+        if command not in (lsp_caps.CMD_FIX, lsp_caps.CMD_EXPLAIN, lsp_caps.CMD_EDIT_SELECTION, lsp_caps.CMD_PROMPT):
+            raise RequestError(INVALID_PARAMS, f"unknown command {command}")
+        if command != lsp_caps.CMD_PROMPT:
+            if not arguments or not isinstance(arguments[0], Mapping):
+                raise RequestError(INVALID_PARAMS, f"{command} takes one argument: {{uri, range, diagnostics?}}")
+            try:
+                convert.check_context(arguments[0])
+            except ValueError as exc:
+                raise RequestError(INVALID_PARAMS, f"{command}: {exc}") from exc
+        if caps.knows_agent_protocol(self.client.capabilities):
+            # Our own clients draw agent/update and want the turn's stop reason as the answer.
+            return await self._command_turn(command, arguments, request_id)
+        # Any other client waits for this answer with a timeout (Eglot: 10 s) while the turn, and the
+        # permission questions in it, can take minutes: answer now, let progress and messages tell the rest.
+        task = asyncio.create_task(self._background_turn(command, arguments))
+        self._turns.add(task)
+        task.add_done_callback(self._turns.discard)
+        return None
+
+    async def _background_turn(self, command: str, arguments: list[Any]) -> None:
+        try:
+            await self._command_turn(command, arguments, None)
+        except RequestError as exc:
+            self.show_message("error", f"Agent: {exc}")
+        except Exception as exc:  # a bug: say so where the user looks, keep the traceback in the log
+            log.exception("%s failed", command)
+            self.show_message("error", f"Agent: {command} failed: {exc}")
+
+    async def _command_turn(self, command: str, arguments: list[Any], request_id: Any) -> Any:
         if command == lsp_caps.CMD_PROMPT:
             arg = arguments[0] if arguments else ""
             request: dict[str, Any] = dict(arg) if isinstance(arg, Mapping) else {"prompt": str(arg)}
             request["sessionId"] = request.get("sessionId") or await self._current_session()
             result = await self.prompt(request, request_id)
             return {"sessionId": request["sessionId"], **result}
-        if command not in (lsp_caps.CMD_FIX, lsp_caps.CMD_EXPLAIN, lsp_caps.CMD_EDIT_SELECTION):
-            raise RequestError(INVALID_PARAMS, f"unknown command {command}")
-        if not arguments or not isinstance(arguments[0], Mapping):
-            raise RequestError(INVALID_PARAMS, f"{command} takes one argument: {{uri, range, diagnostics?}}")
-        try:
-            convert.check_context(arguments[0])
-        except ValueError as exc:
-            raise RequestError(INVALID_PARAMS, f"{command}: {exc}") from exc
         context = dict(arguments[0])
         # An editor that keeps its own chat session says which one; the context carries it no further.
         wanted = context.pop("sessionId", None)
@@ -534,6 +572,11 @@ class AgentService:
         path = uri_to_path(params["textDocument"]["uri"])
         if path is not None:
             self.fs.forget_unsaved(path)
+
+
+def _folder_path(folder: Any) -> Path | None:
+    uri = folder.get("uri") if isinstance(folder, Mapping) else None
+    return uri_to_path(uri) if isinstance(uri, str) else None
 
 
 def convert_modes() -> tuple[str, ...]:
