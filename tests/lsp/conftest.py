@@ -27,7 +27,7 @@ from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
 from agent_lsp.adapters.lsp.documents import path_to_uri, uri_to_path
-from agent_lsp.adapters.lsp.edits import apply_text_edits
+from agent_lsp.adapters.lsp.edits import apply_text_edits, text_edits
 from agent_lsp.adapters.lsp.server import json_converter
 
 FULL_CAPS: dict[str, Any] = {
@@ -69,6 +69,11 @@ class Editor:
     # Called before the client applies an edit (e.g. to move the document's version like a racing keystroke).
     before_apply: Callable[[], None] | None = None
     on_update: Callable[[dict[str, Any]], None] | None = None
+    # False: like vim-lsp, report an applied edit only with the next didChange (see send_late_change).
+    report_applied_edits: bool = True
+    # Set: window/showMessageRequest answers only once the test sets it (a user slow to answer).
+    answer_gate: asyncio.Event | None = None
+    told: dict[str, str] = field(default_factory=dict)  # uri → the text the server was last told
 
     async def request(self, method: str, params: Any) -> Any:
         return await self.client.protocol.send_request_async(method, params)
@@ -91,16 +96,37 @@ class Editor:
         uri = path_to_uri(path)
         content = path.read_text() if text is None else text
         self.docs[uri] = ClientDoc(content, 1)
+        self.told[uri] = content
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, content))
         )
         return uri
+
+    def send_late_change(self, uri: str) -> None:
+        """What vim-lsp does at the next keystroke: one didChange taking the server's copy (as last told)
+        to the buffer's text, as ranged changes."""
+        doc = self.docs[uri]
+        before = self.told[uri]
+        if before == doc.text:
+            return
+        doc.version += 1
+        edits = sorted(
+            text_edits(before, doc.text),
+            key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]),
+            reverse=True,
+        )
+        changes = [{"range": e["range"], "text": e["newText"]} for e in edits]
+        params = {"textDocument": {"uri": uri, "version": doc.version}, "contentChanges": changes}
+        converter = self.client.protocol._converter
+        self.client.text_document_did_change(converter.structure(params, types.DidChangeTextDocumentParams))
+        self.told[uri] = doc.text
 
     def type_into(self, uri: str, new_text: str, *, tell_server: bool = True) -> None:
         """The user edits a buffer (a full-text change)."""
         doc = self.docs[uri]
         doc.text, doc.version = new_text, doc.version + 1
         if tell_server:
+            self.told[uri] = new_text
             self.client.text_document_did_change(
                 types.DidChangeTextDocumentParams(
                     types.VersionedTextDocumentIdentifier(doc.version, uri),
@@ -128,7 +154,10 @@ class Editor:
         self.edits.append(edit)
         if self.before_apply is not None:
             self.before_apply()
-        changes = edit.get("documentChanges") or []
+        changes = edit.get("documentChanges") or [
+            {"textDocument": {"uri": uri, "version": None}, "edits": edits}
+            for uri, edits in (edit.get("changes") or {}).items()
+        ]
         for change in changes:  # a real editor checks every document before touching any
             if "textDocument" in change:
                 uri, version = change["textDocument"]["uri"], change["textDocument"].get("version")
@@ -151,7 +180,10 @@ class Editor:
                 path.write_text(apply_text_edits(path.read_text(), change["edits"]))
                 continue
             doc.text = apply_text_edits(doc.text, change["edits"])
+            if not self.report_applied_edits:
+                continue
             doc.version += 1
+            self.told[uri] = doc.text
             # Tell the server incrementally, last edit first, so each range is still valid when applied.
             ordered = sorted(
                 change["edits"],
@@ -219,8 +251,10 @@ async def start_editor(
         return answer
 
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
-    def on_message_request(params: types.ShowMessageRequestParams) -> Any:
+    async def on_message_request(params: types.ShowMessageRequestParams) -> Any:
         editor.message_requests.append(client.protocol._converter.unstructure(params))
+        if editor.answer_gate is not None:
+            await editor.answer_gate.wait()
         if editor.before_answer is not None:
             editor.before_answer()
         return None if editor.action_answer is None else types.MessageActionItem(editor.action_answer)

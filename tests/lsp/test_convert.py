@@ -22,17 +22,26 @@ CALL = ev.ToolCallInfo("c1", "replace", {"file_path": "a.py"}, "Edit a.py", "edi
 
 def test_progress_tracker_names_the_running_tool_and_its_place() -> None:
     tracker = convert.ProgressTracker()
-    assert tracker.message(ev.Thought("Planning", "…")) == "Planning"
+    assert tracker.message(ev.Thought("Planning", "…")) == "Thinking: Planning"
     for cid in ("a", "b"):
         assert tracker.message(ev.ToolCallRequest(ev.ToolCallInfo(cid, "grep_search", {}, ""))) is None
     assert tracker.message(ev.ToolCallStatusChange("b", "executing")) == "Running grep_search … (tool 2 of 2)"
     tracker.message(ev.Finished("STOP"))
-    tracker.message(ev.ToolCallRequest(ev.ToolCallInfo("c", "read_file", {}, "Read a.py")))
-    assert tracker.message(ev.ToolCallStatusChange("c", "awaiting_approval")) == "Waiting for approval: Read a.py"
-    assert tracker.message(ev.ToolCallStatusChange("c", "executing")) == "Running read_file …"
+    tracker.message(ev.ToolCallRequest(ev.ToolCallInfo("c", "replace", {}, "Edit a.py")))
+    assert tracker.message(ev.ToolCallStatusChange("c", "awaiting_approval")) == "Waiting for your approval: Edit a.py"
+    assert tracker.message(ev.ToolCallStatusChange("c", "executing")) == "Running replace: Edit a.py"
+    failed = ev.ToolCallResponse("c", "replace", "error", error="no match\nfor it")
+    assert tracker.message(failed) == "Edit a.py failed: no match for it"
+    assert tracker.message(ev.Content("Here")) == "Writing the answer…"
+    assert tracker.message(ev.Content(" it is")) is None  # once per model response
     assert convert.progress_title("  fix   the\nbug " + "x" * 80).startswith("Agent: fix the bug x")
     assert len(convert.progress_title("y" * 200)) <= len("Agent: ") + convert.TITLE_LIMIT
-    assert convert.progress_end("cancelled") == {"kind": "end", "message": "Cancelled"}
+    assert convert.progress_summary("fix  the\nbug") == "Working on: fix the bug"
+    assert convert.progress_end("cancelled", "partial") == {"kind": "end", "message": "Cancelled"}
+    assert convert.progress_end("end_turn", "Fixed it.\nDetails follow.") == {
+        "kind": "end",
+        "message": "Done: Fixed it. Details follow.",
+    }
 
 
 def test_permission_request_is_acp_shaped_and_answers_map_back() -> None:

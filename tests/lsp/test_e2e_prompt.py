@@ -33,9 +33,10 @@ async def test_prompt_streams_updates_and_progress(launch: Any, tmp_path: Path) 
     assert reports[0].kind == "begin" and reports[0].title == "Agent: what is in this project?"
     assert reports[0].cancellable is True
     messages = [r.message for r in reports if r.kind == "report"]
-    assert "Looking around" in messages
-    assert any(m.startswith("Running ") for m in messages)
-    assert reports[-1].kind == "end" and reports[-1].message == "Done"
+    assert reports[0].message == "Working on: what is in this project?"
+    assert "Thinking: Looking around" in messages
+    assert any(m.startswith("Running list_directory") for m in messages)
+    assert reports[-1].kind == "end" and reports[-1].message == "Done: The project has one file."
 
 
 async def test_client_work_done_token_is_used_without_create(launch: Any) -> None:
@@ -45,7 +46,7 @@ async def test_client_work_done_token_is_used_without_create(launch: Any) -> Non
     result = await editor.request("agent/prompt", {"sessionId": session, "prompt": "hi", "workDoneToken": "mine"})
     assert result["stopReason"] == "end_turn"
     assert list(editor.client.progress_reports) == ["mine"]
-    assert [r.kind for r in editor.client.progress_reports["mine"]] == ["begin", "end"]
+    assert [r.kind for r in editor.client.progress_reports["mine"]] == ["begin", "report", "end"]
 
 
 async def test_new_session_describes_modes_models_and_commands(launch: Any) -> None:

@@ -31,10 +31,16 @@ STOP_MESSAGES = {
 }
 
 
+SUMMARY_LIMIT = 100
+
+
+def _one_line(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line[: limit - 1].rstrip() + "…" if len(line) > limit else line
+
+
 def progress_title(prompt_text: str) -> str:
-    line = " ".join(prompt_text.split())
-    if len(line) > TITLE_LIMIT:
-        line = line[: TITLE_LIMIT - 1].rstrip() + "…"
+    line = _one_line(prompt_text, TITLE_LIMIT)
     return f"Agent: {line}" if line else "Agent"
 
 
@@ -46,23 +52,37 @@ def progress_report(message: str) -> dict[str, Any]:
     return {"kind": "report", "message": message, "cancellable": True}
 
 
-def progress_end(reason: str) -> dict[str, Any]:
-    return {"kind": "end", "message": STOP_MESSAGES.get(reason, reason)}
+def progress_end(reason: str, answer: str = "") -> dict[str, Any]:
+    """The end of a turn; a finished one carries the start of the answer (some clients show nothing else)."""
+    message = STOP_MESSAGES.get(reason, reason)
+    if reason == "end_turn" and answer.strip():
+        message = f"{message}: {_one_line(answer, SUMMARY_LIMIT)}"
+    return {"kind": "end", "message": message}
+
+
+def progress_summary(request: str) -> str:
+    """The begin message: what the agent is working on, in one line (a client may show only messages)."""
+    line = _one_line(request, SUMMARY_LIMIT)
+    return f"Working on: {line}" if line else "Thinking…"
 
 
 @dataclass
 class ProgressTracker:
-    """Turns the event stream into short progress messages ("Running grep_search … (tool 1 of 2)")."""
+    """Turns the event stream into short, self-contained progress messages ("Running replace: Edit a.py")."""
 
     batch: list[str] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
     _closed: bool = True
+    _writing: bool = False
 
     def message(self, event: ev.AgentEvent) -> str | None:
         match event:
             case ev.Thought(subject=subject) if subject:
-                return subject
+                return f"Thinking: {subject}"
+            case ev.Content(text=text) if text.strip() and not self._writing:
+                self._writing = True
+                return "Writing the answer…"
             case ev.ToolCallRequest(call=call):
                 if self._closed:
                     self.batch, self._closed = [], False
@@ -71,18 +91,26 @@ class ProgressTracker:
                 self.titles[call.call_id] = call.title or call.name
                 return None
             case ev.ToolCallStatusChange(call_id=call_id, status="awaiting_approval"):
-                return f"Waiting for approval: {self.titles.get(call_id, call_id)}"
+                return f"Waiting for your approval: {self.titles.get(call_id, call_id)}"
             case ev.ToolCallStatusChange(call_id=call_id, status="executing"):
-                return f"Running {self._label(call_id)} …{self._position(call_id)}"
+                return f"Running {self._label(call_id)}{self._position(call_id)}"
+            case ev.ToolCallResponse(call_id=call_id, status="error", error=error):
+                why = f": {_one_line(error, SUMMARY_LIMIT)}" if error else ""
+                return f"{self.titles.get(call_id, call_id)} failed{why}"
+            case ev.ToolCallResponse(call_id=call_id, status="cancelled"):
+                return f"{self.titles.get(call_id, call_id)}: not run"
             case ev.Finished():
                 self._closed = True
+                self._writing = False
                 return None
             case ev.Retry(attempt=attempt):
                 return f"Retrying the model request (attempt {attempt + 1})"
         return None
 
     def _label(self, call_id: str) -> str:
-        return self.names.get(call_id, call_id)
+        name = self.names.get(call_id, call_id)
+        title = self.titles.get(call_id, name)
+        return f"{name}: {title}" if title and title != name else f"{name} …"
 
     def _position(self, call_id: str) -> str:
         if len(self.batch) < 2 or call_id not in self.batch:
@@ -377,6 +405,22 @@ def command_prompt(command: str, context: Mapping[str, Any], instruction: str | 
             "Change only the selected lines unless more is needed."
         )
     return f"{ask}\n\n{about}" if about else ask
+
+
+def command_summary(command: str, context: Mapping[str, Any], instruction: str | None = None) -> str:
+    """What a code-action turn is about, for its progress ("Fix calc.py: wrong operator")."""
+    uri = context.get("uri")
+    path = uri_to_path(uri) if isinstance(uri, str) else None
+    name = path.name if path is not None else "the file"
+    diagnostics = context.get("diagnostics") or []
+    first = diagnostics[0].get("message", "") if diagnostics and isinstance(diagnostics[0], Mapping) else ""
+    if command == CMD_FIX:
+        return f"Fix {name}" + (f": {first}" if first else "")
+    if command == CMD_EXPLAIN:
+        rng = context.get("range")
+        line = f" line {rng['start']['line'] + 1}" if isinstance(rng, Mapping) else ""
+        return f"Explain {name}{line}"
+    return f"Edit {name}: {instruction or 'improve it'}"
 
 
 def edit_choice_request() -> dict[str, Any]:

@@ -247,6 +247,10 @@ def build_server(options: ServiceOptions) -> AgentServer:
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
         await service.did_change_configuration(server.as_json(params.settings))
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        service.did_change_workspace_folders(server.as_json(params))
+
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION)
     def code_action(params: types.CodeActionParams) -> list[Any]:
         return service.code_actions(server.as_json(params))

@@ -355,7 +355,8 @@ class AgentService:
 
     # --- prompts ---------------------------------------------------------------------------------------
 
-    async def prompt(self, params: Mapping[str, Any], request_id: Any = None) -> dict[str, Any]:
+    async def prompt(self, params: Mapping[str, Any], request_id: Any = None, summary: str = "") -> dict[str, Any]:
+        """Run one turn. ``summary``: what it is about in words, for progress (else the prompt's first line)."""
         live = self._live(params)
         session = live.handle.session
         try:
@@ -371,12 +372,12 @@ class AgentService:
         live.busy, live.cancel_pending = True, False  # claimed before the first await: no second prompt slips in
         live.request_id = request_id
         try:
-            return await self._run_prompt(live, prompt, token)
+            return await self._run_prompt(live, prompt, token, summary)
         finally:
             live.busy = live.cancel_pending = False
             live.request_id = live.token = None
 
-    async def _run_prompt(self, live: _Live, prompt: str | list[Any], token: Any) -> dict[str, Any]:
+    async def _run_prompt(self, live: _Live, prompt: str | list[Any], token: Any, summary: str) -> dict[str, Any]:
         session = live.handle.session
         self.current = session.id
         if token is None and caps.capability(self.client.capabilities, "window.workDoneProgress"):
@@ -394,7 +395,9 @@ class AgentService:
         stop: str = "cancelled"
         reply: list[str] = []
         if token is not None:
-            self._progress(token, convert.progress_begin(convert.progress_title(text)))
+            about = summary or text
+            begin = convert.progress_begin(convert.progress_title(about), convert.progress_summary(about))
+            self._progress(token, begin)
         try:
             async for event in session.send(prompt):
                 self._deliver(live, event)
@@ -411,7 +414,7 @@ class AgentService:
                     stop = event.reason
         finally:
             if token is not None:
-                self._progress(token, convert.progress_end(stop))
+                self._progress(token, convert.progress_end(stop, "".join(reply)))
             self.client.flush()  # all the text before the prompt's answer
         answer = "".join(reply).strip()
         if answer and not caps.knows_agent_protocol(self.client.capabilities):
@@ -519,8 +522,9 @@ class AgentService:
             if not instruction:
                 return None
         text = convert.command_prompt(command, context, instruction)
+        summary = convert.command_summary(command, context, instruction)
         session_id = wanted if isinstance(wanted, str) and wanted in self.sessions else await self._current_session()
-        result = await self.prompt({"sessionId": session_id, "prompt": text}, request_id)
+        result = await self.prompt({"sessionId": session_id, "prompt": text}, request_id, summary)
         return {"sessionId": session_id, **result}
 
     async def _current_session(self) -> str:
