@@ -52,6 +52,7 @@ async def test_fix_with_agent_prompts_with_selection_and_diagnostics(launch: Any
     assert "suspicious subtraction" in user and "pyright" in user
     assert any(u["update"]["sessionUpdate"] == "agent_message_chunk" for u in replayed)
 
+    await editor.new_session()  # opened (as an editor's chat panel does at start) but never written in
     listed = await editor.request("agent/listSessions", {"cwd": str(editor.project)})
     assert [s["sessionId"] for s in listed["sessions"]] == [session]
 

@@ -47,6 +47,10 @@ export class ChatController {
   private creating: Promise<string> | undefined;
   private loading: string | undefined;
   private panelReady = false;
+  /** The session the server had when it died; resumed (transcript kept) once the restarted server attaches. */
+  private lost: string | undefined;
+  /** Replayed updates of the session being resumed after a crash: the panel already shows them. */
+  private resuming: string | undefined;
   review: DiffReview | undefined;
   /** The inline review in the file's own editor, tried before the side-by-side diff when set. */
   inline: InlineReview | undefined;
@@ -78,9 +82,74 @@ export class ChatController {
   attach(connection: Connection): void {
     this.connection = connection;
     this.set(S.setServerStatus(this.state, "running"));
-    if (this.panelReady) {
+    const lost = this.lost;
+    this.lost = undefined;
+    if (lost !== undefined) {
+      void this.resume(lost);
+    } else if (this.panelReady) {
       // The panel is already open: give it a session so its mode and model pickers fill in.
       this.ensureSession().catch((err: unknown) => this.set(S.addNotice(this.state, "error", errorText(err))));
+    }
+  }
+
+  /**
+   * The server died and vscode-languageclient is starting it again: say so in words, keep the transcript,
+   * and remember the session so the restarted server resumes it (see attach).
+   */
+  serverLost(): void {
+    const wasBusy = this.state.busy;
+    this.lost = this.state.sessionId ?? this.lost;
+    this.connection = undefined;
+    this.creating = undefined;
+    this.broker.cancelAll();
+    let next = S.setServerStatus(this.state, "starting");
+    next = S.setBusy(next, false);
+    next = S.addNotice(
+      next,
+      "warning",
+      wasBusy
+        ? "The agent server stopped unexpectedly while it was working, so that reply is incomplete. It is restarting; this chat will continue, and you can send your request again."
+        : "The agent server stopped unexpectedly. It is restarting; this chat will continue.",
+    );
+    this.set({ ...next, sessionId: undefined });
+  }
+
+  /** After a restart: load the lost session on the new server (its replay is already on screen). */
+  private async resume(sessionId: string): Promise<void> {
+    const d = this.defaults();
+    this.resuming = sessionId;
+    try {
+      const params: Record<string, string> = { sessionId };
+      if (d.cwd) params.cwd = d.cwd;
+      const description = await this.conn().sendRequest<SessionDescription>(METHODS.loadSession, params);
+      this.set(
+        S.addNotice(
+          {
+            ...this.state,
+            sessionId,
+            modes: description.modes.availableModes,
+            currentMode: description.modes.currentModeId,
+            models: description.models.availableModels,
+            currentModel: description.models.currentModelId,
+            commands: description.commands,
+          },
+          "info",
+          "The agent server is running again.",
+        ),
+      );
+    } catch {
+      // Nothing was saved of it (it died before its first reply): a fresh session, the transcript stays.
+      const items = this.state.items;
+      try {
+        await this.ensureSession();
+        this.set({ ...this.state, items });
+      } catch (err) {
+        this.set(S.addNotice(this.state, "error", errorText(err)));
+      }
+      const note = "The agent server is running again. The last chat could not be restored, so new messages start a new chat.";
+      this.set(S.addNotice(this.state, "info", note));
+    } finally {
+      this.resuming = undefined;
     }
   }
 
@@ -200,15 +269,17 @@ export class ChatController {
       return undefined;
     }
     this.set(S.setBusy(this.state, true, "Thinking…"));
+    let connection: Connection | undefined;
     try {
       const sessionId = await this.ensureSession();
       this.set(S.addUserPrompt(this.state, prompt));
       const params = context === undefined ? { sessionId, prompt } : { sessionId, prompt, context };
-      const result = await this.conn().sendRequest<PromptResult>(METHODS.prompt, params);
+      connection = this.conn();
+      const result = await connection.sendRequest<PromptResult>(METHODS.prompt, params);
       this.noteStop(result.stopReason);
       return result.stopReason;
     } catch (err) {
-      this.set(S.addNotice(this.state, "error", errorText(err)));
+      this.noteFailure(err, connection);
       return "error";
     } finally {
       this.set(S.setBusy(this.state, false));
@@ -222,12 +293,14 @@ export class ChatController {
       return;
     }
     this.set(S.setBusy(this.state, true, "Thinking…"));
+    let connection: Connection | undefined;
     try {
       const sessionId = await this.ensureSession();
       // The server runs the command in the session named here, so the turn lands in the panel's chat.
       const first = args[0];
       const named = typeof first === "object" && first !== null ? [{ ...first, sessionId }, ...args.slice(1)] : args;
-      const result = await this.conn().sendRequest<{ stopReason?: string } | null>("workspace/executeCommand", {
+      connection = this.conn();
+      const result = await connection.sendRequest<{ stopReason?: string } | null>("workspace/executeCommand", {
         command,
         arguments: named,
       });
@@ -235,10 +308,23 @@ export class ChatController {
         this.noteStop(result.stopReason);
       }
     } catch (err) {
-      this.set(S.addNotice(this.state, "error", errorText(err)));
+      this.noteFailure(err, connection);
     } finally {
       this.set(S.setBusy(this.state, false));
     }
+  }
+
+  /** A failed request. When the server died under it, serverLost already said so in words: nothing to add. */
+  private noteFailure(err: unknown, connection: Connection | undefined): void {
+    if (connection !== undefined && connection !== this.connection) {
+      return;
+    }
+    const text = errorText(err);
+    if (/connection got disposed|connection (is|was|got) (closed|disposed)/i.test(text)) {
+      this.set(S.addNotice(this.state, "warning", "The connection to the agent server was lost, so that reply is incomplete."));
+      return;
+    }
+    this.set(S.addNotice(this.state, "error", text));
   }
 
   private noteStop(reason: string): void {
@@ -258,6 +344,9 @@ export class ChatController {
   // --- from the server -----------------------------------------------------------------------------
 
   onUpdate(params: UpdateParams): void {
+    if (params.replay === true && params.sessionId === this.resuming) {
+      return;
+    }
     let state = this.state;
     if (params.sessionId !== state.sessionId) {
       if (this.loading !== undefined && params.sessionId !== this.loading) {

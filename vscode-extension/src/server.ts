@@ -4,6 +4,10 @@ import * as fs from "node:fs";
 import * as vscode from "vscode";
 import {
   ApplyWorkspaceEditRequest,
+  CloseAction,
+  type CloseHandlerResult,
+  ErrorAction,
+  type ErrorHandlerResult,
   type ApplyWorkspaceEditParams,
   type ApplyWorkspaceEditResult,
   LanguageClient,
@@ -42,9 +46,17 @@ function isExecutable(file: string): boolean {
   }
 }
 
+/** Restarts after a crash allowed within CRASH_WINDOW_MS before the user is asked to restart by hand. */
+const MAX_RESTARTS = 4;
+const CRASH_WINDOW_MS = 3 * 60 * 1000;
+
 export class AgentServer implements vscode.Disposable {
   client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
+  private crashes: number[] = [];
+  /** vscode-languageclient is restarting the server after a crash: attach the panel when it runs again. */
+  private restarting = false;
+  private gaveUp = false;
 
   constructor(
     private readonly output: vscode.OutputChannel,
@@ -104,6 +116,10 @@ export class AgentServer implements vscode.Disposable {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
       outputChannel: this.output,
       initializationOptions: serverSettings(this.settings, vscode.workspace.isTrusted),
+      errorHandler: {
+        error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue, handled: true }),
+        closed: (): CloseHandlerResult => this.onClosed(),
+      },
       middleware: {
         executeCommand: async (command, args, next) => {
           // The lightbulb's agent commands run through the panel, so their turn is shown and can be stopped.
@@ -129,8 +145,17 @@ export class AgentServer implements vscode.Disposable {
       this.controller.onRequestPermission(params, token),
     );
     client.onDidChangeState((event) => {
-      if (event.newState === State.Stopped && this.client === client) {
-        this.controller.detach("stopped", "The agent server stopped. Run “Agent: Restart Server” to start it again.");
+      if (this.client !== client) {
+        return;
+      }
+      if (event.newState === State.Stopped && !this.restarting) {
+        const why = this.gaveUp
+          ? "The agent server stopped unexpectedly several times in a row (the Agent output shows why)."
+          : "The agent server stopped.";
+        this.controller.detach("stopped", `${why} Run “Agent: Restart Server” to start it again.`);
+      } else if (event.newState === State.Running && this.restarting) {
+        this.restarting = false;
+        this.attach(client);
       }
     });
     this.client = client;
@@ -147,17 +172,46 @@ export class AgentServer implements vscode.Disposable {
       });
       return;
     }
-    // Replaces the client's default handler: see applyAgentEdit.
+    // Replaces the client's default handler: see applyAgentEdit. (Handlers outlive restarts.)
     client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params));
+    this.attach(client);
+  }
+
+  private attach(client: LanguageClient): void {
     this.controller.attach({
       sendRequest: (method, params) => client.sendRequest(method, params),
       sendNotification: (method, params) => client.sendNotification(method, params),
     });
   }
 
+  /**
+   * The connection closed without us stopping it: the server crashed. Restart it (vscode-languageclient does
+   * the work) and tell the panel in words; after too many crashes in a row, leave it to the user.
+   */
+  private onClosed(): CloseHandlerResult {
+    const now = Date.now();
+    this.crashes = [...this.crashes.filter((t) => now - t < CRASH_WINDOW_MS), now];
+    this.output.appendLine("The agent server exited unexpectedly.");
+    if (this.crashes.length > MAX_RESTARTS) {
+      this.restarting = false;
+      this.gaveUp = true;
+      return {
+        action: CloseAction.DoNotRestart,
+        handled: true,
+        message: "The agent server stopped unexpectedly several times in a row, so it was not restarted.",
+      };
+    }
+    this.restarting = true;
+    this.gaveUp = false;
+    this.controller.serverLost();
+    return { action: CloseAction.Restart, handled: true, message: "The agent server stopped unexpectedly; restarting it." };
+  }
+
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.restarting = false;
+    this.gaveUp = false;
     if (client !== undefined && client.state !== State.Stopped) {
       try {
         await client.stop(5000);

@@ -326,6 +326,7 @@ class AgentService:
                 "promptCount": i.prompt_count,
             }
             for i in infos
+            if i.prompt_count  # a chat nobody wrote in (an editor opens one at start) is nothing to resume
         ]
         return {"sessions": sessions, "nextCursor": cursor}
 

@@ -121,6 +121,58 @@ test("the server stopping cancels open questions", async () => {
   assert.equal(controller.state.sessionId, undefined);
 });
 
+test("a server crash mid-turn is told in words, and the restarted server resumes the chat", async () => {
+  const { controller, conn } = setup();
+  let fail!: (err: Error) => void;
+  conn.on("agent/prompt", () => new Promise((_resolve, reject) => (fail = reject)));
+  const turn = controller.send("fix it");
+  await tick();
+  controller.onUpdate({ sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Working" } } });
+  // vscode-languageclient disposes the connection (rejecting the prompt) and asks its close handler.
+  controller.serverLost();
+  fail(new Error("Pending response rejected since connection got disposed"));
+  assert.equal(await turn, "error");
+  const texts = () => controller.state.items.filter((i) => i.kind === "notice").map((i) => (i as { text: string }).text);
+  assert.equal(controller.state.serverStatus, "starting");
+  assert.equal(controller.state.busy, false);
+  assert.equal(texts().length, 1);
+  assert.match(texts()[0], /stopped unexpectedly while it was working.*restarting/);
+  assert.ok(!texts().some((t) => t.includes("Pending response")), "no raw protocol error in the transcript");
+
+  // The restarted server: the lost session is loaded again, its replay not drawn twice, the transcript kept.
+  const fresh = new FakeConnection().on("agent/loadSession", (params) => {
+    controller.onUpdate({ sessionId: params.sessionId, replay: true, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Working" } } });
+    return description(params.sessionId);
+  });
+  controller.attach(fresh);
+  await tick();
+  await tick();
+  assert.deepEqual(fresh.requests[0], { method: "agent/loadSession", params: { sessionId: "s1", cwd: "/ws" } });
+  assert.equal(controller.state.serverStatus, "running");
+  assert.equal(controller.state.sessionId, "s1");
+  assert.deepEqual(controller.state.items.map((i) => i.kind), ["user", "agent", "notice", "notice"]);
+  assert.equal(texts()[1], "The agent server is running again.");
+});
+
+test("a lost session that cannot be loaded gives way to a new one", async () => {
+  const { controller } = setup();
+  await controller.handleMessage({ type: "ready" });
+  await controller.ensureSession();
+  controller.serverLost();
+  const fresh = new FakeConnection()
+    .on("agent/loadSession", () => {
+      throw new Error("no saved session s1");
+    })
+    .on("agent/newSession", () => description("s2"));
+  controller.attach(fresh);
+  for (let i = 0; i < 5; i++) await tick();
+  assert.equal(controller.state.sessionId, "s2");
+  assert.equal(controller.state.serverStatus, "running");
+  const notices = controller.state.items.filter((i) => i.kind === "notice").map((i) => (i as { text: string }).text);
+  assert.equal(notices.length, 2, "the crash notice is still there");
+  assert.match(notices[1], /could not be restored/);
+});
+
 test("updates of a session the panel did not start are shown, not dropped", async () => {
   const { controller } = setup();
   await controller.ensureSession();

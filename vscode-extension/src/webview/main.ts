@@ -163,6 +163,15 @@ document.addEventListener("click", (event) => {
   }
 });
 
+/** A saved chat in the History list: its title, else when it was last used (never a bare id). */
+function sessionLabel(s: { title?: string | null; updatedAt?: string | null }): string {
+  if (s.title) {
+    return s.title;
+  }
+  const when = s.updatedAt ? s.updatedAt.slice(0, 16).replace("T", " ") : "";
+  return when ? `Untitled chat, ${when}` : "Untitled chat";
+}
+
 function fillSelect(select: HTMLSelectElement, options: { value: string; label: string; title?: string }[], current?: string): void {
   const sig = JSON.stringify([options, current]);
   if (select.dataset.sig === sig) {
@@ -197,7 +206,7 @@ function draw(next: ChatState): void {
     sessions,
     [
       { value: "", label: "History…" },
-      ...next.sessions.map((s) => ({ value: s.sessionId, label: s.title || s.sessionId.slice(0, 8), title: s.updatedAt })),
+      ...next.sessions.map((s) => ({ value: s.sessionId, label: sessionLabel(s), title: s.updatedAt })),
     ],
     "",
   );
