@@ -43,7 +43,8 @@ def _statuses(editor: Any) -> list[str]:
 async def test_late_did_change_two_edits_in_one_turn_land_right(launch: Any, mode: str) -> None:
     editor = await launch(
         [
-            _replace("two.py", "a = 1", "a = 10"),
+            # The first edit adds a line, so an edit computed from the pre-edit text lands a line too high.
+            _replace("two.py", "a = 1", "a = 10\nc = 30"),
             _replace("two.py", "b = 2", "b = 20"),
             text_line("Both changed."),
             _replace("two.py", "a = 10", "a = 11"),
@@ -60,7 +61,7 @@ async def test_late_did_change_two_edits_in_one_turn_land_right(launch: Any, mod
     assert result["stopReason"] == "end_turn"
     assert _statuses(editor) == ["completed", "completed"]
     assert [list(e) for e in editor.edits] == [["changes"], ["changes"]]  # vim-lsp gets the version-less form
-    assert editor.docs[uri].text == "def other():\n    pass\n\na = 10\nb = 20\n"
+    assert editor.docs[uri].text == "def other():\n    pass\n\na = 10\nc = 30\nb = 20\n"
     assert len(editor.message_requests) == (2 if mode == "default" else 0)
 
     # The next keystroke: one didChange from what the server was last told to the buffer as it is now.
@@ -68,7 +69,7 @@ async def test_late_did_change_two_edits_in_one_turn_land_right(launch: Any, mod
     editor.updates.clear()
     await editor.request("agent/prompt", {"sessionId": session, "prompt": "now 11"})
     assert _statuses(editor) == ["completed"]
-    assert editor.docs[uri].text == "def other():\n    pass\n\na = 11\nb = 20\n"
+    assert editor.docs[uri].text == "def other():\n    pass\n\na = 11\nc = 30\nb = 20\n"
     assert path.read_text() == "def other():\n    pass\n\na = 1\nb = 2\n"  # the buffer is unsaved
 
 

@@ -55,8 +55,8 @@ return function()
   end)
 
   -- $/progress reached Neovim's LspProgress (what fidget.nvim and statuslines read).
-  H.eq(progress[1], "begin:Thinking…", "first progress")
-  H.ok(vim.tbl_contains(progress, "report:Looking around"), "a progress report from the thought")
-  H.eq(progress[#progress], "end:Done", "last progress")
+  H.eq(progress[1], "begin:Working on: what is in this project?", "first progress")
+  H.ok(vim.tbl_contains(progress, "report:Thinking: Looking around"), "a progress report from the thought")
+  H.eq(progress[#progress], "end:Done: The project has one file.", "last progress")
   H.eq(require("agent_lsp").statusline(), "", "statusline when idle")
 end
