@@ -104,6 +104,7 @@ export class ChatController {
     this.broker.cancelAll();
     let next = S.setServerStatus(this.state, "starting");
     next = S.setBusy(next, false);
+    next = S.interruptTools(next);
     next = S.addNotice(
       next,
       "warning",

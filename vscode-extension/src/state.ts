@@ -235,6 +235,14 @@ export function adoptSession(state: ChatState, sessionId: string): ChatState {
   return bump(state, { sessionId, title: undefined, items: [], plan: [], usage: undefined, permissions: [] });
 }
 
+/** The server died: tool calls still pending or running will never finish, so they show as failed. */
+export function interruptTools(state: ChatState): ChatState {
+  const items = state.items.map((item) =>
+    item.kind === "tool" && (item.status === "pending" || item.status === "in_progress") ? { ...item, status: "failed" as const } : item,
+  );
+  return bump(state, { items });
+}
+
 export function setBusy(state: ChatState, busy: boolean, progress?: string): ChatState {
   return bump(state, { busy, progress: busy ? progress : undefined });
 }

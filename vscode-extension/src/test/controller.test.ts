@@ -128,6 +128,7 @@ test("a server crash mid-turn is told in words, and the restarted server resumes
   const turn = controller.send("fix it");
   await tick();
   controller.onUpdate({ sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Working" } } });
+  controller.onUpdate({ sessionId: "s1", update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "echo hi", kind: "execute", status: "pending" } });
   // vscode-languageclient disposes the connection (rejecting the prompt) and asks its close handler.
   controller.serverLost();
   fail(new Error("Pending response rejected since connection got disposed"));
@@ -138,6 +139,8 @@ test("a server crash mid-turn is told in words, and the restarted server resumes
   assert.equal(texts().length, 1);
   assert.match(texts()[0], /stopped unexpectedly while it was working.*restarting/);
   assert.ok(!texts().some((t) => t.includes("Pending response")), "no raw protocol error in the transcript");
+  const tool = controller.state.items.find((i) => i.kind === "tool") as { status: string };
+  assert.equal(tool.status, "failed", "a call the dead server was running will never finish");
 
   // The restarted server: the lost session is loaded again, its replay not drawn twice, the transcript kept.
   const fresh = new FakeConnection().on("agent/loadSession", (params) => {
@@ -150,7 +153,7 @@ test("a server crash mid-turn is told in words, and the restarted server resumes
   assert.deepEqual(fresh.requests[0], { method: "agent/loadSession", params: { sessionId: "s1", cwd: "/ws" } });
   assert.equal(controller.state.serverStatus, "running");
   assert.equal(controller.state.sessionId, "s1");
-  assert.deepEqual(controller.state.items.map((i) => i.kind), ["user", "agent", "notice", "notice"]);
+  assert.deepEqual(controller.state.items.map((i) => i.kind), ["user", "agent", "tool", "notice", "notice"]);
   assert.equal(texts()[1], "The agent server is running again.");
 });
 
