@@ -103,6 +103,8 @@ def test_code_actions_follow_diagnostics_selection_and_only() -> None:
     assert actions[0]["diagnostics"] == [diag]
     selected = convert.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [], None)
     assert [a["title"] for a in selected] == ["Explain with agent", "Edit selection with agent…"]
+    everything = convert.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [diag], [""])
+    assert len(everything) == 3  # the empty kind is every kind's root
     only_fix = convert.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [diag], ["quickfix"])
     assert [a["kind"] for a in only_fix] == ["quickfix"]
     prompt = convert.command_prompt(
@@ -134,6 +136,9 @@ def test_config_parsing_drops_secrets_and_merges() -> None:
     merged = merge(cfg, flat)
     assert merged.model == "m2" and merged.approval_mode == "plan" and merged.checkpointing is False
     assert parse_config(None).model is None
+    # workspace/configuration answers null for a section nobody set (Eglot): no settings, no complaint.
+    assert parse_config({"agentLsp": None}) == parse_config({})
+    assert parse_config({"agentLsp": 3}).problems == ("'agentLsp' must be an object",)
 
 
 def test_initialize_result_advertises_the_agent_extension() -> None:

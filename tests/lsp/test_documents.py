@@ -37,6 +37,32 @@ def test_incremental_changes_apply_in_order(tmp_path: Path) -> None:
     assert doc.version == 2
 
 
+def test_an_applied_edit_is_known_before_the_editor_reports_it(tmp_path: Path) -> None:
+    store = DocumentStore()
+    uri = path_to_uri(tmp_path / "late.py")
+    doc = store.open(uri, "a = 1\nb = 2\n", 1)
+    assert doc is not None
+    # Two edits applied, no didChange yet (vim-lsp): the mirror holds the latest text at once.
+    store.applied(doc, "a = 1\nc = 3\nb = 2\n", doc.changes)
+    store.applied(doc, "a = 1\nc = 3\nb = 20\n", doc.changes)
+    assert doc.text == "a = 1\nc = 3\nb = 20\n" and doc.reported == "a = 1\nb = 2\n"
+    # The late didChange describes both edits against what the editor last told us.
+    store.change(uri, 2, [{"range": _rng(1, 0, 2, 0), "text": "c = 3\nb = 20\n"}])
+    assert doc.text == "a = 1\nc = 3\nb = 20\n" and doc.reported is None and doc.version == 2
+
+
+def test_an_editor_that_reported_first_keeps_its_own_account(tmp_path: Path) -> None:
+    store = DocumentStore()
+    uri = path_to_uri(tmp_path / "prompt.py")
+    doc = store.open(uri, "x = 1\n", 1)
+    assert doc is not None
+    sent_at = doc.changes
+    # VS Code sends didChange (with a keystroke of the user's) before it answers applyEdit.
+    store.change(uri, 2, [{"text": "x = 2\ny\n"}])
+    store.applied(doc, "x = 2\n", sent_at)
+    assert doc.text == "x = 2\ny\n" and doc.reported is None
+
+
 def test_full_change_and_close(tmp_path: Path) -> None:
     store = DocumentStore()
     uri = path_to_uri(tmp_path / "b.txt")

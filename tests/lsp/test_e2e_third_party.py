@@ -146,7 +146,22 @@ async def test_workspace_roots_follow_the_editors_folders(launch: Any, tmp_path:
     other.mkdir()
     (other / "notes.txt").write_text("from the other folder\n")
     read = call_line("read_file", {"file_path": str(other / "notes.txt")})
-    editor = await launch([read, text_line("1"), read, text_line("2"), read, text_line("3"), read, text_line("4")])
+    read_own = call_line("read_file", {"file_path": "own.txt"})
+    editor = await launch(
+        [
+            read,
+            text_line("1"),
+            read,
+            text_line("2"),
+            read,
+            text_line("3"),
+            read,
+            text_line("4"),
+            read_own,
+            text_line("5"),
+        ]
+    )
+    (editor.project / "own.txt").write_text("the session's own folder\n")
     first = await editor.new_session()
     await editor.request("agent/prompt", {"sessionId": first, "prompt": "read it"})
     assert _statuses(editor) == ["failed"]  # not a root yet
@@ -164,3 +179,10 @@ async def test_workspace_roots_follow_the_editors_folders(launch: Any, tmp_path:
     await editor.request("agent/prompt", {"sessionId": first, "prompt": "read it"})
     assert _statuses(editor) == ["failed"]
     assert "outside the workspace" in str(editor.updates)
+
+    # A session's own folder stays its root even when the editor closes that folder.
+    project = types.WorkspaceFolder(path_to_uri(editor.project), "project")
+    change(types.DidChangeWorkspaceFoldersParams(types.WorkspaceFoldersChangeEvent(added=[], removed=[project])))
+    editor.updates.clear()
+    await editor.request("agent/prompt", {"sessionId": first, "prompt": "read own.txt"})
+    assert _statuses(editor) == ["completed"]
