@@ -180,9 +180,9 @@ class Editor:
                 path.write_text(apply_text_edits(path.read_text(), change["edits"]))
                 continue
             doc.text = apply_text_edits(doc.text, change["edits"])
-            if not self.report_applied_edits:
-                continue
             doc.version += 1
+            if not self.report_applied_edits:
+                continue  # the buffer's version moved, but the server is not told (yet)
             self.told[uri] = doc.text
             # Tell the server incrementally, last edit first, so each range is still valid when applied.
             ordered = sorted(

@@ -73,6 +73,24 @@ async def test_late_did_change_two_edits_in_one_turn_land_right(launch: Any, mod
     assert path.read_text() == "def other():\n    pass\n\na = 1\nb = 2\n"  # the buffer is unsaved
 
 
+async def test_a_versioned_client_silent_after_an_edit_gets_the_next_one_without_a_version(launch: Any) -> None:
+    """Eglot reports an applied edit only once Emacs sees input again, and refuses an edit for a version it
+    has moved past: the next edit goes without a version, computed from the text the first one made."""
+    script = [_replace("e.py", "a = 1", "a = 10\nc = 30"), _replace("e.py", "b = 2", "b = 20"), text_line("ok")]
+    editor = await launch(script, capabilities=EGLOT_CAPS)
+    editor.report_applied_edits = False
+    path = editor.project / "e.py"
+    path.write_text("a = 1\nb = 2\n")
+    uri = editor.open(path)
+    session = await editor.new_session(approvalMode="auto_edit")
+    await editor.request("agent/prompt", {"sessionId": session, "prompt": "both"})
+    assert _statuses(editor) == ["completed", "completed"]
+    first, second = editor.edits
+    assert first["documentChanges"][0]["textDocument"] == {"uri": uri, "version": 1}
+    assert list(second) == ["changes"]
+    assert editor.docs[uri].text == "a = 10\nc = 30\nb = 20\n"
+
+
 async def test_command_is_answered_at_once_while_the_question_waits(launch: Any) -> None:
     """Eglot waits 10 s for workspace/executeCommand: the turn (and its permission question) runs on after."""
     script = [_replace("calc.py", "a - b", "a + b"), text_line("Fixed: it adds now.")]
