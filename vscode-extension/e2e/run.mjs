@@ -137,6 +137,23 @@ function script() {
       ],
     },
     textLine("Kept the f-string; ", "the call stays as it was."),
+    // Run 8: a turn the server dies in (it waits for approval when the test kills the server).
+    {
+      method: "generateContentStream",
+      response: [
+        {
+          candidates: [
+            {
+              content: {
+                role: "model",
+                parts: [{ functionCall: { name: "run_shell_command", id: "e2e-8", args: { command: "echo never-run", description: "Interrupted by the crash" } } }],
+              },
+              finishReason: "STOP",
+            },
+          ],
+        },
+      ],
+    },
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -309,6 +326,14 @@ async function main() {
       const version = spawnSync(venvPython, ["-P", "-m", "agent_lsp", "--version"], { encoding: "utf8" }).stdout.trim();
       log(`bootstrap ok: the server installed itself into ${path.dirname(marker)} (${version})`);
     }
+    // The panel opened a chat nobody wrote in yet: History has nothing to offer.
+    await chat.locator("#sessions").focus();
+    await page.waitForTimeout(1000);
+    const historyAtStart = (await chat.locator("#sessions option").allInnerTexts()).slice(1);
+    if (historyAtStart.length > 0) {
+      throw new Error(`History lists a chat nobody wrote in: ${historyAtStart.join(" | ")}`);
+    }
+    await chat.locator("#input").focus();
 
     // Run 1: accept the proposal after reviewing it.
     await chat.locator("#input").fill("Make the greeting in app.py friendlier");
@@ -505,7 +530,61 @@ async function main() {
       throw new Error(`a program chosen by the workspace ran: ${fs.readFileSync(pwned, "utf8")}`);
     }
     log("workspace settings and the workspace's agent_lsp/ folder were ignored");
-    console.log("e2e: 7 passed, 0 failed");
+
+    // Run 8: the server dies mid-turn. vscode-languageclient restarts it; the panel says so in words,
+    // reattaches by itself (no Restart click) and the chat goes on.
+    await chat.locator("#input").fill("Run the interrupted check");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".permission button", { hasText: "Allow once" }).waitFor();
+    const [victim, ...others] = agentServerPids(server.pid);
+    if (victim === undefined || others.length > 0) {
+      throw new Error(`expected one agent-lsp server under code-server, found ${[victim, ...others].join(", ")}`);
+    }
+    process.kill(victim, "SIGKILL");
+    log(`killed the agent server (pid ${victim}) mid-turn`);
+    await chat.locator(".notice", { hasText: "stopped unexpectedly while it was working" }).waitFor();
+    await chat.locator(".notice", { hasText: "running again" }).waitFor({ timeout: 60000 });
+    await chat.locator(".tool.status-failed", { hasText: "never-run" }).waitFor(); // it will never finish
+    await waitFor("Send to be enabled again", async () => !(await chat.locator("#send").isDisabled()), 60000);
+    const panelText = await chat.locator("body").innerText();
+    if (/Pending response|connection got disposed|Restart server/i.test(panelText)) {
+      throw new Error(`the panel shows a raw error or stays detached:\n${panelText.slice(-1500)}`);
+    }
+    if (screenshot) {
+      const crashed = screenshot.replace(/\.png$/, "") + "-crash.png";
+      await page.locator(".part.sidebar").screenshot({ path: crashed });
+      log(`screenshot of the panel after the crash: ${crashed}`);
+    }
+    const restarted = agentServerPids(server.pid);
+    if (restarted.length !== 1 || restarted[0] === victim) {
+      throw new Error(`expected a new agent-lsp server, found ${restarted.join(", ")}`);
+    }
+    // The restarted server answers (its replay starts again at the first line: the friendlier edit).
+    const before = await chat.locator(".msg.agent", { hasText: "friendlier" }).count();
+    await chat.locator("#input").fill("Are you back?");
+    await chat.locator("#input").press("Enter");
+    await waitFor("an answer from the restarted server", async () => (await chat.locator(".msg.agent", { hasText: "friendlier" }).count()) > before);
+    if (await chat.locator("#progress").isVisible()) {
+      await chat.locator("#stop").click().catch(() => undefined); // the turn may end on its own meanwhile
+    }
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    const crashToasts = (await page.locator(".notifications-toasts .notification-toast").allInnerTexts()).filter((t) =>
+      /Pending response|connection got disposed|crashed/i.test(t),
+    );
+    if (crashToasts.length > 0) {
+      throw new Error(`raw crash notifications: ${crashToasts.join(" | ")}`);
+    }
+    log("run 8 ok: after a crash mid-turn the panel reattached by itself and said so in words");
+
+    // History: the chats written in, by title; never the empty chat a panel opens with, never a bare id.
+    await chat.locator("#sessions").focus();
+    await waitFor("History to list the chat", async () => (await chat.locator("#sessions option").count()) > 1);
+    const history = (await chat.locator("#sessions option").allInnerTexts()).slice(1);
+    if (history.some((label) => /^[0-9a-f]{6,}$/i.test(label.trim()))) {
+      throw new Error(`History shows a bare session id: ${history.join(" | ")}`);
+    }
+    log(`history ok: ${history.join(" | ")}`);
+    console.log("e2e: 8 passed, 0 failed");
   } catch (err) {
     failed = true;
     const shot = path.join(tmp, "failure.png");
@@ -546,6 +625,36 @@ async function injectedTexts(page) {
 /** From the inline review (what Review diff opens), the side-by-side diff is one CodeLens click away. */
 async function openSideBySide(page) {
   await page.locator(".monaco-editor .codelens-decoration a", { hasText: "Open Side-by-Side" }).first().click();
+}
+
+/** The agent-lsp servers (python -m agent_lsp lsp …) running under the process `root`. */
+function agentServerPids(root) {
+  const parent = new Map();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const under = (pid) => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) {
+      if (p === root) return true;
+    }
+    return false;
+  };
+  return [...parent.keys()].filter((pid) => {
+    if (!under(pid)) return false;
+    try {
+      const args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      const program = args.includes("agent_lsp") || args.some((a) => a.endsWith("/agent-lsp"));
+      return program && args.includes("lsp");
+    } catch {
+      return false;
+    }
+  });
 }
 
 async function openAgentView(page) {
