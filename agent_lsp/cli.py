@@ -1,4 +1,7 @@
-"""Command line: ``agent-lsp run | acp | lsp | demo``. Parses arguments and hands off; imports stay lazy."""
+"""Command line: ``agent-lsp [Gemini CLI flags] [query]`` and ``agent-lsp run | acp | lsp | demo``.
+
+Parses arguments and hands off; imports stay lazy so ``--version`` and start-up are quick.
+"""
 
 from __future__ import annotations
 
@@ -7,34 +10,97 @@ import sys
 from pathlib import Path
 
 MODES = ("default", "auto_edit", "yolo", "plan")
+SUBCOMMANDS = ("run", "acp", "lsp", "demo")
+# Gemini CLI's exit codes (its Fatal*Error classes).
+EXIT_AUTH = 41
+EXIT_INPUT = 42
+EXIT_CONFIG = 52
+EXIT_TURN_LIMIT = 53
+EXIT_CANCELLED = 130
 
 
-def _parser() -> argparse.ArgumentParser:
+def _list(value: str) -> list[str]:
+    """A flag value that may hold several comma-separated items (yargs' arrays accept both forms)."""
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _headless_flags(p: argparse.ArgumentParser) -> None:
+    """Gemini CLI's flags for one-shot runs, shared by ``agent-lsp`` and ``agent-lsp run``."""
+    p.add_argument("-p", "--prompt", help="run this prompt headless (appended to piped stdin) and exit")
+    p.add_argument("-m", "--model", help="the model (default: settings model.name, else Gemini CLI's default)")
+    p.add_argument("-y", "--yolo", action="store_true", help="approve every tool call (approval mode yolo)")
+    p.add_argument("--approval-mode", choices=MODES, help="when tools may run without asking")
+    p.add_argument("-o", "--output-format", choices=("text", "json", "stream-json"), default="text")
+    p.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="latest",
+        metavar="latest|INDEX|ID",
+        help='continue a recorded session: "latest", its number in --list-sessions, or its id',
+    )
+    p.add_argument("--list-sessions", action="store_true", help="list this project's recorded sessions and exit")
+    p.add_argument("--delete-session", metavar="INDEX|ID", help="delete a recorded session and exit")
+    p.add_argument("--session-id", help="record the new session under this id")
+    p.add_argument(
+        "--include-directories", type=_list, action="append", default=[], metavar="DIRS", help="more workspace roots"
+    )
+    p.add_argument(
+        "--allowed-mcp-server-names",
+        type=_list,
+        action="append",
+        default=None,
+        metavar="NAMES",
+        help="connect only these MCP servers",
+    )
+    p.add_argument(
+        "--allowed-tools", type=_list, action="append", default=[], metavar="TOOLS", help="tools that run unasked"
+    )
+    p.add_argument(
+        "--policy", type=_list, action="append", default=[], metavar="PATHS", help="policy files or folders (user tier)"
+    )
+    p.add_argument("-e", "--extensions", type=_list, action="append", default=None, metavar="NAMES")
+    p.add_argument("-l", "--list-extensions", action="store_true", help="list installed extensions and exit")
+    p.add_argument(
+        "--fake-responses",
+        type=Path,
+        metavar="FILE",
+        help="replay model responses from a Gemini CLI --fake-responses JSONL file",
+    )
+    p.add_argument("--cwd", type=Path, default=None, help="workspace folder (default: current directory)")
+    p.add_argument("--log-file", type=Path, help="write logs here (stdout carries output only)")
+    p.add_argument("-d", "--debug", action="store_true", help="verbose logs on stderr")
+
+
+def _gemini_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="agent-lsp",
+        description="A coding agent that lives in your editor. Without a subcommand it takes Gemini CLI's flags.",
+        epilog="Subcommands: run (headless prompt), acp (Agent Client Protocol), lsp (Language Server), demo.",
+    )
+    p.add_argument("-v", "--version", action="store_true", help="print the version and exit")
+    p.add_argument("query", nargs="*", help="the prompt (or use -p)")
+    _headless_flags(p)
+    return p
+
+
+def _subcommand_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="agent-lsp", description="A coding agent that lives in your editor.")
-    p.add_argument("--version", action="store_true", help="print the version and exit")
+    p.add_argument("-v", "--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command")
 
-    def common(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--model", "-m", help="Gemini model (default: settings, else gemini-2.5-pro)")
+    def server(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--model", "-m", help="the model (default: settings model.name)")
         sp.add_argument("--approval-mode", choices=MODES, help="when tools may run without asking")
-        sp.add_argument(
-            "--fake-responses",
-            type=Path,
-            metavar="FILE",
-            help="replay model responses from a Gemini CLI --fake-responses JSONL file",
-        )
+        sp.add_argument("--fake-responses", type=Path, metavar="FILE", help="replay a --fake-responses JSONL file")
         sp.add_argument("--log-file", type=Path, help="write logs here (stdout carries protocol frames only)")
-        sp.add_argument("--debug", action="store_true", help="verbose logs")
+        sp.add_argument("--debug", "-d", action="store_true", help="verbose logs")
 
     run = sub.add_parser("run", help="run one prompt headless and stream the answer")
-    run.add_argument("prompt", nargs="+", help="the prompt")
-    run.add_argument("--output-format", "-o", choices=("text", "json", "stream-json"), default="text")
-    run.add_argument("--cwd", type=Path, default=None, help="workspace folder (default: current directory)")
-    common(run)
-    acp = sub.add_parser("acp", help="serve the Agent Client Protocol over stdio")
-    common(acp)
-    lsp = sub.add_parser("lsp", help="serve the Language Server Protocol over stdio")
-    common(lsp)
+    run.add_argument("query", nargs="*", help="the prompt")
+    _headless_flags(run)
+    server(sub.add_parser("acp", help="serve the Agent Client Protocol over stdio"))
+    server(sub.add_parser("lsp", help="serve the Language Server Protocol over stdio"))
     demo = sub.add_parser("demo", help="run the built-in demo on a temp copy of an example project")
     demo.add_argument("--keep", action="store_true", help="keep the temp project and print its path")
     demo.add_argument("--delay", type=float, default=0.0, help="seconds between streamed chunks")
@@ -52,38 +118,100 @@ def _setup_logging(log_file: Path | None, debug: bool) -> None:
     root.setLevel(level if log_file or debug else logging.WARNING)
 
 
+def _version() -> int:
+    from agent_lsp import __version__
+
+    print(f"agent-lsp {__version__}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.version:
-        from agent_lsp import __version__
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        args = _subcommand_parser().parse_args(argv)
+        if args.version:
+            return _version()
+        if args.command == "demo":
+            from agent_lsp.headless import run_demo
 
-        print(f"agent-lsp {__version__}")
-        return 0
-    if args.command is None:
-        _parser().print_help(sys.stderr)
-        return 2
-    if args.command == "demo":
-        from agent_lsp.headless import run_demo
+            return run_demo(keep=args.keep, delay=args.delay)
+        _setup_logging(args.log_file, args.debug)
+        if args.command == "run":
+            return _headless(args, subcommand=True)
+        if args.command == "acp":
+            from agent_lsp.adapters.acp.main import serve as serve_acp
 
-        return run_demo(keep=args.keep, delay=args.delay)
-    _setup_logging(args.log_file, args.debug)
-    if args.command == "run":
-        from agent_lsp.headless import run_prompt
-
-        return run_prompt(
-            " ".join(args.prompt),
-            cwd=args.cwd or Path.cwd(),
-            model=args.model,
-            approval_mode=args.approval_mode,
-            fake_responses=args.fake_responses,
-            output_format=args.output_format,
-        )
-    if args.command == "acp":
-        from agent_lsp.adapters.acp.main import serve as serve_acp
-
-        return serve_acp(args)
-    if args.command == "lsp":
+            return serve_acp(args)
         from agent_lsp.adapters.lsp.main import serve as serve_lsp
 
         return serve_lsp(args)
-    return 2
+    args = _gemini_parser().parse_args(argv)
+    if args.version:
+        return _version()
+    _setup_logging(args.log_file, args.debug)
+    return _headless(args, subcommand=False)
+
+
+def _headless(args: argparse.Namespace, *, subcommand: bool) -> int:
+    from agent_lsp.headless import HeadlessRequest, run_headless
+
+    err = sys.stderr
+    if args.yolo and args.approval_mode:
+        err.write("Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead.\n")
+        return 1
+    query = " ".join(args.query)
+    if query and args.prompt is not None:
+        err.write("Cannot use both a positional prompt and the --prompt (-p) flag together\n")
+        return 1
+    cwd = (args.cwd or Path.cwd()).resolve()
+
+    def flat(groups: list[list[str]] | None) -> list[str] | None:
+        return None if groups is None else [item for group in groups for item in group]
+
+    request = HeadlessRequest(
+        prompt=args.prompt if args.prompt is not None else query,
+        cwd=cwd,
+        model=args.model,
+        approval_mode="yolo" if args.yolo else args.approval_mode,
+        output_format=args.output_format,
+        fake_responses=args.fake_responses,
+        resume=args.resume,
+        session_id=args.session_id,
+        include_directories=[Path(d) for d in flat(args.include_directories) or []],
+        allowed_mcp_server_names=flat(args.allowed_mcp_server_names),
+        allowed_tools=flat(args.allowed_tools) or [],
+        policy_paths=[Path(p).expanduser() for p in flat(args.policy) or []],
+        extensions=flat(args.extensions),
+        debug=args.debug,
+    )
+    if args.list_extensions:
+        from agent_lsp.headless_admin import list_extensions
+
+        return list_extensions(cwd)
+    if args.list_sessions:
+        from agent_lsp.headless_admin import list_sessions
+
+        return list_sessions(cwd)
+    if args.delete_session is not None:
+        from agent_lsp.headless_admin import delete_session
+
+        return delete_session(cwd, args.delete_session)
+    stdin_text = ""
+    if not sys.stdin.isatty():
+        stdin_text = sys.stdin.read()
+    elif not request.prompt and not subcommand:
+        err.write(
+            "agent-lsp has no interactive terminal UI: give a prompt (-p PROMPT or a positional query), "
+            "pipe one on stdin, or run `agent-lsp acp` / `agent-lsp lsp` from an editor. See agent-lsp --help.\n"
+        )
+        return EXIT_INPUT
+    if stdin_text.strip():
+        # Gemini CLI puts piped input first and the -p prompt after it.
+        request.prompt = f"{stdin_text}\n\n{request.prompt}" if request.prompt else stdin_text
+    if not request.prompt.strip():
+        err.write(
+            "No input provided via stdin. Input can be provided by piping data into agent-lsp "
+            "or using the --prompt option.\n"
+        )
+        return EXIT_INPUT
+    return run_headless(request)

@@ -1,4 +1,4 @@
-"""Headless runs: ``agent-lsp run PROMPT`` and ``agent-lsp demo`` print the event stream to the terminal."""
+"""Headless runs: ``agent-lsp -p PROMPT`` / ``agent-lsp run`` (Gemini CLI's non-interactive mode) and the demo."""
 
 from __future__ import annotations
 
@@ -9,11 +9,14 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from agent_lsp import events as ev
+from agent_lsp.cli import EXIT_AUTH, EXIT_CANCELLED, EXIT_INPUT, EXIT_TURN_LIMIT
 from agent_lsp.core.ports import ConfirmationResult
+from agent_lsp.headless_output import SessionStats, json_output, stream_event, stream_line
 from agent_lsp.render import render
 from agent_lsp.tools.policy import ApprovalMode
 
@@ -51,6 +54,78 @@ class DemoConfirmer:
         return ConfirmationResult("proceed_once")
 
 
+@dataclass
+class HeadlessRequest:
+    """Everything one ``agent-lsp -p`` / ``agent-lsp run`` invocation asked for."""
+
+    prompt: str
+    cwd: Path
+    model: str | None = None
+    approval_mode: ApprovalMode | None = None
+    output_format: str = "text"
+    fake_responses: Path | None = None
+    resume: str | None = None
+    session_id: str | None = None
+    include_directories: list[Path] = field(default_factory=list)
+    allowed_mcp_server_names: list[str] | None = None
+    allowed_tools: list[str] = field(default_factory=list)
+    policy_paths: list[Path] = field(default_factory=list)
+    extensions: list[str] | None = None
+    debug: bool = False
+
+
+class _Output:
+    """Writes one run's events in the chosen format and keeps Gemini CLI's stats."""
+
+    def __init__(self, fmt: str, out: TextIO, err: TextIO, model: str, verbose: bool = False) -> None:
+        self.fmt, self.out, self.err, self.verbose = fmt, out, err, verbose
+        self.stats = SessionStats(model)
+        self.texts: list[str] = []
+        self.warnings: list[str] = []
+        self.error: ev.Error | None = None
+        self.started = time.perf_counter()
+
+    def line(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def notice(self, notice: ev.Notice) -> None:
+        # Settings, trust and MCP notices are for the person: stderr, as Gemini CLI's feedback, in every format.
+        self.err.write(render(notice) or "")
+        self.err.flush()
+
+    def event(self, event: ev.AgentEvent) -> None:
+        self.stats.observe(event)
+        if isinstance(event, ev.Error):
+            self.error = event
+        if isinstance(event, ev.LoopDetected):
+            self.warnings.append("Loop detected, stopping execution")
+        if isinstance(event, ev.Content):
+            self.texts.append(event.text)
+        if isinstance(event, ev.Notice):
+            self.notice(event)
+            return
+        if self.fmt == "stream-json":
+            line = stream_event(event)
+            if line:
+                self.line(line)
+            return
+        if isinstance(event, ev.Content):
+            if self.fmt == "text":
+                self.out.write(event.text)
+                self.out.flush()
+            return
+        if self.fmt == "text" or isinstance(event, ev.Error):
+            text = render(event, verbose=self.verbose)
+            if text:
+                self.err.write(text)
+                self.err.flush()
+
+    @property
+    def duration_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000
+
+
 async def _drive(
     prompt: str,
     *,
@@ -60,103 +135,156 @@ async def _drive(
     output_format: str,
     out: TextIO,
     err: TextIO,
-) -> ev.Stop:
+    resume_id: str | None = None,
+    session_id: str | None = None,
+    model: str | None = None,
+) -> tuple[ev.Stop, _Output, str | None]:
     from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
 
     assert isinstance(runtime_options, RuntimeOptions)
     runtime = Runtime(runtime_options)
-    handle = await runtime.create_session(SessionSetup(cwd=cwd, confirmer=confirmer))  # type: ignore[arg-type]
+    setup = SessionSetup(cwd=cwd, confirmer=confirmer, session_id=session_id)  # type: ignore[arg-type]
+    if resume_id is not None:
+        handle, _events = await runtime.load_session(resume_id, setup)
+    else:
+        handle = await runtime.create_session(setup)
+    output = _Output(output_format, out, err, handle.session.model, verbose=out is err)
     for notice in handle.notices:
-        err.write(render(notice) or "")
-
-    def show(notice: ev.Notice) -> None:
-        err.write(render(notice) or "")
-
-    handle.notice_sink = show
+        output.notice(notice)
+    handle.notices.clear()
+    handle.notice_sink = output.notice
     stop = ev.Stop("error")
-    texts: list[str] = []
-    started = time.perf_counter()
-    tools = 0
     try:
+        if handle.mcp is not None:
+            # As Gemini CLI does headless: the first request goes out with the MCP tools already known.
+            await handle.mcp.wait_ready(handle.mcp.connect_timeout_s)
+        if output_format == "stream-json":
+            output.line(stream_line("init", session_id=handle.session.id, model=handle.session.model))
+            output.line(stream_line("message", role="user", content=prompt))
         async for event in handle.session.send(prompt):
             if isinstance(event, ev.Stop):
                 stop = event
-            if isinstance(event, ev.ToolCallResponse):
-                tools += 1
-            if output_format == "stream-json":
-                out.write(json.dumps(ev.event_to_dict(event)) + "\n")
-                out.flush()
                 continue
-            if isinstance(event, ev.Content):
-                texts.append(event.text)
-                if output_format == "text":
-                    out.write(event.text)
-                    out.flush()
+            if isinstance(event, ev.UserMessage):
+                output.stats.observe(event)
                 continue
-            if output_format == "text":
-                text = render(event, verbose=out is err)
-                if text:
-                    err.write(text)
-                    err.flush()
-            if isinstance(event, ev.Error) and output_format == "json":
-                texts.append("")
+            output.event(event)
     finally:
         await handle.aclose()
-    if output_format == "json":
-        error = None if stop.reason != "error" else "the turn ended with an error"
-        out.write(
-            json.dumps(
-                {
-                    "response": "".join(texts),
-                    "stats": {
-                        "duration_ms": round((time.perf_counter() - started) * 1000),
-                        "tool_calls": tools,
-                        "stop_reason": stop.reason,
-                        "usage": ev.event_to_dict(stop).get("usage"),
-                    },
-                    "error": error,
-                },
-                indent=2,
+    return stop, output, handle.session.id
+
+
+def _finish(stop: ev.Stop, output: _Output, session_id: str | None) -> int:
+    """Write the closing output (json document / stream-json result) and pick Gemini CLI's exit code."""
+    fmt = output.fmt
+    error: dict[str, Any] | None = None
+    code = 0
+    if stop.reason == "error":
+        message = output.error.message if output.error else "the turn ended with an error"
+        status = output.error.status if output.error else None
+        error = {"type": "Error", "message": message}
+        if status:
+            error["code"] = status
+        code = status if status and fmt != "text" else 1
+    elif stop.reason == "max_turn_requests":
+        error = {
+            "type": "FatalTurnLimitedError",
+            "message": "Reached max session turns for this session. Increase the number of turns by "
+            "specifying maxSessionTurns in settings.json.",
+        }
+        code = EXIT_TURN_LIMIT
+    elif stop.reason == "cancelled":
+        error = {"type": "FatalCancellationError", "message": "Operation cancelled."}
+        code = EXIT_CANCELLED
+    elif stop.reason == "refusal":
+        error = {"type": "INVALID_STREAM", "message": "The response was blocked for safety reasons."}
+    if fmt == "json":
+        fatal = code != 0
+        output.line(
+            json_output(
+                session_id,
+                None if fatal else "".join(output.texts),
+                None if fatal else output.stats.to_json(),
+                error,
+                output.warnings,
             )
-            + "\n"
         )
-    elif output_format == "text":
-        out.write("\n")
-    return stop
+    elif fmt == "stream-json":
+        output.line(
+            stream_line(
+                "result",
+                status="error" if error else "success",
+                error=error and {"type": error["type"], "message": error["message"]},
+                stats=output.stats.stream_stats(output.duration_ms),
+            )
+        )
+    else:
+        output.out.write("\n")
+        if error and stop.reason != "error":
+            output.err.write(error["message"] + "\n")
+    return code
 
 
-def run_prompt(
-    prompt: str,
-    *,
-    cwd: Path,
-    model: str | None,
-    approval_mode: ApprovalMode | None,
-    fake_responses: Path | None,
-    output_format: str,
-) -> int:
+def run_headless(request: HeadlessRequest) -> int:
+    """One prompt, nobody to confirm: calls that would ask get an error result the model reads."""
+    from agent_lsp.headless_admin import find_session, installed_extensions
     from agent_lsp.runtime import Runtime, RuntimeOptions
 
-    options = RuntimeOptions(fake_responses=fake_responses, model=model, approval_mode=approval_mode)
+    err = sys.stderr
+    if request.extensions is not None and request.extensions != ["none"]:
+        known = installed_extensions(request.cwd)
+        unknown = [e for e in request.extensions if e not in known]
+        if unknown:
+            err.write(f"Extension(s) not found: {', '.join(unknown)}. Installed: {', '.join(known) or 'none'}\n")
+            return EXIT_INPUT
+        err.write("agent-lsp does not run Gemini CLI extensions yet; --extensions only checks they are installed.\n")
+    resume_id = None
+    if request.resume is not None:
+        found = find_session(request.cwd, request.resume)
+        if found is None:
+            err.write(
+                f'Invalid session identifier "{request.resume}". Use --list-sessions to see available sessions, '
+                "then use --resume {number}, --resume {id}, or --resume latest.\n"
+            )
+            return EXIT_INPUT
+        resume_id = found[1].id
+    if request.session_id is not None:
+        from agent_lsp.store.sessions import valid_session_id
+
+        if not valid_session_id(request.session_id):
+            err.write(f"Invalid --session-id {request.session_id!r}: use letters, digits, '-' and '_'.\n")
+            return EXIT_INPUT
+    options = RuntimeOptions(
+        fake_responses=request.fake_responses,
+        model=request.model,
+        approval_mode=request.approval_mode,
+        interactive=False,
+        policy_paths=request.policy_paths,
+        allowed_tools=request.allowed_tools,
+        allowed_mcp_server_names=request.allowed_mcp_server_names,
+        include_directories=request.include_directories,
+    )
     problem = Runtime(options).check_auth()
     if problem:
-        sys.stderr.write(f"agent-lsp: {problem}\n")
-        return 1
-    confirmer = TerminalConfirmer(sys.stdin.isatty())
+        err.write(f"agent-lsp: {problem}\n")
+        return EXIT_AUTH
     try:
-        stop = asyncio.run(
+        stop, output, session_id = asyncio.run(
             _drive(
-                prompt,
-                cwd=cwd,
+                request.prompt,
+                cwd=request.cwd,
                 runtime_options=options,
-                confirmer=confirmer,
-                output_format=output_format,
+                confirmer=TerminalConfirmer(False),
+                output_format=request.output_format,
                 out=sys.stdout,
-                err=sys.stderr,
+                err=err,
+                resume_id=resume_id,
+                session_id=request.session_id,
             )
         )
     except KeyboardInterrupt:
-        return 130
-    return {"end_turn": 0, "max_tokens": 0, "cancelled": 130}.get(stop.reason, 1)
+        return EXIT_CANCELLED
+    return _finish(stop, output, session_id)
 
 
 def run_demo(*, keep: bool = False, delay: float = 0.0) -> int:
@@ -179,7 +307,7 @@ def run_demo(*, keep: bool = False, delay: float = 0.0) -> int:
     prompt = "The mean() in stats.py gives wrong answers. Find the bug, fix it and check the tests pass."
     out.write(f"> {prompt}\n\n")
     options = RuntimeOptions(fake_responses=DEMO_DIR / "demo.jsonl", chunk_delay=delay, env=env)
-    stop = asyncio.run(
+    stop, _output, _sid = asyncio.run(
         _drive(
             prompt,
             cwd=project,
@@ -190,6 +318,7 @@ def run_demo(*, keep: bool = False, delay: float = 0.0) -> int:
             err=out,
         )
     )
+    out.write("\n")
     after = (project / "stats.py").read_text()
     changed = before != after
     out.write(

@@ -68,6 +68,11 @@ class RuntimeOptions:
     checkpointing: bool | None = None  # None: settings decide (adapters pass True as their default)
     chunk_delay: float = 0.0  # replay pacing, for demos
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    interactive: bool = True  # False when nobody can answer a confirmation (headless): "ask" becomes deny
+    policy_paths: Sequence[Path] = ()  # --policy: replaces the user tier's ~/.gemini/policies
+    allowed_tools: Sequence[str] = ()  # --allowed-tools: added to tools.allowed
+    allowed_mcp_server_names: Sequence[str] | None = None  # --allowed-mcp-server-names: replaces mcp.allowed
+    include_directories: Sequence[Path] = ()  # --include-directories: more workspace roots
 
 
 @dataclass
@@ -284,7 +289,7 @@ class Runtime:
             notices.append(ev.Notice("warning", f"Workspace not trusted: {decision.reason}"))
         s = loaded.settings
 
-        roots = [cwd, *setup.extra_roots]
+        roots = [cwd, *setup.extra_roots, *(cwd / p for p in self.options.include_directories)]
         for extra in s.context.include_directories:
             p = Path(os.path.expanduser(extra))
             roots.append(p if p.is_absolute() else cwd / p)
@@ -295,8 +300,24 @@ class Runtime:
         if mode == "yolo" and s.security.disable_yolo_mode:
             notices.append(ev.Notice("warning", "yolo mode is disabled by settings; using default"))
             mode = "default"
+        from agent_lsp.policy.loader import load_policies, policy_sources
+
+        policies = load_policies(
+            policy_sources(cwd, trusted=trusted, policy_paths=self.options.policy_paths, env=env)
+        )
+        for problem in policies.errors:
+            notices.append(ev.Notice("error", str(problem)))
+        mcp_allowed = self.options.allowed_mcp_server_names
         policy = Policy(
-            mode="default", core=s.tools.core, allowed=s.tools.allowed, exclude=s.tools.exclude, trusted=trusted
+            mode="default",
+            core=s.tools.core,
+            allowed=[*s.tools.allowed, *self.options.allowed_tools],
+            exclude=s.tools.exclude,
+            trusted=trusted,
+            interactive=self.options.interactive,
+            rules=policies.rules,
+            mcp_allowed=mcp_allowed if mcp_allowed is not None else s.mcp.allowed,
+            mcp_excluded=s.mcp.excluded,
         )
         refused = policy.set_mode(mode)
         if refused:
@@ -432,8 +453,10 @@ class Runtime:
 
         specs = []
         servers: dict[str, Mapping[str, Any]] = {}
+        allowed = self.options.allowed_mcp_server_names
+        allowed = allowed if allowed is not None else s.mcp.allowed
         for name, cfg in s.mcp_servers.items():
-            if (s.mcp.allowed is not None and name not in s.mcp.allowed) or name in s.mcp.excluded:
+            if (allowed is not None and name not in allowed) or name in s.mcp.excluded:
                 continue
             servers[name] = cfg.model_dump(by_alias=True, exclude_none=True)
         servers.update(setup.client_mcp_servers)

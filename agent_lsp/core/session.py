@@ -312,7 +312,7 @@ class Session:
         return False
 
     def _request(self) -> GenerateRequest:
-        tools = tuple(d for d in self.registry.declarations() if self.policy.is_enabled(d.name))
+        tools = tuple(d for d in self.registry.declarations() if self.policy.is_enabled(d.name, self.registry.get(d.name)))
         return GenerateRequest(
             model=self.model,
             contents=self.history.contents(),

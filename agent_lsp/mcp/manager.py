@@ -92,6 +92,11 @@ class McpManager:
             async with asyncio.timeout(timeout_s):
                 await asyncio.gather(*waits)
 
+    @property
+    def connect_timeout_s(self) -> float:
+        """How long a server may take to connect before it counts as failed."""
+        return self._connect_timeout_s
+
     def status(self) -> dict[str, str]:
         """Per server: "connecting", "connected", "failed: <reason>" or "disconnected"."""
         return {name: srv.state for name, srv in self._servers.items()}

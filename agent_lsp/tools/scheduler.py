@@ -113,9 +113,9 @@ class Scheduler:
     def _prepare(self, request: ToolCallRequestInfo) -> _Prepared:
         p = self._prepare_bare(request)
         tool = self.registry.get(request.name)
-        if tool is None or not self.policy.is_enabled(request.name):
-            names = ", ".join(n for n in self.registry.names() if self.policy.is_enabled(n))
-            p.error = f"Tool '{request.name}' not found. Available tools: {names}"
+        if tool is None or not self.policy.is_enabled(request.name, tool):
+            names = [n for n in self.registry.names() if self.policy.is_enabled(n, self.registry.get(n))]
+            p.error = f'Tool "{request.name}" not found.{tool_suggestion(request.name, names)}'
         else:
             p.tool = tool
             problem = tool.validate(request.args)
@@ -153,6 +153,14 @@ class Scheduler:
             return
         if p.decision == "deny":
             self._finish(p, outcomes, "error", {"error": p.deny_reason}, error=p.deny_reason)
+            return
+        if p.decision == "ask" and not self.policy.interactive:
+            # Nobody can answer: the model reads why (Gemini CLI's words) and carries on without the call.
+            why = (
+                f'Tool execution for "{p.tool.display_name or p.tool.name}" requires user confirmation, '
+                "which is not supported in non-interactive mode."
+            )
+            self._finish(p, outcomes, "error", {"error": why}, error=why)
             return
         try:
             # Edit tools work out their change here (and the text it is based on), even when nobody is asked:
@@ -296,3 +304,21 @@ def _split_content(content: str | list[Part]) -> tuple[str, list[Part]]:
     texts = [p.text for p in content if p.text]
     extra = [p for p in content if p.inline_data is not None]
     return "\n".join(texts), extra
+
+
+def tool_suggestion(name: str, names: Sequence[str], top: int = 3) -> str:
+    """" Did you mean …?" with the closest names by edit distance, as Gemini CLI words it."""
+    ranked = sorted(names, key=lambda n: _distance(name, n))[:top]
+    if not ranked:
+        return ""
+    quoted = ", ".join(f'"{n}"' for n in ranked)
+    return f" Did you mean one of: {quoted}?" if len(ranked) > 1 else f" Did you mean {quoted}?"
+
+
+def _distance(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]

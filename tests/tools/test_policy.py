@@ -1,4 +1,7 @@
-"""Approval policy: modes, tools.core / tools.allowed / tools.exclude rules, session memory, trust."""
+"""Approval policy: modes, tools.core / tools.allowed / tools.exclude rules, session memory, trust.
+
+The expectations follow Gemini CLI 0.61's policy engine (auto_edit allows web_fetch; a narrowed
+tools.allowed shell entry denies other shell commands)."""
 
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ def sh(cmd: str) -> dict[str, Any]:
 def test_modes() -> None:
     table = {
         "default": {"read": "allow", "edit": "ask", "shell": "ask", "fetch": "ask", "mcp": "ask"},
-        "auto_edit": {"read": "allow", "edit": "allow", "shell": "ask", "fetch": "ask", "mcp": "ask"},
+        "auto_edit": {"read": "allow", "edit": "allow", "shell": "ask", "fetch": "allow", "mcp": "ask"},
         "yolo": {"read": "allow", "edit": "allow", "shell": "allow", "fetch": "allow", "mcp": "allow"},
         "plan": {"read": "allow", "edit": "deny", "shell": "deny", "fetch": "ask", "mcp": "deny"},
     }
@@ -45,8 +48,10 @@ def test_allowed_rules_with_shell_prefixes() -> None:
     policy = Policy(allowed=["run_shell_command(git status)", "run_shell_command(ls)", "replace"])
     assert policy.decide(SHELL, sh("git status"))[0] == "allow"
     assert policy.decide(SHELL, sh("git status --short && ls -la"))[0] == "allow"
-    assert policy.decide(SHELL, sh("git status; rm -rf /"))[0] == "ask"  # every chained command must match
-    assert policy.decide(SHELL, sh("git statusx"))[0] == "ask"
+    # Every chained command must match; as in Gemini CLI, a narrowed shell allowance denies other commands.
+    assert policy.decide(SHELL, sh("git status; rm -rf /"))[0] == "deny"
+    assert policy.decide(SHELL, sh("git statusx"))[0] == "deny"
+    assert Policy(allowed=["run_shell_command(git status)"]).decide(SHELL, sh("git status > out.txt"))[0] == "ask"
     assert policy.decide(EDIT, {})[0] == "allow"
 
 
@@ -59,7 +64,7 @@ def test_exclude_and_core() -> None:
     assert core.is_enabled("read_file") and not core.is_enabled("replace")
     assert core.decide(SHELL, sh("git log"))[0] == "allow"
     decision, reason = core.decide(SHELL, sh("curl example.com"))
-    assert decision == "deny" and "tools.core" in reason
+    assert decision == "deny" and reason == "Tool execution denied by policy."
 
 
 def test_remember_for_the_session() -> None:

@@ -1,0 +1,170 @@
+"""PolicyEngine: the highest-priority matching rule decides; shell chains are decided command by command."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_lsp.policy.rules import PolicyDecision, PolicyRule, name_matches, prefix_matches, stable_args
+
+SHELL_TOOL = "run_shell_command"
+_RANK = {"deny": 0, "ask_user": 1, "allow": 2}
+# Output or input redirection outside quotes: an allowed command that writes a file should still be seen.
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
+_REDIRECT = re.compile(r"(?<![<>])(?:\d*>>?|<(?![<(]))")
+
+
+@dataclass(frozen=True)
+class ToolFacts:
+    """What a rule can look at besides the arguments."""
+
+    name: str
+    kind: str = "other"
+    server: str | None = None  # the MCP server, for MCP tools
+    trusted_server: bool = False
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    decision: PolicyDecision
+    rule: PolicyRule | None = None
+
+
+@dataclass(frozen=True)
+class ShellSplit:
+    ok: bool
+    commands: tuple[str, ...]
+    substitution: bool = False
+
+
+def split_shell(command: str) -> ShellSplit:
+    """The commands of a chain, through the shell parser; a command that does not parse is not ``ok``."""
+    from agent_lsp.tools import shell_parse
+
+    parse = getattr(shell_parse, "parse_shell", None)
+    if parse is not None:
+        parsed = parse(command)
+        return ShellSplit(bool(parsed.ok), tuple(c.strip() for c in parsed.commands if c.strip()), bool(parsed.substitution))
+    commands = tuple(c.strip() for c in shell_parse.split_commands(command) if c.strip())
+    return ShellSplit(bool(commands), commands, shell_parse.find_substitution(command) is not None)
+
+
+def has_redirection(command: str) -> bool:
+    return _REDIRECT.search(_QUOTED.sub("''", command)) is not None
+
+
+class PolicyEngine:
+    """Rules sorted by priority (highest first). ``interactive`` False turns every "ask" default into deny."""
+
+    def __init__(self, rules: Iterable[PolicyRule] = (), *, interactive: bool = True) -> None:
+        self.interactive = interactive
+        self._rules: list[PolicyRule] = []
+        for rule in rules:
+            self.add(rule)
+
+    @property
+    def rules(self) -> Sequence[PolicyRule]:
+        return tuple(self._rules)
+
+    @property
+    def default_decision(self) -> PolicyDecision:
+        return "ask_user" if self.interactive else "deny"
+
+    def add(self, rule: PolicyRule) -> None:
+        self._rules.append(rule)
+        self._rules.sort(key=lambda r: -r.priority)  # stable: equal priorities keep their load order
+
+    def check(self, tool: ToolFacts, args: dict[str, Any], mode: str) -> CheckResult:
+        args_text = stable_args(args) if any(r.args_pattern for r in self._rules) else ""
+        command = args.get("command") if tool.name == SHELL_TOOL else None
+        if not isinstance(command, str) or not command.strip():
+            return self._first(tool, args_text, mode, None) or CheckResult(self._no_match(mode))
+        return self._check_shell(tool, args_text, mode, command.strip())
+
+    def _no_match(self, mode: str) -> PolicyDecision:
+        return "allow" if mode == "yolo" else self.default_decision
+
+    def _first(self, tool: ToolFacts, args_text: str, mode: str, command: str | None) -> CheckResult | None:
+        for rule in self._rules:
+            if self._matches(rule, tool, args_text, mode, command):
+                return CheckResult(rule.decision, rule)
+        return None
+
+    def _check_shell(self, tool: ToolFacts, args_text: str, mode: str, command: str) -> CheckResult:
+        whole = self._first(tool, args_text, mode, command) or CheckResult(self._no_match(mode))
+        if whole.decision == "deny":
+            return whole
+        split = split_shell(command)
+        if not split.ok or not split.commands:
+            # We cannot see what would run: only yolo without narrowing rules runs it unseen.
+            if mode == "yolo":
+                narrowed = whole.rule is not None and (whole.rule.args_pattern or whole.rule.narrows_command)
+                return CheckResult("deny", whole.rule) if narrowed else whole
+            return CheckResult(self.default_decision, whole.rule)
+        result = whole
+        if result.decision == "allow" and mode not in ("auto_edit", "yolo"):
+            allow_redirect = whole.rule is not None and whole.rule.allow_redirection
+            if (has_redirection(command) and not allow_redirect) or split.substitution:
+                result = CheckResult("ask_user", None)
+        if len(split.commands) > 1 or split.commands[0] != command:
+            for sub in split.commands:
+                part = self._first(tool, args_text, mode, sub) or CheckResult(self._no_match(mode))
+                if part.decision == "deny":
+                    return part
+                if _RANK[part.decision] < _RANK[result.decision]:
+                    result = part
+        return result
+
+    def _matches(self, rule: PolicyRule, tool: ToolFacts, args_text: str, mode: str, command: str | None) -> bool:
+        if rule.modes and mode not in rule.modes:
+            return False
+        if rule.interactive is not None and rule.interactive != self.interactive:
+            return False
+        if rule.mcp_name is not None:
+            if tool.server is None or (rule.mcp_name != "*" and rule.mcp_name != tool.server):
+                return False
+        if rule.kinds and tool.kind not in rule.kinds:
+            return False
+        if rule.tool_name == "@trusted-server":
+            if not (tool.server and tool.trusted_server):
+                return False
+        elif not name_matches(rule.tool_name, tool.name, tool.server):
+            return False
+        if rule.args_pattern is not None and not rule.args_pattern.search(args_text):
+            return False
+        if rule.narrows_command:
+            if command is None:
+                return False
+            if rule.command_prefixes and not any(prefix_matches(command, p) for p in rule.command_prefixes):
+                return False
+            if rule.command_regex is not None and not rule.command_regex.match(command):
+                return False
+        return True
+
+    def excluded(self, tool: ToolFacts, mode: str) -> bool:
+        """Whether the tool is denied whatever its arguments: then the model is not told about it at all."""
+        for rule in self._rules:
+            narrowed = rule.args_pattern is not None or rule.narrows_command
+            if not self._matches(
+                PolicyRule(
+                    rule.tool_name,
+                    rule.decision,
+                    mcp_name=rule.mcp_name,
+                    modes=rule.modes,
+                    interactive=rule.interactive,
+                    kinds=rule.kinds,
+                ),
+                tool,
+                "",
+                mode,
+                None,
+            ):
+                continue
+            if narrowed:
+                if rule.decision != "deny":
+                    return False
+                continue
+            return rule.decision == "deny"
+        return mode != "yolo" and self.default_decision == "deny"
