@@ -77,9 +77,7 @@ def delete_session(cwd: Path, identifier: str) -> int:
         return 0
     found = find_session(cwd, identifier) if identifier != LATEST else None
     if found is None:
-        sys.stderr.write(
-            f'Invalid session identifier "{identifier}". Use --list-sessions to see available sessions.\n'
-        )
+        sys.stderr.write(f'Invalid session identifier "{identifier}". Use --list-sessions to see available sessions.\n')
         return 0
     index, info = found
     if not SessionStore(cwd).delete(info.id):

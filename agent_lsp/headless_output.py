@@ -61,7 +61,9 @@ class SessionStats:
     """Gemini CLI's session metrics (models / tools / files), counted from our event stream."""
 
     def __init__(self, model: str) -> None:
-        self.model = model
+        from agent_lsp.model.catalog import resolve_model
+
+        self.model = resolve_model(model)
         self.models: dict[str, _ModelStats] = {}
         self.tools: dict[str, _ToolStats] = {}
         self.lines_added = 0
@@ -209,7 +211,7 @@ def stream_line(kind: str, **fields: Any) -> str:
     """One stream-json event: ``type`` and ``timestamp`` first, then the event's fields (None left out)."""
     data: dict[str, Any] = {"type": kind, "timestamp": timestamp()}
     data.update({k: v for k, v in fields.items() if v is not None})
-    return json.dumps(data, ensure_ascii=False)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def stream_event(event: ev.AgentEvent) -> str | None:

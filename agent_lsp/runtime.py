@@ -302,9 +302,7 @@ class Runtime:
             mode = "default"
         from agent_lsp.policy.loader import load_policies, policy_sources
 
-        policies = load_policies(
-            policy_sources(cwd, trusted=trusted, policy_paths=self.options.policy_paths, env=env)
-        )
+        policies = load_policies(policy_sources(cwd, trusted=trusted, policy_paths=self.options.policy_paths, env=env))
         for problem in policies.errors:
             notices.append(ev.Notice("error", str(problem)))
         mcp_allowed = self.options.allowed_mcp_server_names

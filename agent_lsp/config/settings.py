@@ -68,9 +68,12 @@ class ModelLimitSettings(_Section):
 
 class ModelSettings(_Section):
     name: str = Field(
-        default="gemini-2.5-pro",
+        default="auto",
         min_length=1,
-        description="Model for the main conversation (with provider 'openai', a name the endpoint offers).",
+        description=(
+            "Model for the main conversation: an id or an alias (auto, pro, flash, flash-lite); auto is Gemini CLI's "
+            "default. With provider 'openai', a name the endpoint offers."
+        ),
     )
     provider: Literal["gemini", "openai"] | None = Field(
         default=None,

@@ -20,6 +20,7 @@ from agent_lsp.core.retry import RetryPolicy, generate_with_retry, stream_with_r
 from agent_lsp.core.turn import TurnResult, run_turn
 from agent_lsp.errors import ConfigError, ModelError
 from agent_lsp.model.base import Content, FunctionResponse, GenerateRequest, ModelChunk, ModelClient, Part
+from agent_lsp.model.catalog import generation_settings, resolve_model
 from agent_lsp.tools.policy import Policy
 from agent_lsp.tools.registry import ToolRegistry
 from agent_lsp.tools.scheduler import CallOutcome, Scheduler
@@ -312,12 +313,21 @@ class Session:
         return False
 
     def _request(self) -> GenerateRequest:
-        tools = tuple(d for d in self.registry.declarations() if self.policy.is_enabled(d.name, self.registry.get(d.name)))
+        tools = tuple(
+            d for d in self.registry.declarations() if self.policy.is_enabled(d.name, self.registry.get(d.name))
+        )
+        model = resolve_model(self.model)
+        gen = generation_settings(model)
         return GenerateRequest(
-            model=self.model,
+            model=model,
             contents=self.history.contents(),
             system_instruction=self.system_prompt(),
             tools=tools,
+            temperature=gen.temperature,
+            top_p=gen.top_p,
+            top_k=gen.top_k,
+            thinking_budget=gen.thinking_budget,
+            thinking_level=gen.thinking_level,
         )
 
     def _account(self, result: TurnResult) -> None:

@@ -65,7 +65,11 @@ class GenerateRequest:
     tools: tuple[FunctionDeclaration, ...] = ()
     google_search: bool = False  # the grounding tool, used only by google_web_search
     temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
     include_thoughts: bool = True
+    thinking_budget: int | None = None  # Gemini 2.5 models
+    thinking_level: str | None = None  # Gemini 3 models ("HIGH", "LOW")
     response_json_schema: dict[str, Any] | None = None
 
 

@@ -185,6 +185,11 @@ def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
         config["systemInstruction"] = body["systemInstruction"]
     if "tools" in body:
         config["tools"] = body["tools"]
+    # The SDK would send thinkingConfig with snake_case keys and topK as a float; send them as Gemini CLI
+    # does (camelCase, an integer) by merging them into the request body ourselves.
+    extra = {k: config.pop(k) for k in ("topK", "thinkingConfig") if k in config}
+    if extra:
+        config["httpOptions"] = {"extraBody": {"generationConfig": extra}}
     # Our tools are declarations the core runs itself, and retries are ours: keep the SDK out of both.
     config["automatic_function_calling"] = {"disable": True}
     config["automatic_continuation"] = False

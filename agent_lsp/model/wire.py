@@ -146,8 +146,17 @@ def request_to_json(request: GenerateRequest) -> dict[str, Any]:
     config: dict[str, Any] = {}
     if request.temperature is not None:
         config["temperature"] = request.temperature
+    if request.top_p is not None:
+        config["topP"] = request.top_p
+    if request.top_k is not None:
+        config["topK"] = request.top_k
     if request.include_thoughts:
-        config["thinkingConfig"] = {"includeThoughts": True}
+        thinking: dict[str, Any] = {"includeThoughts": True}
+        if request.thinking_budget is not None:
+            thinking["thinkingBudget"] = request.thinking_budget
+        if request.thinking_level is not None:
+            thinking["thinkingLevel"] = request.thinking_level
+        config["thinkingConfig"] = thinking
     if request.response_json_schema is not None:
         config["responseMimeType"] = "application/json"
         config["responseJsonSchema"] = request.response_json_schema

@@ -46,7 +46,9 @@ def split_shell(command: str) -> ShellSplit:
     parse = getattr(shell_parse, "parse_shell", None)
     if parse is not None:
         parsed = parse(command)
-        return ShellSplit(bool(parsed.ok), tuple(c.strip() for c in parsed.commands if c.strip()), bool(parsed.substitution))
+        return ShellSplit(
+            bool(parsed.ok), tuple(c.strip() for c in parsed.commands if c.strip()), bool(parsed.substitution)
+        )
     commands = tuple(c.strip() for c in shell_parse.split_commands(command) if c.strip())
     return ShellSplit(bool(commands), commands, shell_parse.find_substitution(command) is not None)
 
@@ -122,9 +124,8 @@ class PolicyEngine:
             return False
         if rule.interactive is not None and rule.interactive != self.interactive:
             return False
-        if rule.mcp_name is not None:
-            if tool.server is None or (rule.mcp_name != "*" and rule.mcp_name != tool.server):
-                return False
+        if rule.mcp_name is not None and (tool.server is None or rule.mcp_name not in ("*", tool.server)):
+            return False
         if rule.kinds and tool.kind not in rule.kinds:
             return False
         if rule.tool_name == "@trusted-server":

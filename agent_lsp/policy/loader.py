@@ -18,6 +18,7 @@ from agent_lsp.policy.rules import (
     TIER_NAMES,
     USER_TIER,
     WORKSPACE_TIER,
+    PolicyDecision,
     PolicyRule,
     tier_priority,
 )
@@ -81,7 +82,7 @@ def load_policies(sources: Iterable[tuple[Path, int]]) -> LoadedPolicies:
             files = sorted(p for p in path.iterdir() if p.suffix == ".toml" and p.is_file())
         elif path.is_file():
             files = [path]
-        elif path.exists() or tier == USER_TIER and path != user_policies_dir():
+        elif path.exists() or (tier == USER_TIER and path != user_policies_dir()):
             # A --policy path that is missing is a mistake worth saying; absent default folders are normal.
             loaded.errors.append(PolicyFileError(path, tier, "no such policy file or folder"))
             continue
@@ -128,10 +129,12 @@ def parse_rule(raw: Any, tier: int, source: str) -> tuple[list[PolicyRule], str 
     unknown = sorted(set(raw) - _KNOWN_KEYS)
     if unknown:
         problems.append(f"unknown field(s) {', '.join(unknown)}")
-    decision = raw.get("decision")
-    if decision not in DECISIONS:
-        problems.append(f"decision must be one of allow, deny, ask_user (got {decision!r})")
-        decision = "ask_user"  # the strictest reading that still lets a person go on
+    raw_decision = raw.get("decision")
+    decision: PolicyDecision = "ask_user"  # a broken decision: the strictest reading that lets a person go on
+    if raw_decision in DECISIONS:
+        decision = raw_decision
+    else:
+        problems.append(f"decision must be one of allow, deny, ask_user (got {raw_decision!r})")
     priority = raw.get("priority")
     if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= 999:
         problems.append(f"priority must be an integer from 0 to 999 (got {priority!r})")
@@ -162,7 +165,7 @@ def parse_rule(raw: Any, tier: int, source: str) -> tuple[list[PolicyRule], str 
     if len(narrowing) > 1:
         problems.append(f"use only one of argsPattern, commandPrefix, commandRegex (got {', '.join(narrowing)})")
     if (prefixes or raw.get("commandRegex") is not None) and any(n != SHELL_TOOL for n in name_list):
-        problems.append("commandPrefix and commandRegex apply only to toolName = \"run_shell_command\"")
+        problems.append('commandPrefix and commandRegex apply only to toolName = "run_shell_command"')
     broken_narrowing = any("argsPattern" in p or "commandRegex" in p or "commandPrefix" in p for p in problems)
     if problems and decision == "allow":
         return [], "; ".join(problems) + " (rule ignored)"

@@ -62,13 +62,23 @@ def settings_rules(
     out += _map(allowed, "allow", r.ALLOWED_TOOLS_PRIORITY, "Settings (tools.allowed)", narrowing_deny=True)
     if core is not None:
         out += _map(core, "allow", r.CORE_TOOLS_PRIORITY, "Settings (tools.core)", modes=NON_PLAN)
-        out.append(PolicyRule("*", "deny", r.CORE_TOOLS_PRIORITY - 0.01, modes=NON_PLAN, source="Settings (tools.core)"))
+        out.append(
+            PolicyRule("*", "deny", r.CORE_TOOLS_PRIORITY - 0.01, modes=NON_PLAN, source="Settings (tools.core)")
+        )
     if trust_servers:
         out.append(
-            PolicyRule("@trusted-server", "allow", r.TRUSTED_MCP_SERVER_PRIORITY, modes=NON_PLAN, source="Settings (mcpServers.trust)")
+            PolicyRule(
+                "@trusted-server",
+                "allow",
+                r.TRUSTED_MCP_SERVER_PRIORITY,
+                modes=NON_PLAN,
+                source="Settings (mcpServers.trust)",
+            )
         )
     for server in mcp_allowed or ():
         out.append(
-            PolicyRule(f"{server}__*", "allow", r.ALLOWED_MCP_SERVER_PRIORITY, modes=NON_PLAN, source="Settings (mcp.allowed)")
+            PolicyRule(
+                f"{server}__*", "allow", r.ALLOWED_MCP_SERVER_PRIORITY, modes=NON_PLAN, source="Settings (mcp.allowed)"
+            )
         )
     return out

@@ -307,7 +307,7 @@ def _split_content(content: str | list[Part]) -> tuple[str, list[Part]]:
 
 
 def tool_suggestion(name: str, names: Sequence[str], top: int = 3) -> str:
-    """" Did you mean …?" with the closest names by edit distance, as Gemini CLI words it."""
+    """ " Did you mean …?" with the closest names by edit distance, as Gemini CLI words it."""
     ranked = sorted(names, key=lambda n: _distance(name, n))[:top]
     if not ranked:
         return ""

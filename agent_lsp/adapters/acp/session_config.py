@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_lsp.adapters.acp.jsonrpc import RpcError
+from agent_lsp.model.catalog import CHOICES
 
 MODES: tuple[tuple[str, str, str], ...] = (
     ("default", "Default", "Ask before file edits, shell commands and other tools that change things."),
@@ -13,12 +14,7 @@ MODES: tuple[tuple[str, str, str], ...] = (
     ("plan", "Plan", "Read-only: explore and propose a plan; no edits and no commands."),
 )
 MODE_IDS = tuple(m[0] for m in MODES)
-MODELS: tuple[tuple[str, str], ...] = (
-    ("gemini-2.5-pro", "Gemini 2.5 Pro"),
-    ("gemini-2.5-flash", "Gemini 2.5 Flash"),
-    ("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite"),
-    ("gemini-3-pro-preview", "Gemini 3 Pro (preview)"),
-)
+MODELS: tuple[tuple[str, str], ...] = tuple((c.id, c.name) for c in CHOICES)
 MODEL_OPTION = "model"
 MODE_OPTION = "mode"
 

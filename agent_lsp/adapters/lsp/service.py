@@ -25,6 +25,7 @@ from agent_lsp.adapters.lsp.config import LspConfig, merge, parse_config
 from agent_lsp.adapters.lsp.confirmer import LspConfirmer
 from agent_lsp.adapters.lsp.documents import DocumentStore, canonical, uri_to_path
 from agent_lsp.adapters.updates import UpdateState, to_updates
+from agent_lsp.model.catalog import CHOICE_IDS
 
 if TYPE_CHECKING:
     from agent_lsp.runtime import Runtime, SessionHandle
@@ -43,7 +44,7 @@ MODES = (
     ("yolo", "YOLO", "Run every tool without asking"),
     ("plan", "Plan", "Read-only: research and propose a plan, change nothing"),
 )
-MODELS = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite")
+MODELS = CHOICE_IDS
 
 
 class RequestError(Exception):
