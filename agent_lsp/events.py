@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeAlias
 ToolStatus = Literal["validating", "awaiting_approval", "scheduled", "executing", "success", "error", "cancelled"]
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]
-PlanStatus = Literal["pending", "in_progress", "completed", "cancelled"]
+PlanStatus = Literal["pending", "in_progress", "completed", "cancelled", "blocked"]
 
 
 @dataclass(frozen=True)

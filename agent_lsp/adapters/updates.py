@@ -17,7 +17,13 @@ Update = dict[str, Any]
 MAX_LIVE_OUTPUT = 20_000  # characters of live shell output re-sent with each update (the tail)
 
 _STATUS = {"success": "completed", "error": "failed", "cancelled": "failed"}
-_PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed", "cancelled": "completed"}
+_PLAN_STATUS = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "completed": "completed",
+    "cancelled": "completed",
+    "blocked": "pending",
+}
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ class RetryPolicy:
 
     # Requests per model (the first one included) before giving up on errors that arrive before any
     # chunk; a fallback to another model starts a fresh count.
-    max_attempts: int = 6
+    max_attempts: int = 10  # Gemini CLI 0.61: 10 attempts, 5 s first delay, 30 s cap
     # First backoff delay; it doubles each attempt (with jitter) up to max_delay_s.
-    initial_delay_s: float = 2.0
+    initial_delay_s: float = 5.0
     # Ceiling of the computed backoff. A server-sent retry delay is honoured as sent, not capped.
     max_delay_s: float = 30.0
     # Restarts of a stream that broke after chunks arrived; the UI drops the partial output each time.

@@ -185,11 +185,17 @@ def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
         config["systemInstruction"] = body["systemInstruction"]
     if "tools" in body:
         config["tools"] = body["tools"]
-    # The SDK would send thinkingConfig with snake_case keys and topK as a float; send them as Gemini CLI
-    # does (camelCase, an integer) by merging them into the request body ourselves.
-    extra = {k: config.pop(k) for k in ("topK", "thinkingConfig") if k in config}
+    # The SDK would send thinkingConfig and tool schemas with snake_case keys and topK as a float; send them
+    # as Gemini CLI does (camelCase, an integer) by merging them into the request body ourselves.
+    extra: dict[str, Any] = {}
+    generation = {k: config.pop(k) for k in ("topK", "thinkingConfig") if k in config}
+    if generation:
+        extra["generationConfig"] = generation
+    if "tools" in config:
+        # Likewise the declarations: "parametersJsonSchema", as Gemini CLI sends them.
+        extra["tools"] = config.pop("tools")
     if extra:
-        config["httpOptions"] = {"extraBody": {"generationConfig": extra}}
+        config["httpOptions"] = {"extraBody": extra}
     # Our tools are declarations the core runs itself, and retries are ours: keep the SDK out of both.
     config["automatic_function_calling"] = {"disable": True}
     config["automatic_continuation"] = False

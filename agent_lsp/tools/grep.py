@@ -62,6 +62,8 @@ class GrepParams:
     before: int
     after: int
     max_matches: int
+    no_ignore: bool = False  # search ignored files too (.gitignore, .geminiignore)
+    per_file: int | None = None  # max_matches_per_file
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,17 @@ class GrepTool(Tool):
             "context": {"type": "integer", "minimum": 0, "description": "Optional: lines of context around a match."},
             "after": {"type": "integer", "minimum": 0, "description": "Optional: lines of context after a match."},
             "before": {"type": "integer", "minimum": 0, "description": "Optional: lines of context before a match."},
+            "no_ignore": {
+                "type": "boolean",
+                "description": "If true, searches all files including those usually ignored (like in .gitignore, "
+                "build/, dist/, etc). Defaults to false if omitted.",
+            },
+            "max_matches_per_file": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Optional: Maximum number of matches to return per file. Use this to prevent being "
+                "overwhelmed by repetitive matches in large files.",
+            },
             "total_max_matches": {
                 "type": "integer",
                 "minimum": 1,
@@ -161,6 +174,8 @@ class GrepTool(Tool):
             before=params.get("before", context) or 0,
             after=params.get("after", context) or 0,
             max_matches=params.get("total_max_matches") or DEFAULT_MAX_MATCHES,
+            no_ignore=bool(params.get("no_ignore", False)),
+            per_file=params.get("max_matches_per_file") or None,
         )
         return GrepInvocation(self.ctx, gp, find_rg() if self.use_ripgrep else None)
 
@@ -232,7 +247,7 @@ class GrepInvocation(ToolInvocation[GrepParams]):
             path = Path(os.path.abspath(path))
             for t in self.params.targets:
                 if (path == t or t in path.parents) and self._wanted(path, t):
-                    if path == t or not self._filter_for(path).is_ignored(path, False):
+                    if path == t or self.params.no_ignore or not self._filter_for(path).is_ignored(path, False):
                         out[path] = text
                     break
         return out
@@ -251,10 +266,14 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         assert self.rg is not None
         args = [self.rg, "--no-config", "--hidden", "--no-ignore-dot", "--no-ignore-global", "-g", "!.git"]
         args += ["--files-with-matches", "--null"] if p.names_only else ["--json"]
-        if not self.ctx.respect_git_ignore:
+        if p.no_ignore:
+            args.append("--no-ignore")
+        elif not self.ctx.respect_git_ignore:
             args.append("--no-ignore-vcs")
-        if self.ctx.respect_gemini_ignore and (root / GEMINIIGNORE).is_file():
+        if not p.no_ignore and self.ctx.respect_gemini_ignore and (root / GEMINIIGNORE).is_file():
             args += ["--ignore-file", str(root / GEMINIIGNORE)]
+        if p.per_file and not p.names_only:
+            args += ["--max-count", str(p.per_file)]
         args.append("--case-sensitive" if p.case_sensitive else "--ignore-case")
         if p.fixed_strings:
             args.append("--fixed-strings")
@@ -280,7 +299,7 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         root = root_for(self.ctx, target)
         # A whitelist glob makes rg search ignored files it names, so results are re-checked then.
         is_dir = await asyncio.to_thread(target.is_dir)
-        recheck = self._filter_for(target) if p.include and is_dir else None
+        recheck = self._filter_for(target) if p.include and is_dir and not p.no_ignore else None
         proc = await asyncio.create_subprocess_exec(
             *self._rg_args(target, root),
             cwd=root,
@@ -365,6 +384,8 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         p = self.params
         if target.is_file():
             paths: Any = [target]
+        elif p.no_ignore:
+            paths = _walk_all(target)
         else:
             paths = self._filter_for(target).walk(target, should_stop=stop.is_set)
         for path in paths:
@@ -456,6 +477,8 @@ def _search_texts(found: Found, texts: dict[Path, str], regex: re.Pattern[str], 
             _add_file(found, path, p.max_matches)
             continue
         keep: dict[int, bool] = {}
+        if p.per_file:
+            hits = hits[: p.per_file]
         for i in hits:
             if found.matches >= p.max_matches:
                 found.capped = True
@@ -469,3 +492,11 @@ def _search_texts(found: Found, texts: dict[Path, str], regex: re.Pattern[str], 
                 Hit(j + 1, clip_line(lines[j].removesuffix("\r"), GREP_LINE_CHARS)[0], m)
                 for j, m in sorted(keep.items())
             )
+
+
+def _walk_all(top: Path) -> Any:
+    """Every file below ``top`` except inside .git: what no_ignore searches without rg."""
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        for name in sorted(files):
+            yield Path(folder) / name

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lsp.errors import ToolError
-from agent_lsp.tools.base import ContextTool, ToolInvocation
+from agent_lsp.tools.base import ContextTool, ToolInvocation, validate_against_schema
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.diffing import FileEditInvocation
 from agent_lsp.tools.file_utils import find_omission_placeholder, path_problem, placeholder_message, resolve
@@ -194,7 +194,8 @@ class ReplaceTool(ContextTool):
             },
             "instruction": {
                 "type": "string",
-                "description": "Optional: a short description of the change, e.g. 'rename the retry counter'.",
+                "description": "What the change does and why, in one or two sentences, e.g. 'rename the retry "
+                "counter so it matches the settings key'. Shown to the user when they approve the edit.",
             },
             "old_string": {
                 "type": "string",
@@ -208,8 +209,14 @@ class ReplaceTool(ContextTool):
                 "one. Default false.",
             },
         },
-        "required": ["file_path", "old_string", "new_string"],
+        "required": ["file_path", "instruction", "old_string", "new_string"],
     }
+
+    def validate(self, params: dict[str, Any]) -> str | None:
+        # instruction is declared required, as in Gemini CLI 0.61, but a call without it still runs: older
+        # replays and other models omit it, and the edit itself does not need it.
+        required = [k for k in self.parameters["required"] if k != "instruction"]
+        return validate_against_schema(params, {**self.parameters, "required": required}) or self.check(params)
 
     def check(self, params: dict[str, Any]) -> str | None:
         expected = params.get("expected_replacements")

@@ -41,11 +41,11 @@ editors or pagers. Prefer flags that avoid prompts (for example `--yes`) and tha
 Output (stdout and stderr interleaved) is shown to the user live while the command runs.
 
 The result reports:
-- Command: the command that ran
-- Directory: where it ran, relative to the workspace root
 - Output: everything it printed (long output is cut in the middle and saved to a file)
-- Exit Code, or Signal if the shell was killed
-- Background PIDs: processes it left running with `&`
+- Error: why the command was stopped, when it was
+- Exit Code: only when it is not 0; Signal: when the shell was killed
+- Background PIDs: processes it left running with `&`, when there are any
+- Process Group PGID: the process group the command ran in
 
 Rules:
 - Command substitution (`$(...)`, backticks, `<(...)`, `>(...)`) is refused; run the inner command
@@ -198,11 +198,9 @@ class ShellInvocation(ToolInvocation[ShellParams]):
         text = kept.text().rstrip("\n")
         if run.timed_out:
             background = []  # the whole group was killed, jobs included
-        lines = [
-            f"Command: {self.params.command}",
-            f"Directory: {self._directory}",
-            f"Output: {text if text.strip() else '(empty)'}",
-        ]
+        # Gemini CLI 0.61's result text: Exit Code only when non-zero, Background PIDs only when there are any,
+        # and the whole of it marked as untrusted data (it is whatever the command printed).
+        lines = [f"Output: {text if text.strip() else '(empty)'}"]
         error: str | None = None
         if run.timed_out:
             error = (
@@ -210,11 +208,14 @@ class ShellInvocation(ToolInvocation[ShellParams]):
                 "(its whole process group was killed)."
             )
             lines.append(f"Error: {error}")
+        if run.returncode is not None and run.returncode > 0:
+            lines.append(f"Exit Code: {run.returncode}")
         if run.returncode is not None and run.returncode < 0:
             lines.append(f"Signal: {_signal_name(-run.returncode)}")
-        else:
-            lines.append(f"Exit Code: {run.returncode}")
-        lines.append(f"Background PIDs: {', '.join(map(str, background)) if background else '(none)'}")
+        if background:
+            lines.append(f"Background PIDs: {', '.join(map(str, background))}")
+        if run.pgid is not None:
+            lines.append(f"Process Group PGID: {run.pgid}")
         # The user already saw every chunk live; the final display only needs the end of it.
         display = text
         if len(text) > DISPLAY_CHARS:
@@ -228,7 +229,7 @@ class ShellInvocation(ToolInvocation[ShellParams]):
         elif run.returncode is not None and run.returncode < 0:
             display += f"\n[killed by {_signal_name(-run.returncode)}]"
         return ToolResult(
-            llm_content="\n".join(lines),
+            llm_content=wrap_untrusted("\n".join(lines)),
             display=display.strip("\n") or "(no output)",
             error=error,
             error_type="shell_inactivity_timeout" if error else None,
@@ -264,6 +265,7 @@ class ShellInvocation(ToolInvocation[ShellParams]):
 class RunResult:
     returncode: int | None  # negative: killed by that signal
     timed_out: bool
+    pgid: int | None = None  # the shell led its own process group
 
 
 async def run_streaming(
@@ -327,7 +329,7 @@ async def run_streaming(
         if not finished:
             await terminate_group(proc)
         waiter.cancel()
-    return RunResult(returncode=proc.returncode, timed_out=timed_out)
+    return RunResult(returncode=proc.returncode, timed_out=timed_out, pgid=proc.pid)
 
 
 class _PipeReader(asyncio.Protocol):
@@ -483,3 +485,9 @@ def _signal_name(number: int) -> str:
         return f"{signal.Signals(number).name} ({number})"
     except ValueError:
         return str(number)
+
+
+def wrap_untrusted(text: str) -> str:
+    """Mark command output as data, not instructions, in Gemini CLI's ``<untrusted_context>`` tags."""
+    closing = "</untrusted_context>"
+    return f"<untrusted_context>\n{text.replace(closing, '&lt;/untrusted_context&gt;')}\n{closing}"

@@ -10,7 +10,7 @@ from agent_lsp.events import PlanEntry, PlanStatus
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 
-STATUSES: tuple[PlanStatus, ...] = ("pending", "in_progress", "completed", "cancelled")
+STATUSES: tuple[PlanStatus, ...] = ("pending", "in_progress", "completed", "cancelled", "blocked")
 
 _DESCRIPTION = """Replaces your to-do list for the current request with the full list given here.
 
@@ -18,7 +18,8 @@ Use it for requests that take several distinct steps (three or more), so the use
 skip it for simple one-step requests. Each call sends the complete list, not a change:
 - Before starting, list the steps as "pending".
 - Mark a step "in_progress" when you start it; at most one step is in progress at a time.
-- Mark it "completed" as soon as it is done, and "cancelled" if it is no longer needed.
+- Mark it "completed" as soon as it is done, "cancelled" if it is no longer needed, and "blocked" if it
+  cannot go on until something else happens.
 - Add, split or reword steps as you learn more; keep finished steps in the list."""
 
 
@@ -94,6 +95,6 @@ class WriteTodosInvocation(ToolInvocation[TodosParams]):
         else:
             listed = "\n".join(f"{n}. [{e.status}] {e.content}" for n, e in enumerate(entries, start=1))
             text = f"The to-do list is updated. It now reads:\n{listed}"
-        marks = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}
+        marks = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]", "blocked": "[!]"}
         display = "\n".join(f"- {marks[e.status]} {e.content}" for e in entries) or "(no tasks)"
         return ToolResult(llm_content=text, display=display, plan=entries)

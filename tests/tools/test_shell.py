@@ -61,15 +61,19 @@ async def run(ctx: ToolContext, **params: object) -> tuple[str, str | None, list
     return result.llm_content, result.error, chunks
 
 
-async def test_success_result_lists_command_directory_output_and_exit_code(ctx: ToolContext) -> None:
+async def test_success_result_is_gemini_cli_text(ctx: ToolContext) -> None:
     text, error, chunks = await run(ctx, command="echo hello; echo warn >&2")
     assert error is None
-    assert text.splitlines()[0] == "Command: echo hello; echo warn >&2"
-    assert "Directory: (root)" in text
-    assert "Output: hello\nwarn" in text
-    assert "Exit Code: 0" in text
-    assert "Background PIDs: (none)" in text
+    # Gemini CLI 0.61: Output, then Exit Code only when non-zero, Background PIDs only when any, the PGID.
+    assert re.fullmatch(
+        r"<untrusted_context>\nOutput: hello\nwarn\nProcess Group PGID: \d+\n</untrusted_context>", text
+    ), text
     assert "".join(chunks) == "hello\nwarn\n"
+
+
+async def test_background_pids_are_listed_when_there_are_some(ctx: ToolContext) -> None:
+    text, _, _ = await run(ctx, command="sleep 0.2 & echo started")
+    assert re.search(r"\nBackground PIDs: \d+\nProcess Group PGID: \d+\n", text), text
 
 
 async def test_live_chunks_arrive_before_the_command_exits(ctx: ToolContext, root: Path) -> None:
@@ -125,7 +129,7 @@ async def test_inactivity_timeout_stops_a_silent_command(ctx: ToolContext) -> No
     assert error is not None and "0.5 s" in error
     output = text.split("Output: ", 1)[1].split("\nError: ", 1)[0]
     assert output == "start"
-    assert "Background PIDs: (none)" in text
+    assert "Background PIDs" not in text
     assert "Signal: SIGTERM" in text
 
 
@@ -133,7 +137,7 @@ async def test_steady_output_keeps_a_long_command_alive(ctx: ToolContext) -> Non
     ctx.shell_inactivity_timeout_s = 0.5
     text, error, _ = await run(ctx, command="for i in 1 2 3 4 5 6; do echo tick$i; sleep 0.2; done")
     assert error is None
-    assert "tick6" in text and "Exit Code: 0" in text
+    assert "tick6" in text and "Exit Code" not in text
 
 
 async def test_command_substitution_is_refused_without_running_anything(ctx: ToolContext, root: Path) -> None:
@@ -182,7 +186,6 @@ async def test_single_quoted_substitution_text_runs(ctx: ToolContext) -> None:
 async def test_dir_path_inside_is_used_and_outside_refused(ctx: ToolContext, root: Path, tmp_path: Path) -> None:
     (root / "sub").mkdir()
     text, _, _ = await run(ctx, command="pwd", dir_path="sub")
-    assert "Directory: sub" in text
     assert f"Output: {root / 'sub'}" in text
     tool = ShellTool(ctx)
     message = tool.validate({"command": "ls", "dir_path": str(tmp_path)})
@@ -257,7 +260,7 @@ async def test_long_output_is_whole_for_the_model_and_capped_for_display(ctx: To
     assert tool.truncate_output  # the scheduler cuts it for the model and saves the full text
     result = await tool.build({"command": "seq 1 100000"}).execute(lambda _c: None)
     assert "Output: 1\n2\n3\n" in str(result.llm_content)
-    assert "100000\nExit Code: 0" in str(result.llm_content)
+    assert "100000\nProcess Group PGID: " in str(result.llm_content)
     assert result.display is not None and len(result.display) < 21_000
     assert result.display.endswith("99999\n100000")
     assert result.display.startswith("[... ")
