@@ -468,6 +468,7 @@ class Runtime:
 
             handle.mcp = McpManager(handle.session.registry, specs, on_notice=handle.notify)
             handle.mcp.start()
+            handle.session.before_model = _mcp_waiter(handle.session, handle.mcp)
         if s.tools.discovery_command and s.tools.call_command:
             from agent_lsp.tools.discovered import discover_tools
 
@@ -532,6 +533,23 @@ def _credentials(choice: ProviderChoice, env: Mapping[str, str]) -> Hashable:
     from agent_lsp.model.auth import resolve_auth
 
     return ("gemini", resolve_auth(env))
+
+
+def _mcp_waiter(session: Session, mcp: McpManager) -> Callable[[], Awaitable[None]]:
+    """The first prompt waits for MCP servers still connecting (as Gemini CLI waits for discovery), saying so."""
+
+    async def wait() -> None:
+        starting = [name for name, state in mcp.status().items() if state == "connecting"]
+        if not starting:
+            return
+        session.emit(ev.Notice("info", f"Waiting for MCP server(s) to start: {', '.join(starting)}"))
+        await mcp.wait_ready(mcp.connect_timeout_s)
+        ready = [name for name in starting if mcp.status().get(name) == "connected"]
+        if ready:
+            tools = sum(len(mcp.tool_names(name)) for name in ready)
+            session.emit(ev.Notice("info", f"MCP server(s) ready: {', '.join(ready)} ({tools} tool(s))"))
+
+    return wait
 
 
 def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_names: list[str], ctx: Any) -> Any:

@@ -105,6 +105,8 @@ class Session:
         self.last_prompt_tokens = 0
         self.usage = ev.Usage()
         self.title: str | None = None
+        # Awaited before a prompt's first model request (the runtime waits here for tools still starting).
+        self.before_model: Callable[[], Awaitable[None]] | None = None
 
     @property
     def model(self) -> str:
@@ -228,6 +230,8 @@ class Session:
             return "max_tokens"
         answered_once = False
         invalid_retries = 0
+        if self.before_model is not None:
+            await self.before_model()
         for _ in range(MAX_TURNS_PER_PROMPT):
             self.session_turns += 1
             limit = self.options.max_session_turns

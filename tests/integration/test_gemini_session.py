@@ -140,3 +140,33 @@ async def test_slash_commands_work_with_content_blocks(project: Path, tmp_path: 
     events = [e async for e in handle.session.send([Part(text="/help")])]
     await handle.aclose()
     assert any(isinstance(e, ev.Content) and "/compress" in e.text for e in events)
+
+
+async def test_first_prompt_waits_for_mcp_servers_still_starting(
+    fake: FakeGemini, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Editors' sessions connect MCP servers in the background; the first prompt waits for them, saying so."""
+    import json
+    import sys
+
+    server = Path(__file__).parent.parent / "mcp" / "servers" / "echo_server.py"
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    spec = {"command": sys.executable, "args": [str(server), "--name", "calc"], "trust": True}
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": {"calc": spec}}))
+    monkeypatch.setenv("HOME", str(home))
+    call = {"functionCall": {"name": "add", "args": {"a": 1, "b": 2}}}
+    fake.push(
+        [{"candidates": [{"content": {"role": "model", "parts": [call]}, "finishReason": "STOP"}]}],
+        [{"candidates": [{"content": {"role": "model", "parts": [{"text": "3"}]}, "finishReason": "STOP"}]}],
+    )
+    runtime = runtime_for(fake)
+    runtime.options.env = {**runtime.options.env, "HOME": str(home)}
+    events, _handle = await run(runtime, project, "add")
+    notices = [e.message for e in events if isinstance(e, ev.Notice)]
+    assert notices[0] == "Waiting for MCP server(s) to start: calc"
+    assert notices[1].startswith("MCP server(s) ready: calc (")
+    first = fake.generation_requests()[0]
+    assert "add" in [d["name"] for t in first.body["tools"] for d in t.get("functionDeclarations", [])]
+    responses = [e for e in events if isinstance(e, ev.ToolCallResponse)]
+    assert responses[0].status == "success"

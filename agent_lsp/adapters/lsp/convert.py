@@ -105,6 +105,8 @@ class ProgressTracker:
                 return None
             case ev.Retry(attempt=attempt):
                 return f"Retrying the model request (attempt {attempt + 1})"
+            case ev.Notice(level="info", message=message):
+                return message  # e.g. waiting for MCP servers still starting
         return None
 
     def _label(self, call_id: str) -> str:
