@@ -22,7 +22,7 @@ def test_defaults_without_any_file(workspace: Path, env: dict[str, str]) -> None
     loaded = load_settings([workspace], trusted=True, env=env)
     s = loaded.settings
     assert s == Settings()
-    assert s.model.name == "gemini-2.5-pro"
+    assert s.model.name == "auto"  # Gemini CLI 0.61's default
     assert s.model.max_session_turns == -1
     assert s.model.chat_compression.context_percentage_threshold == 0.5
     assert s.model.skip_next_speaker_check is True
@@ -233,7 +233,7 @@ def test_malformed_json_is_reported_and_other_layers_still_apply(
     assert "invalid JSON at line 1" in err.reason
     assert str(bad) in str(err)
     s = loaded.settings
-    assert s.model.name == "gemini-2.5-pro"
+    assert s.model.name == "auto"  # Gemini CLI 0.61's default
     assert s.model.max_session_turns == 3
     assert s.tools.exclude == ["from-defaults"]
     assert bad not in loaded.sources
