@@ -64,6 +64,7 @@ class GenerateRequest:
     system_instruction: str | None = None
     tools: tuple[FunctionDeclaration, ...] = ()
     google_search: bool = False  # the grounding tool, used only by google_web_search
+    url_context: bool = False  # the URL context tool: the API fetches the URLs in the prompt (web_fetch)
     temperature: float | None = None
     top_p: float | None = None
     top_k: int | None = None

@@ -141,6 +141,8 @@ def request_to_json(request: GenerateRequest) -> dict[str, Any]:
         )
     if request.google_search:
         tools.append({"googleSearch": {}})
+    if request.url_context:
+        tools.append({"urlContext": {}})
     if tools:
         body["tools"] = tools
     config: dict[str, Any] = {}

@@ -16,6 +16,7 @@ from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
+from agent_lsp.tools.shell import wrap_untrusted
 
 if TYPE_CHECKING:
     import httpx
@@ -156,15 +157,94 @@ class WebFetchInvocation(ToolInvocation[WebFetchParams]):
         return ConfirmationDetails(type="info", title=self.describe(), prompt=self.params.prompt, urls=self.params.urls)
 
     async def execute(self, output: OutputSink) -> ToolResult:
+        """As Gemini CLI: public URLs go to the Gemini API's URL context tool first; local fetching is the
+        fallback when that fails, and the only way to reach private hosts (when the user allowed them)."""
+        remote: list[str] = []
+        local: list[str] = []
+        skipped: list[str] = []
+        for url in self.params.urls:
+            if not self.tool.ctx.web_fetch_allow_private and not self._allowed_host(url):
+                try:
+                    await self._check_address(github_raw_url(url))
+                except _Refused as exc:
+                    skipped.append(f"[Blocked Host] {url}: {exc}")
+                    continue
+                remote.append(url)
+            else:
+                local.append(url)
+        if not remote and not local:
+            message = "All requested URLs were skipped: " + "; ".join(skipped)
+            return ToolResult(llm_content=f"Error: {message}", error=message, error_type="web_fetch_processing_error")
+        parts: list[str] = []
+        display: list[str] = []
+        if remote:
+            answer = await self._ask_api(remote)
+            if answer is None:
+                local = [*remote, *local]
+            else:
+                parts.append(answer)
+                display.append("Content processed from prompt.")
+        result = await self._fetch_locally(local) if local else None
+        if result is not None:
+            if not parts:
+                result.llm_content = wrap_untrusted(_with_skipped(str(result.llm_content), skipped))
+                return result
+            parts.append(str(result.llm_content))
+            display.append(result.display or "")
+        return ToolResult(
+            llm_content=wrap_untrusted(_with_skipped("\n\n".join(parts), skipped)), display="\n".join(display)
+        )
+
+    def _allowed_host(self, url: str) -> bool:
+        parts = urlsplit(github_raw_url(url))
+        host = (parts.hostname or "").lower()
+        try:
+            port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        except ValueError:
+            return False
+        return host in self.tool.allowed_private_hosts or f"{host}:{port}" in self.tool.allowed_private_hosts
+
+    async def _ask_api(self, urls: list[str]) -> str | None:
+        """The model's answer through URL context, with numbered sources; None when it failed or was empty."""
+        ctx = self.tool.ctx
+        if ctx.model is None:
+            return None
+        from agent_lsp.errors import ModelError
+        from agent_lsp.model.base import Content, GenerateRequest, Part
+
+        prompt = (
+            "Follow the user's instructions to process the authorized URLs.\n\n"
+            f"<user_instructions>\n{_escape_xml(self.params.prompt)}\n</user_instructions>\n\n"
+            "<authorized_urls>\n" + "\n".join(urls) + "\n</authorized_urls>\n"
+        )
+        request = GenerateRequest(
+            model=ctx.model_name,
+            contents=(Content(role="user", parts=(Part(text=prompt),)),),
+            url_context=True,
+            include_thoughts=False,
+        )
+        try:
+            chunk = await ctx.model.generate(request)
+        except ModelError:
+            return None  # fall back to fetching the pages ourselves
+        text = chunk.text.strip()
+        if not text and not chunk.sources:
+            return None
+        if chunk.sources:
+            listed = "\n".join(f"[{n}] {s.title} ({s.uri})" for n, s in enumerate(chunk.sources, start=1))
+            text += f"\n\nSources:\n{listed}"
+        return text
+
+    async def _fetch_locally(self, urls: list[str]) -> ToolResult:
         import httpx
 
-        share = MAX_TEXT_CHARS // len(self.params.urls)
+        share = MAX_TEXT_CHARS // len(urls)
         async with httpx.AsyncClient(
             follow_redirects=False,
             timeout=httpx.Timeout(self.tool.timeout_s),
             headers={"User-Agent": USER_AGENT, "Accept": "text/html,text/plain,application/json;q=0.9,*/*;q=0.5"},
         ) as client:
-            pages = await asyncio.gather(*(self._page(client, url, share) for url in self.params.urls))
+            pages = await asyncio.gather(*(self._page(client, url, share) for url in urls))
         failures = [p for p in pages if p.error]
         sections = [
             "The content of the requested URLs follows. Use it to carry out the request, and cite the sources.",
@@ -266,6 +346,16 @@ class WebFetchInvocation(ToolInvocation[WebFetchParams]):
                     f"refused to fetch {url}: {host} is a {why} address ({ip}). Fetching from this machine or "
                     "private networks is disabled; the user can allow it in the web fetch settings."
                 )
+
+
+def _with_skipped(text: str, skipped: list[str]) -> str:
+    if not skipped:
+        return text
+    return "[Warning] The following URLs were skipped:\n" + "\n".join(skipped) + "\n\n" + text
+
+
+def _escape_xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 @dataclass

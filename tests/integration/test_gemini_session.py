@@ -170,3 +170,36 @@ async def test_first_prompt_waits_for_mcp_servers_still_starting(
     assert "add" in [d["name"] for t in first.body["tools"] for d in t.get("functionDeclarations", [])]
     responses = [e for e in events if isinstance(e, ev.ToolCallResponse)]
     assert responses[0].status == "success"
+
+
+async def test_web_fetch_asks_the_api_with_url_context_and_skips_private_hosts(fake: FakeGemini, project: Path) -> None:
+    """As Gemini CLI 0.61: public URLs go to the Gemini API's URL context tool; private hosts are skipped."""
+    prompt = "Summarise https://93.184.216.34/page and http://127.0.0.1:9/secret"
+    call = {"functionCall": {"name": "web_fetch", "args": {"prompt": prompt}}}
+    grounding = {"groundingChunks": [{"web": {"uri": "https://93.184.216.34/page", "title": "The page"}}]}
+    fake.push(
+        [{"candidates": [{"content": {"role": "model", "parts": [call]}, "finishReason": "STOP"}]}],
+        {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": [{"text": "It is about examples."}]},
+                    "finishReason": "STOP",
+                    "groundingMetadata": grounding,
+                }
+            ]
+        },
+        [{"candidates": [{"content": {"role": "model", "parts": [{"text": "Done."}]}, "finishReason": "STOP"}]}],
+    )
+    events, _handle = await run(runtime_for(fake, approval_mode="yolo"), project, "fetch")
+    fetch_request = fake.generation_requests()[1]
+    assert fetch_request.action == "generateContent"
+    assert fetch_request.body["tools"] == [{"urlContext": {}}]
+    text = fetch_request.body["contents"][0]["parts"][0]["text"]
+    assert "<authorized_urls>\nhttps://93.184.216.34/page\n</authorized_urls>" in text
+    answer = fake.generation_requests()[2].body["contents"][-1]["parts"][0]["functionResponse"]["response"]
+    output = answer["output"]
+    assert output.startswith(
+        "<untrusted_context>\n[Warning] The following URLs were skipped:\n[Blocked Host] http://127.0.0.1:9/secret"
+    )
+    assert "It is about examples.\n\nSources:\n[1] The page (https://93.184.216.34/page)" in output
+    assert any(isinstance(e, ev.Stop) and e.reason == "end_turn" for e in events)
