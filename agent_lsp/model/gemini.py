@@ -160,6 +160,15 @@ class GeminiClient:
             )
         return int(getattr(response, "total_tokens", None) or 0)
 
+    async def list_models(self) -> list[dict[str, Any]]:
+        """The models this key can use (the API's models.list), as JSON dicts. Raises ModelError."""
+        out: list[dict[str, Any]] = []
+        with self._mapped_errors("models"):
+            pager = await self._client().aio.models.list(config={"page_size": 200, "query_base": True})
+            async for model in pager:
+                out.append(model.model_dump(mode="json", exclude_none=True))
+        return out
+
     async def aclose(self) -> None:
         """Close the SDK's HTTP connections (safe to call more than once)."""
         sdk, self._sdk = self._sdk, None

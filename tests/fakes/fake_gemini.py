@@ -206,8 +206,11 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("fake_gemini: " + format, *args)
 
     def do_GET(self) -> None:
-        if urlsplit(self.path).path == "/_fake/requests":
+        path = urlsplit(self.path).path
+        if path == "/_fake/requests":
             self._send_json(200, [r.to_json() for r in self.server.fake.requests])
+        elif path.endswith("/models") and self.server.fake.models is not None:
+            self._send_json(200, {"models": self.server.fake.models})
         else:
             self._send_json(404, error_body(404, f"fake_gemini: no GET route {self.path}"))
 
@@ -338,6 +341,7 @@ class FakeGemini:
         self._address = (host, port)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self.models: list[dict[str, Any]] | None = None  # what GET .../models lists (None: 404)
         self.push(*script)
 
     # -- scripting and inspection -------------------------------------------------------------
