@@ -597,20 +597,30 @@ def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_n
 
 
 def _save_allowed_rules(rules: list[str]) -> None:
-    """ "Allow always and save": append rules to tools.allowed in the user's settings.json."""
-    from agent_lsp.config.loader import parse_jsonc
-    from agent_lsp.config.paths import gemini_dir
+    """ "Allow always and save": append allow rules to ~/.gemini/policies/auto-saved.toml, the file Gemini CLI
+    0.61 saves them in (user tier, priority 950), so both agents honour them."""
+    from agent_lsp.policy.loader import user_policies_dir
+    from agent_lsp.policy.settings_rules import parse_entry
     from agent_lsp.workspace.filesystem import atomic_write
 
-    path = gemini_dir() / "settings.json"
+    path = user_policies_dir() / "auto-saved.toml"
     try:
-        data: dict[str, Any] = parse_jsonc(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, ValueError, RecursionError) as exc:
+        existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    except OSError as exc:
         log.warning("could not update %s: %s", path, exc)
         return
-    tools = data.setdefault("tools", {})
-    allowed = tools.setdefault("allowed", [])
-    for r in rules:
-        if r not in allowed:
-            allowed.append(r)
-    atomic_write(path, json.dumps(data, indent=2) + "\n")
+    blocks = []
+    for entry in rules:
+        name, prefix = parse_entry(entry)
+        lines = ["[[rule]]", f"toolName = {json.dumps(name)}"]
+        if prefix:
+            lines.append(f"commandPrefix = {json.dumps(prefix)}")
+        lines += ['decision = "allow"', "priority = 950"]
+        block = "\n".join(lines)
+        if block not in existing:
+            blocks.append(block)
+    if not blocks:
+        return
+    head = existing.rstrip("\n") + "\n\n" if existing.strip() else ""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, head + "\n\n".join(blocks) + "\n")

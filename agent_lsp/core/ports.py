@@ -12,7 +12,7 @@ Outcome = Literal[
     "proceed_once",
     "proceed_always",  # this session; shell: these root commands; MCP: this tool
     "proceed_always_server",  # MCP: every tool of this server, this session
-    "proceed_always_save",  # and write the rule to the user's settings
+    "proceed_always_save",  # and save the rule in ~/.gemini/policies/auto-saved.toml
     "modify",
     "reject",  # no to this call: the model is told and answers in the same turn
     "cancel",  # stop: the call and the rest of the turn are cancelled

@@ -14,7 +14,7 @@ _LEGACY = re.compile(r"^\s*([\w.\-]+)\s*\((.*)\)\s*$", re.S)
 NON_PLAN = ("default", "auto_edit", "yolo")
 
 
-def _parse(entry: str) -> tuple[str, str | None]:
+def parse_entry(entry: str) -> tuple[str, str | None]:
     m = _LEGACY.match(entry)
     name, arg = (m.group(1), m.group(2).strip()) if m else (entry.strip(), None)
     return (SHELL_TOOL if name in SHELL_ALIASES else name), arg
@@ -31,7 +31,7 @@ def _map(
     out: list[PolicyRule] = []
     narrowed: set[str] = set()
     for entry in entries:
-        name, arg = _parse(entry)
+        name, arg = parse_entry(entry)
         if name == SHELL_TOOL and arg:
             narrowed.add(name)
             out.append(PolicyRule(name, decision, priority, command_prefixes=(arg,), modes=modes, source=source))

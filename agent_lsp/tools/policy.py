@@ -97,7 +97,7 @@ class Policy:
         self.engine.add(replace(rule, modes=modes, source="Session (allow always)"))
 
     def rule_for(self, tool: Tool, details: ConfirmationDetails) -> list[str]:
-        """The tools.allowed entries that "allow always and save" writes to settings."""
+        """The rules "allow always and save" persists, as tools.allowed-style entries (saved as policy rules)."""
         if tool.name == SHELL_TOOL and details.type == "exec" and details.root_commands:
             return [f"{SHELL_TOOL}({r})" for r in details.root_commands]
         return [tool.name]

@@ -264,7 +264,7 @@ async def test_long_shell_output_is_truncated_for_the_model_and_saved(tmp_path: 
     assert not await asyncio.to_thread(saved_path.exists)  # the session's scratch folder goes with it
 
 
-async def test_allow_always_and_save_writes_the_rule_to_user_settings(tmp_path: Path, project: Path) -> None:
+async def test_allow_always_and_save_writes_a_user_policy_rule(tmp_path: Path, project: Path) -> None:
     class SaveAlways:
         async def confirm(self, info: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
             return ConfirmationResult("proceed_always_save")
@@ -273,6 +273,15 @@ async def test_allow_always_and_save_writes_the_rule_to_user_settings(tmp_path: 
     handle = await open_session(tmp_path, project, lines, SaveAlways())
     await send(handle, "say hi")
     await handle.aclose()
-    settings = Path(os.environ["HOME"]) / ".gemini" / "settings.json"
-    saved = json.loads(await asyncio.to_thread(settings.read_text))
-    assert saved["tools"]["allowed"] == ["run_shell_command(echo)", "run_shell_command(git)"]
+    # Gemini CLI 0.61 saves these as policy rules, in the user tier's auto-saved.toml.
+    saved = Path(os.environ["HOME"]) / ".gemini" / "policies" / "auto-saved.toml"
+    text = await asyncio.to_thread(saved.read_text)
+    from agent_lsp.policy.loader import load_policies
+    from agent_lsp.policy.rules import USER_TIER
+
+    loaded = load_policies([(saved, USER_TIER)])
+    assert loaded.errors == []
+    assert [(r.tool_name, r.command_prefixes, r.decision, r.priority) for r in loaded.rules] == [
+        ("run_shell_command", ("echo",), "allow", 4.95),
+        ("run_shell_command", ("git",), "allow", 4.95),
+    ], text
