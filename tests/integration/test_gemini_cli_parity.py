@@ -405,3 +405,14 @@ def test_headless_waits_for_mcp_and_sends_gemini_cli_generation_config(project: 
     }
     decl = {d["name"]: d for t in first.body["tools"] for d in t.get("functionDeclarations", [])}
     assert all("parametersJsonSchema" in d for d in decl.values())
+
+
+def test_session_turn_limit_exits_53(project: Path, home: Path, tmp_path: Path) -> None:
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"model": {"maxSessionTurns": 1}}))
+    replay = tmp_path / "r.jsonl"
+    lines = [chunk(call("read_file", file_path="a.txt")), chunk({"text": "never"})]
+    replay.write_text("".join(json.dumps({"method": "generateContentStream", "response": c}) + "\n" for c in lines))
+    result = agent("--fake-responses", str(replay), "-o", "json", "-p", "go", cwd=project, home=home)
+    assert result.returncode == 53, result.stderr
+    error = json.loads(result.stdout)["error"]
+    assert error["type"] == "FatalTurnLimitedError" and "maxSessionTurns" in error["message"]
