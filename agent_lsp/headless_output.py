@@ -224,8 +224,10 @@ def stream_event(event: ev.AgentEvent) -> str | None:
     if isinstance(event, ev.ToolCallResponse):
         ok = event.status == "success"
         error = None if ok else {"type": _tool_error_type(event), "message": event.error or event.status}
+        # Gemini CLI puts the display text in "output", which for a failed call is the error message itself.
+        output = event.display if event.display is not None or ok else event.error
         return stream_line(
-            "tool_result", tool_id=event.call_id, status="success" if ok else "error", output=event.display, error=error
+            "tool_result", tool_id=event.call_id, status="success" if ok else "error", output=output, error=error
         )
     if isinstance(event, ev.Notice) and event.level in ("warning", "error"):
         return stream_line("error", severity=event.level, message=event.message)
