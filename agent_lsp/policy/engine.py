@@ -44,11 +44,10 @@ def split_shell(command: str) -> ShellSplit:
     from agent_lsp.tools import shell_parse
 
     parse = getattr(shell_parse, "parse_shell", None)
-    if parse is not None:
+    if parse is not None:  # the tree-sitter parser, when present
         parsed = parse(command)
-        return ShellSplit(
-            bool(parsed.ok), tuple(c.strip() for c in parsed.commands if c.strip()), bool(parsed.substitution)
-        )
+        texts = (str(getattr(c, "text", c)).strip() for c in parsed.commands)
+        return ShellSplit(bool(parsed.ok), tuple(t for t in texts if t), bool(parsed.substitution))
     commands = tuple(c.strip() for c in shell_parse.split_commands(command) if c.strip())
     return ShellSplit(bool(commands), commands, shell_parse.find_substitution(command) is not None)
 
