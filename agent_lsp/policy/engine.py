@@ -37,6 +37,9 @@ class ShellSplit:
     ok: bool
     commands: tuple[str, ...]
     substitution: bool = False
+    normalized: tuple[str, ...] = ()  # per command: ``/bin/rm -rf x`` -> ``rm -rf x`` (deny rules match both)
+    writes: bool | None = None  # output redirection to a file; None: the parser cannot tell (a regex decides)
+    computed_program: bool = False  # a program name that is itself computed (``$cmd x``): no rule can name it
 
 
 def split_shell(command: str) -> ShellSplit:
@@ -46,8 +49,18 @@ def split_shell(command: str) -> ShellSplit:
     parse = getattr(shell_parse, "parse_shell", None)
     if parse is not None:  # the tree-sitter parser, when present
         parsed = parse(command)
-        texts = (str(getattr(c, "text", c)).strip() for c in parsed.commands)
-        return ShellSplit(bool(parsed.ok), tuple(t for t in texts if t), bool(parsed.substitution))
+        texts = tuple(t for t in (str(getattr(c, "text", c)).strip() for c in parsed.commands) if t)
+        parts = tuple(getattr(parsed, "parts", ()) or ())
+        normalized = tuple(str(getattr(p, "normalized", "") or "").strip() for p in parts)
+        writes = getattr(parsed, "writes", None)
+        return ShellSplit(
+            bool(parsed.ok),
+            texts,
+            bool(parsed.substitution),
+            normalized if len(normalized) == len(texts) else (),
+            bool(writes) if writes is not None else None,
+            any(not getattr(p, "known_program", True) for p in parts),
+        )
     commands = tuple(c.strip() for c in shell_parse.split_commands(command) if c.strip())
     return ShellSplit(bool(commands), commands, shell_parse.find_substitution(command) is not None)
 
@@ -87,9 +100,17 @@ class PolicyEngine:
     def _no_match(self, mode: str) -> PolicyDecision:
         return "allow" if mode == "yolo" else self.default_decision
 
-    def _first(self, tool: ToolFacts, args_text: str, mode: str, command: str | None) -> CheckResult | None:
+    def _first(
+        self, tool: ToolFacts, args_text: str, mode: str, command: str | None, normalized: str = ""
+    ) -> CheckResult | None:
         for rule in self._rules:
-            if self._matches(rule, tool, args_text, mode, command):
+            if self._matches(rule, tool, args_text, mode, command) or (
+                # A deny rule also catches the command spelled another way (``/bin/rm``, ``\rm``).
+                normalized
+                and rule.decision == "deny"
+                and rule.narrows_command
+                and self._matches(rule, tool, args_text, mode, normalized)
+            ):
                 return CheckResult(rule.decision, rule)
         return None
 
@@ -99,24 +120,36 @@ class PolicyEngine:
             return whole
         split = split_shell(command)
         if not split.ok or not split.commands:
-            # We cannot see what would run: only yolo without narrowing rules runs it unseen.
-            if mode == "yolo":
-                narrowed = whole.rule is not None and (whole.rule.args_pattern or whole.rule.narrows_command)
-                return CheckResult("deny", whole.rule) if narrowed else whole
+            # We cannot see what bash would run: nothing runs unasked, in any mode.
             return CheckResult(self.default_decision, whole.rule)
         result = whole
+        for i, sub in enumerate(split.commands):
+            normalized = split.normalized[i] if split.normalized else ""
+            if sub == command and not normalized:
+                continue
+            part = self._first(tool, args_text, mode, sub, normalized) or CheckResult(self._no_match(mode))
+            if part.decision == "deny":
+                return part
+            if _RANK[part.decision] < _RANK[result.decision]:
+                result = part
+        if result.decision == "allow" and split.computed_program and self._has_command_denials(tool, mode):
+            # A computed program name (``$cmd``) could be one a deny rule names: a person decides.
+            return CheckResult("ask_user", None)
         if result.decision == "allow" and mode not in ("auto_edit", "yolo"):
             allow_redirect = whole.rule is not None and whole.rule.allow_redirection
-            if (has_redirection(command) and not allow_redirect) or split.substitution:
+            writes = split.writes if split.writes is not None else has_redirection(command)
+            if (writes and not allow_redirect) or split.substitution:
                 result = CheckResult("ask_user", None)
-        if len(split.commands) > 1 or split.commands[0] != command:
-            for sub in split.commands:
-                part = self._first(tool, args_text, mode, sub) or CheckResult(self._no_match(mode))
-                if part.decision == "deny":
-                    return part
-                if _RANK[part.decision] < _RANK[result.decision]:
-                    result = part
         return result
+
+    def _has_command_denials(self, tool: ToolFacts, mode: str) -> bool:
+        return any(
+            r.decision == "deny"
+            and r.narrows_command
+            and (not r.modes or mode in r.modes)
+            and r.tool_name in ("*", tool.name)
+            for r in self._rules
+        )
 
     def _matches(self, rule: PolicyRule, tool: ToolFacts, args_text: str, mode: str, command: str | None) -> bool:
         if rule.modes and mode not in rule.modes:

@@ -86,7 +86,10 @@ class Policy:
 
     def remember(self, tool: Tool, details: ConfirmationDetails, scope: Literal["tool", "server"] = "tool") -> None:
         """ "Allow always" for this session: shell by root commands, MCP per tool or server, else the tool."""
-        if tool.name == SHELL_TOOL and details.type == "exec" and details.root_commands:
+        if tool.name == SHELL_TOOL:
+            # Only the programs the user saw; a line that runs none (``x=1``) must not open the whole shell.
+            if details.type != "exec" or not details.root_commands:
+                return
             rule = PolicyRule(SHELL_TOOL, "allow", ALWAYS_ALLOW_PRIORITY, command_prefixes=tuple(details.root_commands))
         elif details.type == "mcp" and scope == "server" and tool.server:
             rule = PolicyRule(f"{tool.server}__*", "allow", ALWAYS_ALLOW_PRIORITY)

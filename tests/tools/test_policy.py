@@ -82,6 +82,9 @@ def test_remember_for_the_session() -> None:
     assert policy.decide(other, {})[0] == "allow" and policy.decide(other2, {})[0] == "ask"
     policy.remember(other, mcp_details, "server")
     assert policy.decide(other2, {})[0] == "allow"
+    # "Allow always" on a shell line that runs no program allows nothing more.
+    policy.remember(SHELL, ConfirmationDetails("exec", "run", command="x=1", root_commands=()))
+    assert policy.decide(SHELL, sh("curl x"))[0] == "ask"
     # A non-shell exec confirmation never widens what the shell may run.
     policy2 = Policy()
     policy2.remember(Fake("discovered", "other"), ConfirmationDetails("exec", "x", root_commands=("rm",)))
