@@ -120,7 +120,15 @@ class PolicyEngine:
             return whole
         split = split_shell(command)
         if not split.ok or not split.commands:
-            # We cannot see what bash would run: nothing runs unasked, in any mode.
+            # We cannot see what bash would run: nothing runs unasked, in any mode; and what would be denied
+            # without the rules that allow particular commands (tools.core, a narrowed tools.allowed) is denied.
+            for rule in self._rules:
+                if rule.narrows_command or rule.args_pattern is not None:
+                    continue
+                if self._matches(rule, tool, args_text, mode, command):
+                    if rule.decision == "deny":
+                        return CheckResult("deny", rule)
+                    break
             return CheckResult(self.default_decision, whole.rule)
         result = whole
         for i, sub in enumerate(split.commands):
