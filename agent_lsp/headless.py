@@ -22,24 +22,12 @@ from agent_lsp.tools.policy import ApprovalMode
 DEMO_DIR = Path(__file__).parent / "demo"
 
 
-class TerminalConfirmer:
-    """Asks on the terminal when there is one; otherwise declines and says how to allow."""
-
-    def __init__(self, interactive: bool, out: TextIO = sys.stderr) -> None:
-        self.interactive = interactive
-        self.out = out
+class NobodyConfirms:
+    """Headless runs have nobody to ask. The policy is non-interactive, so "ask" never reaches a confirmer;
+    should one arrive anyway, it is rejected."""
 
     async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
-        if details.diff is not None and details.diff.unified:
-            self.out.write(details.diff.unified + "\n")
-        if not self.interactive:
-            self.out.write(
-                f"  declined {call.name}: nobody to ask; pass --approval-mode auto_edit or yolo to allow it\n"
-            )
-            return ConfirmationResult("reject")
-        answer = await asyncio.to_thread(input, f"Allow {call.name} — {details.title}? [y]es/[a]lways/[n]o: ")
-        choice = answer.strip().lower()[:1]
-        return ConfirmationResult({"y": "proceed_once", "a": "proceed_always"}.get(choice, "reject"))  # type: ignore[arg-type]
+        return ConfirmationResult("reject")  # the model is told, and goes on
 
 
 class DemoConfirmer:
@@ -273,7 +261,7 @@ def run_headless(request: HeadlessRequest) -> int:
                 request.prompt,
                 cwd=request.cwd,
                 runtime_options=options,
-                confirmer=TerminalConfirmer(False),
+                confirmer=NobodyConfirms(),
                 output_format=request.output_format,
                 out=sys.stdout,
                 err=err,
