@@ -116,7 +116,13 @@ class PolicyEngine:
 
     def _check_shell(self, tool: ToolFacts, args_text: str, mode: str, command: str) -> CheckResult:
         whole = self._first(tool, args_text, mode, command) or CheckResult(self._no_match(mode))
-        if whole.decision == "deny":
+        # A deny aimed at the command line as written (a prefix, a pattern) holds whatever the parse says;
+        # a tool-wide deny is weighed per command below, where a rule allowing that command may outrank it.
+        if (
+            whole.decision == "deny"
+            and whole.rule is not None
+            and (whole.rule.narrows_command or whole.rule.args_pattern)
+        ):
             return whole
         split = split_shell(command)
         if not split.ok or not split.commands:
@@ -130,21 +136,22 @@ class PolicyEngine:
                         return CheckResult("deny", rule)
                     break
             return CheckResult(self.default_decision, whole.rule)
-        result = whole
+        # The parse is what bash runs: each command is decided on its own and the strictest answer wins
+        # (the raw line only counted above, for deny: ``ec\<newline>ho`` is ``echo`` to bash, not to a prefix).
+        result: CheckResult | None = None
         for i, sub in enumerate(split.commands):
             normalized = split.normalized[i] if split.normalized else ""
-            if sub == command and not normalized:
-                continue
             part = self._first(tool, args_text, mode, sub, normalized) or CheckResult(self._no_match(mode))
             if part.decision == "deny":
                 return part
-            if _RANK[part.decision] < _RANK[result.decision]:
+            if result is None or _RANK[part.decision] < _RANK[result.decision]:
                 result = part
+        result = result or whole
         if result.decision == "allow" and split.computed_program and self._has_command_denials(tool, mode):
             # A computed program name (``$cmd``) could be one a deny rule names: a person decides.
             return CheckResult("ask_user", None)
         if result.decision == "allow" and mode not in ("auto_edit", "yolo"):
-            allow_redirect = whole.rule is not None and whole.rule.allow_redirection
+            allow_redirect = result.rule is not None and result.rule.allow_redirection
             writes = split.writes if split.writes is not None else has_redirection(command)
             if (writes and not allow_redirect) or split.substitution:
                 result = CheckResult("ask_user", None)

@@ -106,7 +106,8 @@ def test_a_substitution_hidden_by_a_line_continuation_is_never_allowed() -> None
     command = "git status $\\\n(touch MARKER)"
     for mode in ("default", "auto_edit", "yolo"):
         policy = Policy(mode=mode, allowed=["run_shell_command(git status)"])  # type: ignore[arg-type]
-        assert policy.decide(SHELL, sh(command))[0] == "ask", mode
+        # Not allowed: a narrowed tools.allowed entry denies every other shell line (Gemini CLI 0.61).
+        assert policy.decide(SHELL, sh(command))[0] == "deny", mode
 
 
 def test_what_does_not_parse_is_asked_in_every_mode_even_when_the_shell_is_allowed() -> None:
@@ -130,7 +131,8 @@ def test_commands_hidden_in_compound_statements_need_their_own_rule() -> None:
         "bash -c 'rm x'",
         "x=1; echo hi",  # an assignment alone changes what later commands do (PATH=...)
     ):
-        assert policy.decide(SHELL, sh(command))[0] == "ask", command
+        # Never allowed; with a narrowed tools.allowed the rest of the shell is denied (Gemini CLI 0.61).
+        assert policy.decide(SHELL, sh(command))[0] == "deny", command
     assert policy.decide(SHELL, sh("echo $((1+2)) && true")) == ("allow", "")
     assert policy.decide(SHELL, sh("ec\\\nho joined")) == ("allow", "")
 
@@ -163,5 +165,5 @@ def test_exclude_sees_through_spellings_and_wrappers_and_core_needs_a_parse() ->
     assert policy.decide(SHELL, sh("echo rm"))[0] == "allow"
     core = Policy(mode="yolo", core=["run_shell_command(git)"])
     decision, reason = core.decide(SHELL, sh("git log 'unbalanced"))
-    assert decision == "deny" and "tools.core" in reason
+    assert decision == "deny" and reason == "Tool execution denied by policy."
     assert core.decide(SHELL, sh("git log | less"))[0] == "deny"

@@ -22,6 +22,7 @@ from agent_lsp import events as ev
 from agent_lsp.core.ports import ConfirmationResult
 from agent_lsp.tools.base import ToolCallRequestInfo
 from agent_lsp.tools.context import ToolContext
+from agent_lsp.policy.rules import USER_TIER, PolicyRule
 from agent_lsp.tools.policy import Policy
 from agent_lsp.tools.registry import ToolRegistry
 from agent_lsp.tools.scheduler import CallOutcome, Scheduler
@@ -32,9 +33,12 @@ from agent_lsp.workspace.roots import Workspace
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
 MODES = ("default", "auto_edit", "yolo")
-# Wrappers and interpreters are allowed on purpose: allowing them must not allow what they run.
+# Wrappers and interpreters are allowed on purpose: allowing them must not allow what they run. They are user
+# policy rules (commandPrefix), so a command outside them asks; a narrowed tools.allowed entry would deny it
+# instead, as Gemini CLI 0.61 does, which would hide what the parse lets through.
 ALLOWED = [
-    f"run_shell_command({p})" for p in ("echo", "cat", "true", "git status", "env", "xargs", "bash", "eval", "find")
+    PolicyRule("run_shell_command", "allow", USER_TIER + 0.1, command_prefixes=(p,), source="test")
+    for p in ("echo", "cat", "true", "git status", "env", "xargs", "bash", "eval", "find")
 ]
 
 
@@ -148,7 +152,7 @@ class Recorder:
 
 async def run_row(r: Row, mode: str, root: Path, tmp: Path) -> tuple[str, Recorder, CallOutcome]:
     ctx = ToolContext(Workspace([root]), LocalFileSystem(), tmp / "tmp", shell_inactivity_timeout_s=30.0)
-    policy = Policy(mode=mode, allowed=ALLOWED, exclude=[f"run_shell_command({e})" for e in r.exclude])  # type: ignore[arg-type]
+    policy = Policy(mode=mode, rules=ALLOWED, exclude=[f"run_shell_command({e})" for e in r.exclude])  # type: ignore[arg-type]
     user = Recorder()
     scheduler = Scheduler(ToolRegistry([ShellTool(ctx)]), policy, user, lambda _e: None, temp_dir=tmp)
     outcomes: dict[str, CallOutcome] = {}
@@ -157,7 +161,7 @@ async def run_row(r: Row, mode: str, root: Path, tmp: Path) -> tuple[str, Record
     error = str(outcome.response.get("error", ""))
     if user.asked:
         return "ask", user, outcome
-    if outcome.status == "error" and "blocked by settings" in error:
+    if outcome.status == "error" and error.startswith("Tool execution denied by policy"):
         return "deny", user, outcome
     if outcome.status == "error" and error.startswith("Invalid parameters"):
         return "refuse", user, outcome
@@ -201,7 +205,7 @@ def decision(tool: ShellTool, command: str, mode: str) -> str:
     """What the scheduler would do before running: refuse in validation, or the policy's answer."""
     if tool.validate({"command": command}) is not None:
         return "refuse"
-    return Policy(mode=mode, allowed=ALLOWED).decide(tool, {"command": command})[0]  # type: ignore[arg-type]
+    return Policy(mode=mode, rules=ALLOWED).decide(tool, {"command": command})[0]  # type: ignore[arg-type]
 
 
 def test_bash_never_runs_what_was_allowed(tmp_path: Path) -> None:
