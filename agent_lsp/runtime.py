@@ -219,6 +219,8 @@ class Runtime:
 
             described["gemini"] = resolve_auth(env).describe()
         router = ModelRouter(choice.provider, choice.reason, builders, described, limits)
+        if "gemini" in builders:
+            router.gemini_models = _gemini_lister(router)
         return router, choice.model or settings.name
 
     def _user_env(self) -> dict[str, str]:
@@ -533,6 +535,23 @@ def _credentials(choice: ProviderChoice, env: Mapping[str, str]) -> Hashable:
     from agent_lsp.model.auth import resolve_auth
 
     return ("gemini", resolve_auth(env))
+
+
+def _gemini_lister(router: ModelRouter) -> Callable[[], Awaitable[list[str]]]:
+    """The Gemini picker: the key's own models when the API lists them, else Gemini CLI 0.61's choices."""
+
+    async def names() -> list[str]:
+        from agent_lsp.model.catalog import CHOICE_IDS, list_api_models
+        from agent_lsp.model.router import LIST_TIMEOUT_S
+
+        try:
+            async with asyncio.timeout(LIST_TIMEOUT_S):
+                found = await list_api_models(router.client("gemini"))
+        except TimeoutError:
+            found = None
+        return [c.id for c in found] if found else list(CHOICE_IDS)
+
+    return names
 
 
 def _mcp_waiter(session: Session, mcp: McpManager) -> Callable[[], Awaitable[None]]:

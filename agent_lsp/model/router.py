@@ -13,11 +13,12 @@ from typing import Any
 
 from agent_lsp.errors import AuthError, ModelError
 from agent_lsp.model.base import ModelClient
+from agent_lsp.model.catalog import CHOICE_IDS
 
 log = logging.getLogger(__name__)
 
-# Offered when the Gemini API's own list is not asked for; a Gemini model catalog can replace it.
-GEMINI_MODELS: tuple[str, ...] = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-3-pro-preview")
+# Offered when the Gemini API's own list is not asked for: Gemini CLI 0.61's choices, from the catalog.
+GEMINI_MODELS: tuple[str, ...] = CHOICE_IDS
 LIST_TIMEOUT_S = 2.0
 PROVIDER_NAMES = {"gemini": "Gemini", "openai": "OpenAI-compatible", "replay": "Replay"}
 
