@@ -183,6 +183,8 @@ def _headless(args: argparse.Namespace, *, subcommand: bool) -> int:
         policy_paths=[Path(p).expanduser() for p in flat(args.policy) or []],
         extensions=flat(args.extensions),
         debug=args.debug,
+        # Our own `run` keeps asking on a terminal; Gemini CLI's -p / positional query never asks.
+        ask_on_terminal=subcommand and args.prompt is None and sys.stdin.isatty(),
     )
     if args.list_extensions:
         from agent_lsp.headless_admin import list_extensions

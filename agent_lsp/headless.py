@@ -30,6 +30,20 @@ class NobodyConfirms:
         return ConfirmationResult("reject")  # the model is told, and goes on
 
 
+class TerminalConfirmer:
+    """``agent-lsp run`` on a terminal (our own command, not Gemini CLI's -p): asks there."""
+
+    def __init__(self, out: TextIO = sys.stderr) -> None:
+        self.out = out
+
+    async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
+        if details.diff is not None and details.diff.unified:
+            self.out.write(details.diff.unified + "\n")
+        answer = await asyncio.to_thread(input, f"Allow {call.name} — {details.title}? [y]es/[a]lways/[n]o: ")
+        choice = answer.strip().lower()[:1]
+        return ConfirmationResult({"y": "proceed_once", "a": "proceed_always"}.get(choice, "reject"))  # type: ignore[arg-type]
+
+
 class DemoConfirmer:
     """Plays the user in the demo: shows what is asked and approves it."""
 
@@ -59,6 +73,7 @@ class HeadlessRequest:
     policy_paths: list[Path] = field(default_factory=list)
     extensions: list[str] | None = None
     debug: bool = False
+    ask_on_terminal: bool = False  # ``agent-lsp run`` on a TTY asks there; ``-p`` never does (as Gemini CLI)
 
 
 class _Output:
@@ -245,7 +260,7 @@ def run_headless(request: HeadlessRequest) -> int:
         fake_responses=request.fake_responses,
         model=request.model,
         approval_mode=request.approval_mode,
-        interactive=False,
+        interactive=request.ask_on_terminal,
         policy_paths=request.policy_paths,
         allowed_tools=request.allowed_tools,
         allowed_mcp_server_names=request.allowed_mcp_server_names,
@@ -261,7 +276,7 @@ def run_headless(request: HeadlessRequest) -> int:
                 request.prompt,
                 cwd=request.cwd,
                 runtime_options=options,
-                confirmer=NobodyConfirms(),
+                confirmer=TerminalConfirmer() if request.ask_on_terminal else NobodyConfirms(),
                 output_format=request.output_format,
                 out=sys.stdout,
                 err=err,
