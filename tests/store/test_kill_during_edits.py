@@ -148,14 +148,14 @@ def test_sigkill_at_random_points_leaves_no_torn_file(tmp_path: Path) -> None:
             stamps = [time.monotonic()]
             for line in proc.stdout:
                 stamps.append(time.monotonic())
-                kinds.append(json.loads(line)["kind"] + str(json.loads(line).get("status", "")))
+                kinds.append(json.loads(line)["type"])  # Gemini CLI's stream-json events
             gaps = [b - a for a, b in itertools.pairwise(stamps[1:])] + [0.01]
             assert proc.wait(timeout=60) == 0
             assert {name: (root / name).read_bytes() for name in FILES} == {name: FILES[name](STEPS) for name in FILES}
         else:
-            # Every other trial is killed in the gap after a "scheduled" status, where the checkpoint is taken
-            # and written, the others anywhere; the delay is spread over that event's gap in the first run.
-            scheduled = [i for i, kind in enumerate(kinds) if kind == "tool_call_statusscheduled"]
+            # Every other trial is killed in the gap after a "tool_use" event, where the checkpoint is taken and
+            # the edit written, the others anywhere; the delay is spread over that event's gap in the first run.
+            scheduled = [i for i, kind in enumerate(kinds) if kind == "tool_use"]
             if trial % 2:
                 cut = rng.choice(scheduled) + 1
                 delay = gaps[cut - 1] * rng.uniform(0.5, 1.2)  # the record is written at the end, after git
