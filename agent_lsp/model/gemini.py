@@ -203,12 +203,11 @@ def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
     if "tools" in config:
         # Likewise the declarations: "parametersJsonSchema", as Gemini CLI sends them.
         extra["tools"] = config.pop("tools")
-    if extra:
-        config["httpOptions"] = {"extraBody": extra}
     # Our tools are declarations the core runs itself, and retries are ours: keep the SDK out of both.
     config["automatic_function_calling"] = {"disable": True}
     config["automatic_continuation"] = False
     sdk_contents, config["http_options"] = _history_in_extra_body(contents)
+    config["http_options"]["extra_body"].update(extra)
     return sdk_contents, types.GenerateContentConfig.model_validate(config)
 
 
