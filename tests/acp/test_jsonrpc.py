@@ -181,3 +181,28 @@ async def test_outgoing_requests(wired: Any) -> None:
         await asyncio.wait_for(pending, 5)
     await asyncio.wait_for(serving, 5)
     assert conn.closed
+
+
+async def test_end_of_input_answers_every_request_already_read(
+    wired: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client that writes its requests and closes its side still gets one answer per id: quick handlers
+    finish, long ones are cancelled after the grace period and answered as cancelled."""
+    from agent_lsp.adapters.acp import jsonrpc
+
+    monkeypatch.setattr(jsonrpc, "END_OF_INPUT_GRACE_S", 0.3)
+    conn, peer, _handlers, serving = wired
+    await peer.send(b'{"a":' * 3000 + b"\n")
+    await peer.send({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": {"x": 1}})
+    await peer.send({"jsonrpc": "2.0", "id": 2, "method": "slow"})
+    os.close(peer.write_fd)  # end of input right behind the requests
+    answers = [await peer.recv() for _ in range(3)]
+    await asyncio.wait_for(serving, 5)
+    assert answers[0] == {"jsonrpc": "2.0", "id": None, "error": answers[0]["error"]}
+    assert answers[0]["error"]["code"] == -32700
+    by_id = {a["id"]: a for a in answers[1:]}
+    assert by_id[1]["result"] == {"x": 1}
+    assert by_id[2]["error"]["code"] == jsonrpc.REQUEST_CANCELLED
+    assert conn.closed
+    with pytest.raises(ConnectionError):
+        await conn.request("fs/read_text_file", {})

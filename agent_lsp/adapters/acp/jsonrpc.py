@@ -25,6 +25,9 @@ from agent_lsp.adapters.wire import PARSE_ERROR as PARSE_ERROR
 
 log = logging.getLogger(__name__)
 REQUEST_CANCELLED = -32800
+# After the client closes our input, requests it already sent may still finish and be answered for this long
+# (a client that closed its side can still read ours); what is left then is cancelled and answered as such.
+END_OF_INPUT_GRACE_S = 5.0
 AUTH_REQUIRED = -32000
 RESOURCE_NOT_FOUND = -32002
 
@@ -104,6 +107,7 @@ class Connection:
         self._outgoing: dict[int, asyncio.Future[Any]] = {}
         self._incoming: dict[RequestId, tuple[asyncio.Task[None], RequestContext]] = {}
         self._closed = False
+        self._input_ended = False  # the client can send nothing more, so it can answer nothing more
         self.on_frame_sent: Callable[[dict[str, Any]], None] | None = None  # tests and benchmarks observe here
         self._merger = TextMerger(
             lambda method, params: self._write({"jsonrpc": "2.0", "method": method, "params": params})
@@ -147,7 +151,7 @@ class Connection:
         """Send a request to the peer and wait for its answer; an error answer raises RpcError.
 
         Cancelling the awaiting task forgets the request (a late answer is ignored)."""
-        if self._closed:
+        if self._closed or self._input_ended:
             raise ConnectionError("the client connection is closed")
         self._next_id += 1
         rid = self._next_id
@@ -164,7 +168,7 @@ class Connection:
     # ---- receiving ----
 
     async def serve(self) -> None:
-        """Read and handle frames until end of input; then cancel what is still running."""
+        """Read and handle frames until end of input; then finish (or cancel and answer) what is still running."""
         try:
             while True:
                 line = self._next_line()
@@ -178,16 +182,26 @@ class Connection:
                     continue
                 self._handle_line(line)
         finally:
-            self._closed = True
-            for future in self._outgoing.values():
-                if not future.done():
-                    future.set_exception(ConnectionError("the client closed the connection"))
-            tasks = [task for task, _ in self._incoming.values()]
-            for task in tasks:
-                task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+            await self._end_of_input()
+
+    async def _end_of_input(self) -> None:
+        self._input_ended = True
+        # Nothing the client was asked can be answered any more: fail those waits so their handlers finish.
+        for future in self._outgoing.values():
+            if not future.done():
+                future.set_exception(ConnectionError("the client closed the connection"))
+        running = [task for task, _ in self._incoming.values()]
+        if running:
+            await asyncio.wait(running, timeout=END_OF_INPUT_GRACE_S)
+        left = list(self._incoming.values())
+        for task, ctx in left:
+            ctx.cancelled = True  # answered "Request cancelled" by _run
+            task.cancel()
+        for task, _ in left:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._merger.flush()
+        self._closed = True
 
     def _next_line(self) -> bytes | None:
         """The next complete frame; an oversized one is answered once and dropped without being buffered."""
