@@ -139,7 +139,8 @@ class FileEditInvocation(ToolInvocation[P]):
         message = self.success_message(old, new)
         if self._modified and new != self._proposed:
             # The user took part of the proposal or edited it: the model must know exactly what landed.
-            message += "\n\n" + report(self.shown_path, old, self._proposed, new)
+            # Off the event loop: the line matching is quadratic at worst on a big file.
+            message += "\n\n" + await asyncio.to_thread(report, self.shown_path, old, self._proposed, new)
         action = "Created" if old is None else "Updated"
         return ToolResult(
             llm_content=message,

@@ -29,6 +29,12 @@ class HunkOutcome:
     written: tuple[str, ...] | None  # the lines that landed in the hunk's place; None when it cannot be located
 
 
+def _split(text: str) -> list[str]:
+    """Lines with their endings; only "\n" ends a line (as in diffing.py), not form feeds or U+2028."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
 def hunks(old: list[str], new: list[str]) -> list[Hunk]:
     """The proposal's hunks: every run of changed lines, without context (so editors can take them one by one)."""
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
@@ -48,9 +54,9 @@ def _kept_lines(old: list[str], final: list[str]) -> dict[int, int]:
 
 def classify(old_text: str, proposed_text: str, final_text: str) -> list[HunkOutcome]:
     """Each hunk of the proposal (old → proposed) judged by what was written (final): taken, refused or edited."""
-    old = old_text.splitlines(keepends=True)
-    new = proposed_text.splitlines(keepends=True)
-    final = final_text.splitlines(keepends=True)
+    old = _split(old_text)
+    new = _split(proposed_text)
+    final = _split(final_text)
     kept = _kept_lines(old, final)
     outcomes: list[HunkOutcome] = []
     for h in hunks(old, new):
@@ -103,7 +109,7 @@ def _changed_elsewhere(old_text: str, final_text: str, outcomes: list[HunkOutcom
     """True when the written file differs from the old one outside the proposal's hunks."""
     if any(o.written is None for o in outcomes):
         return True
-    old, final = old_text.splitlines(keepends=True), final_text.splitlines(keepends=True)
+    old, final = _split(old_text), _split(final_text)
     inside = {i for o in outcomes for i in range(o.hunk.old_start, o.hunk.old_end)}
     kept = _kept_lines(old, final)
     if any(i not in kept for i in range(len(old)) if i not in inside):
@@ -131,8 +137,8 @@ def report(path_label: str, old: str | None, proposed: str, final: str) -> str:
         lines.append("The user also changed lines outside your hunks.")
     diff = "".join(
         difflib.unified_diff(
-            proposed.splitlines(keepends=True),
-            final.splitlines(keepends=True),
+            _split(proposed),
+            _split(final),
             fromfile="your proposal",
             tofile="what was written",
             n=1,

@@ -70,3 +70,13 @@ async def test_replace_tells_the_model_which_hunks_landed(ctx: ToolContext, root
     content = str(result.llm_content)
     assert content.startswith(f"Successfully modified file: {path} (1 replacement).\n\nThe user reviewed")
     assert "Of its 2 hunks: 1 applied, 1 refused." in content
+
+
+def test_line_numbers_count_only_newlines() -> None:
+    """A form feed or U+2028 inside a line (as in real files) does not shift the hunks' line numbers."""
+    old = "a = 1\n# page\x0cbreak\u2028here\nb = 2\n\nc = 3\n"
+    proposed = old.replace("b = 2", "b = 20").replace("c = 3", "c = 30")
+    final = old.replace("b = 2", "b = 20")
+    text = report("m.py", old, proposed, final)
+    assert "hunk 1 (replace line 3 `b = 2` with `b = 20`): applied" in text
+    assert "hunk 2 (replace line 5 `c = 3` with `c = 30`): REFUSED" in text
