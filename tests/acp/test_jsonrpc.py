@@ -183,9 +183,7 @@ async def test_outgoing_requests(wired: Any) -> None:
     assert conn.closed
 
 
-async def test_end_of_input_answers_every_request_already_read(
-    wired: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_end_of_input_answers_every_request_already_read(wired: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A client that writes its requests and closes its side still gets one answer per id: quick handlers
     finish, long ones are cancelled after the grace period and answered as cancelled."""
     from agent_lsp.adapters.acp import jsonrpc
