@@ -376,7 +376,7 @@ export class ChatController {
       S.addPermission(this.state, {
         requestId,
         toolCallId: params.toolCall.toolCallId,
-        title: describe(params),
+        title: describe(params, (p) => this.host.relativePath(p)),
         options: params.options,
         hasDiff: diff !== undefined,
         path: diff?.path,
@@ -399,7 +399,7 @@ export class ChatController {
     if (diffOf(params) !== undefined) {
       shown.push(REVIEW_DIFF);
     }
-    const picked = await this.host.showMessage("info", describe(params), ...shown);
+    const picked = await this.host.showMessage("info", describe(params, (p) => this.host.relativePath(p)), ...shown);
     if (picked === REVIEW_DIFF) {
       await this.openReview(requestId);
     } else if (picked !== undefined) {

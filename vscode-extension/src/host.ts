@@ -14,6 +14,8 @@ export interface Host {
   closeEditorsOf(uri: string): Promise<void>;
   /** The text of an open document, including unsaved edits; undefined when it is not open. */
   documentText(uri: string): string | undefined;
+  /** A path as the user reads it: relative to the workspace folder holding it, else unchanged. */
+  relativePath(path: string): string;
   /** A file path as a `file:` URI string. */
   fileUri(path: string): string;
   /** Opens a file at a 1-based line. */

@@ -43,13 +43,13 @@ export function diffOf(params: RequestPermissionParams): DiffContent | undefined
   return params.toolCall.content?.find((c): c is DiffContent => c.type === "diff");
 }
 
-/** One line saying what is asked, for notifications and the panel. */
-export function describe(params: RequestPermissionParams): string {
+/** One line saying what is asked, for notifications and the panel; `shown` turns a path into what a user reads. */
+export function describe(params: RequestPermissionParams, shown: (path: string) => string = (p) => p): string {
   const call = params.toolCall;
   const diff = diffOf(params);
   if (diff !== undefined) {
     const verb = diff.oldText === null ? "create" : "edit";
-    return `The agent wants to ${verb} ${diff.path}`;
+    return `The agent wants to ${verb} ${shown(diff.path)}`;
   }
   return `The agent asks to run: ${call.title ?? call.toolCallId}`;
 }

@@ -16,6 +16,10 @@ export class VscodeHost implements Host {
     return show(message, ...actions);
   }
 
+  relativePath(path: string): string {
+    return vscode.workspace.asRelativePath(path, false);
+  }
+
   panelVisible(): boolean {
     return this.isPanelVisible();
   }

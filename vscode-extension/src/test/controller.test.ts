@@ -83,7 +83,7 @@ test("a permission with the panel visible is answered from the panel", async () 
   const answer = controller.onRequestPermission(editPermission());
   const [pending] = controller.state.permissions;
   assert.equal(pending.hasDiff, true);
-  assert.equal(pending.title, "The agent wants to edit /ws/app.py");
+  assert.equal(pending.title, "The agent wants to edit app.py");
   assert.equal(host.messages.length, 0, "no notification while the panel shows the question");
   await controller.handleMessage({ type: "permission", requestId: pending.requestId, optionId: "proceed_always" });
   assert.deepEqual(await answer, { outcome: { outcome: "selected", optionId: "proceed_always" } });

@@ -31,6 +31,9 @@ export class FakeHost implements Host {
   documentText(uri: string): string | undefined {
     return this.documents.get(uri);
   }
+  relativePath(path: string): string {
+    return path.startsWith("/ws/") ? path.slice("/ws/".length) : path;
+  }
   fileUri(path: string): string {
     return `file://${path}`;
   }
