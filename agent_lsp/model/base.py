@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -104,3 +106,20 @@ class ModelClient(Protocol):
     async def generate(self, request: GenerateRequest) -> ModelChunk: ...
 
     async def count_tokens(self, request: GenerateRequest) -> int: ...
+
+
+@contextlib.contextmanager
+def mapped_errors(
+    mapper: Callable[[Exception, bool], Exception | None], interrupted: Callable[[], bool] = lambda: False
+) -> Iterator[None]:
+    """An SDK's failures become ours (ModelError, AuthError, ModelStreamInterrupted) through ``mapper``, which
+    is told whether output was already delivered; what it does not know passes unchanged, and so does a cancel."""
+    try:
+        yield
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        mapped = mapper(exc, interrupted())
+        if mapped is None:
+            raise
+        raise mapped from exc

@@ -7,7 +7,6 @@ Requests are built by :func:`agent_lsp.model.wire.request_to_json` and responses
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import contextlib
@@ -17,13 +16,14 @@ import logging
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from agent_lsp.errors import AuthError, ModelError, ModelStreamInterrupted
 from agent_lsp.model import wire
 from agent_lsp.model.auth import AuthConfig
-from agent_lsp.model.base import GenerateRequest, ModelChunk
+from agent_lsp.model.base import GenerateRequest, ModelChunk, mapped_errors
 
 log = logging.getLogger(__name__)
 
@@ -106,18 +106,11 @@ class GeminiClient:
             log.debug("google-genai client ready (%s)", self._auth.describe())
         return self._sdk
 
-    @contextlib.contextmanager
-    def _mapped_errors(self, model: str, interrupted: Callable[[], bool] = lambda: False) -> Iterator[None]:
+    def _mapped_errors(
+        self, model: str, interrupted: Callable[[], bool] = lambda: False
+    ) -> AbstractContextManager[None]:
         """SDK and network failures become ModelError/AuthError/ModelStreamInterrupted; others pass."""
-        try:
-            yield
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            mapped = map_error(exc, model, self._auth, interrupted=interrupted())
-            if mapped is None:
-                raise
-            raise mapped from exc
+        return mapped_errors(lambda exc, late: map_error(exc, model, self._auth, interrupted=late), interrupted)
 
     async def stream(self, request: GenerateRequest) -> AsyncIterator[ModelChunk]:
         contents, config = _sdk_request(request)

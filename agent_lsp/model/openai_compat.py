@@ -13,7 +13,8 @@ import contextlib
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ from agent_lsp.model.base import (
     GenerateRequest,
     ModelChunk,
     Part,
+    mapped_errors,
 )
 from agent_lsp.model.provider import OpenAIConfig
 
@@ -101,17 +103,11 @@ class OpenAIClient:
             await asyncio.to_thread(self._client)
         return self._client()
 
-    @contextlib.contextmanager
-    def _mapped_errors(self, model: str, interrupted: Callable[[], bool] = lambda: False) -> Iterator[None]:
-        try:
-            yield
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            mapped = map_error(exc, model, self._config, interrupted=interrupted())
-            if mapped is None:
-                raise
-            raise mapped from exc
+    def _mapped_errors(
+        self, model: str, interrupted: Callable[[], bool] = lambda: False
+    ) -> AbstractContextManager[None]:
+        """SDK and network failures become ModelError/AuthError/ModelStreamInterrupted; others pass."""
+        return mapped_errors(lambda exc, late: map_error(exc, model, self._config, interrupted=late), interrupted)
 
     def _params(self, request: GenerateRequest, *, stream: bool) -> dict[str, Any]:
         params: dict[str, Any] = {"model": request.model, "messages": to_messages(request)}

@@ -8,7 +8,9 @@ and marks. Only a client without ``workspace.applyEdit`` gets the file written t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from agent_lsp.adapters.lsp import client as caps
@@ -139,30 +141,24 @@ class LspFileSystem:
 
     async def _await_report(self, doc: Document) -> None:
         """Wait (briefly) for the editor to report the edit it applied, for the version it is now at."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + SYNC_WAIT_S
-        while doc.reported is not None and self.documents.get(doc.path) is doc:
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                log.info("no didChange yet for %s; sending the next edit without a version", doc.uri)
-                return
-            self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
-            except TimeoutError:
-                continue
+        if not await self._wait_for(doc, lambda: doc.reported is None):
+            log.info("no didChange yet for %s; sending the next edit without a version", doc.uri)
 
     async def _await_sync(self, doc: Document, content: str) -> None:
         """Let the editor's didChange for our edit arrive, so the next read sees the edited buffer."""
+        if not await self._wait_for(doc, lambda: doc.text == content):
+            log.warning("no didChange for %s after the editor applied an edit", doc.uri)
+
+    async def _wait_for(self, doc: Document, done: Callable[[], bool]) -> bool:
+        """Wait up to SYNC_WAIT_S for ``done`` (re-checked at each didChange); True unless time ran out.
+        A document closed or replaced meanwhile ends the wait too: there is nothing left to wait for."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + SYNC_WAIT_S
-        while doc.text != content and self.documents.get(doc.path) is doc:
+        while not done() and self.documents.get(doc.path) is doc:
             remaining = deadline - loop.time()
             if remaining <= 0:
-                log.warning("no didChange for %s after the editor applied an edit", doc.uri)
-                return
+                return False
             self._changed.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), remaining)
-            except TimeoutError:
-                continue
+        return True
