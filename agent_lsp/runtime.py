@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
+from agent_lsp.core.commands import COMMANDS, Commands, CommandSpec
 from agent_lsp.core.ports import Confirmer
 from agent_lsp.core.session import Session, SessionOptions
 from agent_lsp.model.base import Content, ModelClient
@@ -141,6 +142,22 @@ class SessionHandle:
     def provider_summary(self) -> str:
         return self.router.describe() if self.router is not None else "unknown"
 
+    commands: Commands | None = None
+
+    def command_specs(self) -> list[CommandSpec]:
+        """The slash commands to offer in the editor's menu: built-in and custom."""
+        return self.commands.specs() if self.commands is not None else list(COMMANDS)
+
+    def refresh_commands(self) -> bool:
+        """Reread custom command files if they changed (a cheap stat of each); problems become notices.
+        True when the set changed, so the adapter tells the editor."""
+        if self.commands is None:
+            return False
+        changed, problems = self.commands.refresh()
+        for problem in problems:
+            self.notify(ev.Notice("error", problem))
+        return changed
+
     def notify(self, notice: ev.Notice) -> None:
         """Deliver a notice now (during a prompt, or through the adapter's sink), else keep it for later."""
         if self.session.running:
@@ -262,13 +279,12 @@ class Runtime:
         from agent_lsp.config.loader import load_settings, read_folder_trust_enabled
         from agent_lsp.config.memory import JitMemoryLoader, load_memory
         from agent_lsp.config.trust import decide_trust
-        from agent_lsp.core.commands import Commands
         from agent_lsp.core.mentions import MentionExpander
         from agent_lsp.core.prompts import folder_tree, system_prompt
         from agent_lsp.core.retry import RetryPolicy
         from agent_lsp.tools.builtins import builtin_tools
         from agent_lsp.tools.context import ToolContext
-        from agent_lsp.tools.read_many_files import read_paths_for_prompt
+        from agent_lsp.tools.read_many_files import read_path_for_command, read_paths_for_prompt
         from agent_lsp.tools.registry import ToolRegistry
         from agent_lsp.tools.scheduler import Scheduler
 
@@ -444,7 +460,10 @@ class Runtime:
             router=router,
             temp_dir=temp_dir,
         )
-        session.commands = Commands(_command_context(handle, memory_state, file_names, ctx))
+        command_ctx = _command_context(handle, memory_state, file_names, ctx)
+        command_ctx.custom = _custom_commands(cwd, trusted, notices)
+        command_ctx.read_path = lambda path: read_path_for_command(ctx, path)
+        session.commands = handle.commands = Commands(command_ctx)
         return handle, ctx, s
 
     def _start_tools(self, handle: SessionHandle, ctx: Any, s: Any, setup: SessionSetup) -> None:
@@ -613,6 +632,16 @@ def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_n
         list_checkpoints=list_cp,
         restore_checkpoint=restore_cp,
     )
+
+
+def _custom_commands(cwd: Path, trusted: bool, notices: list[ev.Notice]) -> Any:
+    """The ``.toml`` commands of the user and (trusted) workspace; files that cannot be used become notices."""
+    from agent_lsp.config.custom_commands import CommandFiles, command_dirs
+    from agent_lsp.config.paths import gemini_dir
+
+    files = CommandFiles(command_dirs(cwd, user_dir=gemini_dir(), trusted=trusted))
+    notices.extend(ev.Notice("error", problem) for problem in files.problems)
+    return files
 
 
 def _save_allowed_rules(rules: list[str]) -> None:

@@ -1,13 +1,15 @@
-"""Slash commands shared by every adapter: /help, /compress, /stats, /memory, /restore, /init."""
+"""Slash commands shared by every adapter: /help, /compress, /stats, /memory, /restore, /init, and custom ones."""
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agent_lsp import events as ev
+from agent_lsp.core.custom_commands import CommandAborted, CustomCommandDef, PathReader, expand_custom_command
+from agent_lsp.model.base import Part
 
 if TYPE_CHECKING:
     from agent_lsp.core.session import Session
@@ -37,6 +39,16 @@ INIT_PROMPT = (
 )
 
 
+class CustomCommandSource(Protocol):
+    """The user's and project's ``.toml`` commands; ``refresh`` rereads them if their files changed."""
+
+    def current(self) -> Mapping[str, CustomCommandDef]: ...
+
+    def refresh(self) -> tuple[bool, Sequence[str]]:
+        """(whether the set changed, problems with files that could not be used)."""
+        ...
+
+
 @dataclass
 class CommandContext:
     """What the commands may touch, handed over by the composition root."""
@@ -49,6 +61,8 @@ class CommandContext:
     list_checkpoints: Callable[[], Sequence[tuple[str, str]]] | None = None  # (id, description)
     restore_checkpoint: Callable[[Session, str], Awaitable[str]] | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    custom: CustomCommandSource | None = None
+    read_path: PathReader | None = None  # ``@{path}`` in a custom command: parts and warnings
 
 
 class Commands:
@@ -57,12 +71,35 @@ class Commands:
     def __init__(self, ctx: CommandContext) -> None:
         self.ctx = ctx
 
-    async def __call__(self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]) -> str | None:
+    def specs(self) -> list[CommandSpec]:
+        """Every command an editor may offer: the built-in ones, then the custom ones (which win a clash)."""
+        custom = self.ctx.custom.current() if self.ctx.custom is not None else {}
+        out = [c for c in COMMANDS if c.name not in custom]
+        out.extend(CommandSpec(c.name, c.description) for c in sorted(custom.values(), key=lambda c: c.name))
+        return out
+
+    def refresh(self) -> tuple[bool, Sequence[str]]:
+        """Reread custom commands if their files changed: (changed, problems to show)."""
+        return self.ctx.custom.refresh() if self.ctx.custom is not None else (False, ())
+
+    async def __call__(
+        self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]
+    ) -> str | list[Part] | None:
         name, _, rest = text.lstrip("/").partition(" ")
+        name = name.strip()
         rest = rest.strip()
+        custom = self.ctx.custom.current().get(name) if self.ctx.custom is not None else None
+        if custom is not None:
+            try:
+                return await expand_custom_command(
+                    custom, rest, text.strip(), session=session, read_path=self.ctx.read_path, emit=emit
+                )
+            except CommandAborted as exc:
+                emit(ev.Notice("error", str(exc)))
+                return None
         say: Callable[[str], None] = lambda message: emit(ev.Content(message))  # noqa: E731
         if name == "help":
-            say("\n".join(f"- `/{c.name}`{' ' + c.hint if c.hint else ''}: {c.description}" for c in COMMANDS))
+            say("\n".join(f"- `/{c.name}`{' ' + c.hint if c.hint else ''}: {c.description}" for c in self.specs()))
         elif name == "compress":
             event = await session.maybe_compress(force=True)
             if event is None:

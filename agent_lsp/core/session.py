@@ -21,6 +21,7 @@ from agent_lsp.core.turn import TurnResult, run_turn
 from agent_lsp.errors import ConfigError, ModelError
 from agent_lsp.model.base import Content, FunctionResponse, GenerateRequest, ModelChunk, ModelClient, Part
 from agent_lsp.model.catalog import generation_settings, resolve_model
+from agent_lsp.tools.base import ToolCallRequestInfo
 from agent_lsp.tools.policy import Policy
 from agent_lsp.tools.registry import ToolRegistry
 from agent_lsp.tools.scheduler import CallOutcome, Scheduler
@@ -62,9 +63,12 @@ class SchedulerFactory(Protocol):
 
 
 class CommandRunner(Protocol):
-    """Runs a slash command, emitting its output as events; may return a prompt to send to the model."""
+    """Runs a slash command, emitting its output as events; may return a prompt to send to the model: text is
+    expanded like a typed prompt (``@path``), parts (a custom command's finished prompt) are sent as they are."""
 
-    async def __call__(self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]) -> str | None: ...
+    async def __call__(
+        self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]
+    ) -> str | list[Part] | None: ...
 
 
 class Session:
@@ -176,6 +180,28 @@ class Session:
         if self._queue is not None:
             await self._queue.join()
 
+    def new_call_prefix(self) -> str:
+        """A fresh id stem for calls the user (not the model) starts."""
+        return uuid.uuid4().hex[:8]
+
+    async def run_user_tools(
+        self, calls: Sequence[ToolCallRequestInfo]
+    ) -> tuple[dict[str, CallOutcome], dict[str, list[str]]]:
+        """Run calls a command asked for (a custom command's shell snippets) through the same scheduler, policy
+        and confirmer as the model's calls; the history is not touched. Returns the outcomes and each call's
+        live output chunks."""
+        live: dict[str, list[str]] = {}
+
+        def emit(event: ev.AgentEvent) -> None:
+            if isinstance(event, ev.ToolOutput):
+                live.setdefault(event.call_id, []).append(event.chunk)
+            self.emit(event)
+
+        outcomes: dict[str, CallOutcome] = {}
+        scheduler = self._scheduler_factory(emit, self.history.contents, self.delivered)
+        await scheduler.run(calls, outcomes)
+        return outcomes, live
+
     def emit(self, event: ev.AgentEvent) -> None:
         if self._queue is not None:
             self._queue.put_nowait(event)
@@ -216,12 +242,16 @@ class Session:
             self.title = derive_title(text)
             self.emit(ev.SessionTitle(self.title))
         all_text = isinstance(prompt, str) or all(p.text is not None for p in prompt)
+        finished: list[Part] | None = None  # a custom command's prompt, already expanded
         if all_text and text.lstrip().startswith("/") and self.commands is not None:
             followup = await self.commands(self, text.strip(), self.emit)
             if followup is None:
                 return "end_turn"
-            prompt = followup
-        parts = [*await self._expand(prompt), *attachments]
+            if isinstance(followup, str):
+                prompt = followup
+            else:
+                finished = followup
+        parts = [*(finished if finished is not None else await self._expand(prompt)), *attachments]
         mark = self.history.mark()
         self.history.add_user(parts)
         self._loop.reset()
