@@ -25,6 +25,8 @@ SHELL = "!{"
 AT_FILE = "@{"
 _EXIT = re.compile(r"^Exit Code: (-?\d+)$", re.M)
 _SIGNAL = re.compile(r"^Signal: (\S+)$", re.M)
+# The shell tool's result (local or the editor's terminal): "Output: ..." up to the status lines after it.
+_OUTPUT = re.compile(r"^Output: (.*)\n(?:Exit Code|Signal): ", re.M | re.S)
 
 
 class CustomCommandDef(Protocol):
@@ -179,7 +181,7 @@ async def run_shell_snippets(session: Session, name: str, commands: Sequence[str
         ToolCallRequestInfo(f"{prefix}-{i}", SHELL_TOOL, {"command": c, "description": f"Shell snippet of /{name}"})
         for i, c in enumerate(commands)
     ]
-    outcomes, live = await session.run_user_tools(calls)
+    outcomes = await session.run_user_tools(calls)
     texts: list[str] = []
     for call, command in zip(calls, commands, strict=True):
         outcome = outcomes[call.call_id]
@@ -188,14 +190,23 @@ async def run_shell_snippets(session: Session, name: str, commands: Sequence[str
         response = str(outcome.response.get("output", outcome.response.get("error", "")))
         if outcome.status == "error" and not _EXIT.search(response):
             raise CommandAborted(f"/{name} cannot be run: `{command}`: {response}")
-        text = "".join(live.get(call.call_id, [])).rstrip("\n")
-        code, sig = _EXIT.search(response), _SIGNAL.search(response)
+        text = _output(response)
+        tail = response[max(response.rfind("\nExit Code: "), response.rfind("\nSignal: "), 0) :]
+        code, sig = _EXIT.search(tail), _SIGNAL.search(tail)
         if sig is not None:
             text += f"\n[Shell command '{command}' terminated by signal {sig.group(1)}]"
         elif code is not None and code.group(1) != "0":
             text += f"\n[Shell command '{command}' exited with code {code.group(1)}]"
         texts.append(text)
     return texts
+
+
+def _output(response: str) -> str:
+    m = _OUTPUT.search(response)
+    if m is None:
+        return ""
+    text = m.group(1)
+    return "" if text == "(empty)" else text
 
 
 def _append_text(parts: list[Part], text: str) -> list[Part]:

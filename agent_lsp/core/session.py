@@ -184,23 +184,13 @@ class Session:
         """A fresh id stem for calls the user (not the model) starts."""
         return uuid.uuid4().hex[:8]
 
-    async def run_user_tools(
-        self, calls: Sequence[ToolCallRequestInfo]
-    ) -> tuple[dict[str, CallOutcome], dict[str, list[str]]]:
+    async def run_user_tools(self, calls: Sequence[ToolCallRequestInfo]) -> dict[str, CallOutcome]:
         """Run calls a command asked for (a custom command's shell snippets) through the same scheduler, policy
-        and confirmer as the model's calls; the history is not touched. Returns the outcomes and each call's
-        live output chunks."""
-        live: dict[str, list[str]] = {}
-
-        def emit(event: ev.AgentEvent) -> None:
-            if isinstance(event, ev.ToolOutput):
-                live.setdefault(event.call_id, []).append(event.chunk)
-            self.emit(event)
-
+        and confirmer as the model's calls; the history is not touched."""
         outcomes: dict[str, CallOutcome] = {}
-        scheduler = self._scheduler_factory(emit, self.history.contents, self.delivered)
+        scheduler = self._scheduler_factory(self.emit, self.history.contents, self.delivered)
         await scheduler.run(calls, outcomes)
-        return outcomes, live
+        return outcomes
 
     def emit(self, event: ev.AgentEvent) -> None:
         if self._queue is not None:
