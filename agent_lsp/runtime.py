@@ -167,7 +167,24 @@ class SessionHandle:
         else:
             self.notices.append(notice)
 
+    async def start_hooks(self, source: str) -> None:
+        """SessionStart hooks: their messages are shown, their context goes with the first prompt."""
+        hooks = self.session.hooks
+        if hooks is None or not hooks.has("SessionStart", source):
+            return
+        outcome = await hooks.fire("SessionStart", {"source": source}, source)
+        for level, message in outcome.notices:
+            self.notify(ev.Notice(level, message))
+        self.session.start_context = outcome.additional_context
+
     async def aclose(self) -> None:
+        hooks = self.session.hooks
+        if hooks is not None and hooks.has("SessionEnd", "exit"):
+            # Best effort, bounded by each hook's timeout; nothing it says can keep the session open.
+            try:
+                await hooks.fire("SessionEnd", {"reason": "exit"}, "exit")
+            except Exception:
+                log.exception("SessionEnd hooks failed")
         self.session.cancel()
         for task in self.background:
             task.cancel()
@@ -272,6 +289,8 @@ class Runtime:
         warm = getattr(self._model, "warm", None)
         if callable(warm):
             asyncio.get_running_loop().call_later(0.05, warm)
+
+        await handle.start_hooks("resume" if setup.history else "startup")
         return handle
 
     def _create_sync(self, setup: SessionSetup) -> tuple[SessionHandle, Any, Any]:
@@ -397,6 +416,9 @@ class Runtime:
             if tele is not None:
                 sinks.append(tele)
 
+        ids: dict[str, str] = {}
+        hooks = _hook_system(s, cwd, notices, lambda: ids.get("id", ""), recorder)
+
         def scheduler_factory(
             emit: Callable[[ev.AgentEvent], None],
             history: Callable[[], Sequence[Content]],
@@ -414,6 +436,7 @@ class Runtime:
                 history=history,
                 on_save_rule=_save_allowed_rules,
                 truncate_threshold=s.tools.truncate_tool_output_threshold,
+                hooks=hooks,
             )
 
         async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
@@ -446,7 +469,9 @@ class Runtime:
             expand_prompt=MentionExpander(read_mentions),
             on_history=recorder.record_history if recorder is not None else None,
             roots=workspace.roots,
+            hooks=hooks,
         )
+        ids["id"] = session.id
         handle = SessionHandle(
             session=session,
             workspace=workspace,
@@ -632,6 +657,22 @@ def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_n
         list_checkpoints=list_cp,
         restore_checkpoint=restore_cp,
     )
+
+
+def _hook_system(s: Any, cwd: Path, notices: list[ev.Notice], session_id: Callable[[], str], recorder: Any) -> Any:
+    """The session's hooks, from settings layers already filtered by trust (a workspace's only when trusted)."""
+    if not s.hooks_config.enabled or not s.hooks:
+        return None
+    from agent_lsp.hooks.config import parse_hooks
+    from agent_lsp.hooks.system import HookSystem
+    from agent_lsp.tools.shell import shell_env
+
+    commands, problems = parse_hooks(s.hooks, s.hooks_config.disabled)
+    notices.extend(ev.Notice("error", f"Settings error: {problem}") for problem in problems)
+    if not commands:
+        return None
+    transcript = (lambda: str(recorder.path)) if recorder is not None and hasattr(recorder, "path") else (lambda: "")
+    return HookSystem(commands, cwd=cwd, env=shell_env(), session_id=session_id, transcript=transcript)
 
 
 def _custom_commands(cwd: Path, trusted: bool, notices: list[ev.Notice]) -> Any:
