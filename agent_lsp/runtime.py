@@ -383,6 +383,14 @@ class Runtime:
             # Search grounding is a Gemini feature: without a Gemini key the tool is not offered at all.
             tools = [t for t in tools if t.name != "google_web_search"]
         registry = ToolRegistry(tools)
+        skills = _skill_set(s, cwd, trusted, notices)
+        skill_tool = None
+        if skills is not None:
+            from agent_lsp.tools.activate_skill import ActivateSkillTool
+
+            skill_tool = ActivateSkillTool(skills, workspace.add_readable, lambda folder: folder_tree(folder))
+            if skills.enabled():
+                registry.register(skill_tool)
 
         memory_state = {"result": load_memory(workspace.roots, file_names=file_names, trusted=trusted)}
         jit = JitMemoryLoader(workspace.roots, file_names, memory_state["result"].files, trusted=trusted)
@@ -461,7 +469,11 @@ class Runtime:
             policy=policy,
             options=options,
             system_prompt=lambda: system_prompt(
-                workspace.roots, memory=memory_state["result"].text, plan_mode=policy.mode == "plan", tree=tree
+                workspace.roots,
+                memory=memory_state["result"].text,
+                plan_mode=policy.mode == "plan",
+                tree=tree,
+                skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
             ),
             session_id=setup_id,
             history=setup.history,
@@ -488,6 +500,8 @@ class Runtime:
         command_ctx = _command_context(handle, memory_state, file_names, ctx)
         command_ctx.custom = _custom_commands(cwd, trusted, notices)
         command_ctx.read_path = lambda path: read_path_for_command(ctx, path)
+        if skills is not None and skill_tool is not None:
+            command_ctx.skills = _SkillControl(skills, skill_tool, registry, cwd, handle)
         session.commands = handle.commands = Commands(command_ctx)
         return handle, ctx, s
 
@@ -673,6 +687,67 @@ def _hook_system(s: Any, cwd: Path, notices: list[ev.Notice], session_id: Callab
         return None
     transcript = (lambda: str(recorder.path)) if recorder is not None and hasattr(recorder, "path") else (lambda: "")
     return HookSystem(commands, cwd=cwd, env=shell_env(), session_id=session_id, transcript=transcript)
+
+
+def _skill_set(s: Any, cwd: Path, trusted: bool, notices: list[ev.Notice]) -> Any:
+    """The agent skills of the user and (trusted) workspace, or None when skills are turned off."""
+    if not s.skills.enabled:
+        return None
+    from agent_lsp.config.paths import home
+    from agent_lsp.config.skills import SkillSet, skill_dirs
+
+    skills = SkillSet(skill_dirs(cwd, home=home(), trusted=trusted), s.skills.disabled)
+    notices.extend(ev.Notice("warning", problem) for problem in skills.problems)
+    return skills
+
+
+class _SkillControl:
+    """/skills for one session: list, enable/disable (written to settings, applied at once), reload."""
+
+    def __init__(self, skills: Any, tool: Any, registry: Any, cwd: Path, handle: SessionHandle) -> None:
+        self.skills, self.tool, self.registry, self.cwd, self.handle = skills, tool, registry, cwd, handle
+
+    def listing(self) -> str:
+        if not self.skills.all:
+            return "No agent skills found. Add a folder with a SKILL.md to `~/.gemini/skills/` or `.gemini/skills/`."
+        lines = ["Agent skills:"]
+        for skill in sorted(self.skills.all.values(), key=lambda k: k.name):
+            state = "disabled" if self.skills.get(skill.name) is None else "enabled"
+            active = ", active" if skill.name in self.skills.active else ""
+            lines.append(f"- `{skill.name}` ({skill.source}, {state}{active}): {skill.description}")
+        return "\n".join(lines)
+
+    def toggle(self, name: str, enable: bool, scope: str) -> str:
+        from agent_lsp.config.skills import set_disabled, settings_file
+        from agent_lsp.errors import ConfigError
+
+        if name not in self.skills.all:
+            return f"No skill named `{name}`. Try `/skills list`."
+        if scope == "workspace" and not self.handle.trusted:
+            return "This folder is not trusted, so its settings cannot be changed from here."
+        path = settings_file("workspace" if scope == "workspace" else "user", self.cwd)
+        try:
+            set_disabled(name, not enable, path)
+        except ConfigError as exc:
+            return f"Could not update the settings: {exc}"
+        disabled = set(self.skills.disabled)
+        disabled.discard(name.lower())
+        if not enable:
+            disabled.add(name.lower())
+        self.skills.disabled = disabled
+        self._sync_tool()
+        return f"Skill `{name}` {'enabled' if enable else 'disabled'} ({scope} settings: {path})."
+
+    def reload(self) -> str:
+        problems = self.skills.reload()
+        self._sync_tool()
+        extra = "".join(f"\n- {p}" for p in problems)
+        return f"Reloaded agent skills: {len(self.skills.enabled())} enabled.{extra}"
+
+    def _sync_tool(self) -> None:
+        """The tool joins once a skill is enabled (its list of names always follows the skill set)."""
+        if self.skills.enabled() and self.registry.get(self.tool.name) is None:
+            self.registry.register(self.tool)
 
 
 def _custom_commands(cwd: Path, trusted: bool, notices: list[ev.Notice]) -> Any:

@@ -260,6 +260,11 @@ class AdvancedSettings(_Section):
     )
 
 
+class SkillsSettings(_Section):
+    enabled: bool = Field(default=True, description="Offer agent skills (SKILL.md folders) to the model.")
+    disabled: list[str] = Field(default_factory=list, description="Skill names (any case) not offered.")
+
+
 class HooksConfigSettings(_Section):
     enabled: bool = Field(default=True, description="Run the hooks configured under `hooks`.")
     disabled: list[str] = Field(default_factory=list, description="Hooks (by name, else by command) that do not run.")
@@ -285,3 +290,4 @@ class Settings(_Section):
         description="Hook definitions by event name; each layer's lists are concatenated (agent_lsp.hooks reads them).",
     )
     hooks_config: HooksConfigSettings = HooksConfigSettings()
+    skills: SkillsSettings = SkillsSettings()

@@ -29,6 +29,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("memory", "Show, reload or add to the GEMINI.md memory", "show | reload | add <fact>"),
     CommandSpec("restore", "List checkpoints, or restore files and conversation to one", "[checkpoint id]"),
     CommandSpec("init", "Analyse the project and write a GEMINI.md for it"),
+    CommandSpec(
+        "skills",
+        "List agent skills, or enable, disable or reload them",
+        "list | enable <name> | disable <name> [--scope user|workspace] | reload",
+    ),
 )
 
 INIT_PROMPT = (
@@ -37,6 +42,16 @@ INIT_PROMPT = (
     "build, run and test it, its conventions, and where the important code lives. Keep it short and factual. "
     "If a GEMINI.md already exists, improve it rather than replacing what is still true."
 )
+
+
+class SkillControl(Protocol):
+    """The session's agent skills, as /skills shows and changes them (each answer is text for the user)."""
+
+    def listing(self) -> str: ...
+
+    def toggle(self, name: str, enable: bool, scope: str) -> str: ...
+
+    def reload(self) -> str: ...
 
 
 class CustomCommandSource(Protocol):
@@ -63,6 +78,7 @@ class CommandContext:
     extra: dict[str, str] = field(default_factory=dict)
     custom: CustomCommandSource | None = None
     read_path: PathReader | None = None  # ``@{path}`` in a custom command: parts and warnings
+    skills: SkillControl | None = None
 
 
 class Commands:
@@ -120,6 +136,8 @@ class Commands:
             await self._restore(session, rest, say)
         elif name == "init":
             return INIT_PROMPT
+        elif name == "skills":
+            say(self._skills(rest))
         else:
             say(f"Unknown command `/{name}`. Try `/help`.")
         return None
@@ -138,6 +156,27 @@ class Commands:
             say(await self.ctx.add_memory(fact) if fact else "Usage: `/memory add <fact>`")
         else:
             say("Usage: `/memory show | reload | add <fact>`")
+
+    def _skills(self, rest: str) -> str:
+        skills = self.ctx.skills
+        if skills is None:
+            return "Agent skills are off (`skills.enabled` is false in settings)."
+        words = rest.split()
+        scope = "user"
+        if "--scope" in words:
+            at = words.index("--scope")
+            scope = words[at + 1] if at + 1 < len(words) else ""
+            words = words[:at] + words[at + 2 :]
+        sub = words[0] if words else "list"
+        if scope not in ("user", "workspace"):
+            return "Usage: `--scope user` or `--scope workspace`."
+        if sub == "list" and len(words) <= 1:
+            return skills.listing()
+        if sub in ("reload", "refresh") and len(words) == 1:
+            return skills.reload()
+        if sub in ("enable", "disable") and len(words) == 2:
+            return skills.toggle(words[1], sub == "enable", scope)
+        return "Usage: `/skills list | enable <name> | disable <name> [--scope user|workspace] | reload`"
 
     async def _restore(self, session: Session, rest: str, say: Callable[[str], None]) -> None:
         if self.ctx.list_checkpoints is None or self.ctx.restore_checkpoint is None:
