@@ -68,6 +68,8 @@ class RuntimeOptions:
     approval_mode: ApprovalMode | None = None
     checkpointing: bool | None = None  # None: settings decide (adapters pass True as their default)
     chunk_delay: float = 0.0  # replay pacing, for demos
+    # Gemini CLI's -e/--extensions: only these extensions (["none"]: none); None: the enablement rules decide.
+    extensions: Sequence[str] | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     interactive: bool = True  # False when nobody can answer a confirmation (headless): "ask" becomes deny
     policy_paths: Sequence[Path] = ()  # --policy: replaces the user tier's ~/.gemini/policies
@@ -143,6 +145,7 @@ class SessionHandle:
         return self.router.describe() if self.router is not None else "unknown"
 
     commands: Commands | None = None
+    extensions: list[Any] = field(default_factory=list)  # the active extensions' manifests
 
     def command_specs(self) -> list[CommandSpec]:
         """The slash commands to offer in the editor's menu: built-in and custom."""
@@ -325,6 +328,7 @@ class Runtime:
         if not trusted:
             notices.append(ev.Notice("warning", f"Workspace not trusted: {decision.reason}"))
         s = loaded.settings
+        extensions = _extensions(cwd, self.options.extensions, notices)
 
         roots = [cwd, *setup.extra_roots, *(cwd / p for p in self.options.include_directories)]
         for extra in s.context.include_directories:
@@ -347,7 +351,7 @@ class Runtime:
             mode="default",
             core=s.tools.core,
             allowed=[*s.tools.allowed, *self.options.allowed_tools],
-            exclude=s.tools.exclude,
+            exclude=[*s.tools.exclude, *(t for m in extensions for t in m.exclude_tools)],
             trusted=trusted,
             interactive=self.options.interactive,
             rules=policies.rules,
@@ -383,7 +387,7 @@ class Runtime:
             # Search grounding is a Gemini feature: without a Gemini key the tool is not offered at all.
             tools = [t for t in tools if t.name != "google_web_search"]
         registry = ToolRegistry(tools)
-        skills = _skill_set(s, cwd, trusted, notices)
+        skills = _skill_set(s, cwd, trusted, notices, extensions)
         skill_tool = None
         if skills is not None:
             from agent_lsp.tools.activate_skill import ActivateSkillTool
@@ -392,7 +396,10 @@ class Runtime:
             if skills.enabled():
                 registry.register(skill_tool)
 
-        memory_state = {"result": load_memory(workspace.roots, file_names=file_names, trusted=trusted)}
+        context_files = [f for m in extensions for f in m.context_files]
+        memory_state = {
+            "result": load_memory(workspace.roots, file_names=file_names, trusted=trusted, extra_files=context_files)
+        }
         jit = JitMemoryLoader(workspace.roots, file_names, memory_state["result"].files, trusted=trusted)
 
         checkpointer = None
@@ -425,7 +432,7 @@ class Runtime:
                 sinks.append(tele)
 
         ids: dict[str, str] = {}
-        hooks = _hook_system(s, cwd, notices, lambda: ids.get("id", ""), recorder)
+        hooks = _hook_system(s, cwd, notices, lambda: ids.get("id", ""), recorder, extensions)
 
         def scheduler_factory(
             emit: Callable[[ev.AgentEvent], None],
@@ -497,8 +504,9 @@ class Runtime:
             router=router,
             temp_dir=temp_dir,
         )
-        command_ctx = _command_context(handle, memory_state, file_names, ctx)
-        command_ctx.custom = _custom_commands(cwd, trusted, notices)
+        handle.extensions = extensions
+        command_ctx = _command_context(handle, memory_state, file_names, ctx, context_files)
+        command_ctx.custom = _custom_commands(cwd, trusted, notices, extensions)
         command_ctx.read_path = lambda path: read_path_for_command(ctx, path)
         if skills is not None and skill_tool is not None:
             command_ctx.skills = _SkillControl(skills, skill_tool, registry, cwd, handle)
@@ -517,6 +525,16 @@ class Runtime:
             if (allowed is not None and name not in allowed) or name in s.mcp.excluded:
                 continue
             servers[name] = cfg.model_dump(by_alias=True, exclude_none=True)
+        if handle.trusted:
+            # An extension's servers start only in trusted folders; a settings server of the same name wins.
+            for manifest in handle.extensions:
+                for name, cfg in manifest.mcp_servers.items():
+                    if (allowed is not None and name not in allowed) or name in s.mcp.excluded:
+                        continue
+                    servers.setdefault(name, {k: v for k, v in cfg.items() if k != "trust"})
+        elif any(m.mcp_servers for m in handle.extensions):
+            names = ", ".join(m.name for m in handle.extensions if m.mcp_servers)
+            handle.notify(ev.Notice("warning", f"MCP servers of extensions ({names}) not started: folder not trusted"))
         servers.update(setup.client_mcp_servers)
         for name, raw in servers.items():
             try:
@@ -629,13 +647,19 @@ def _mcp_waiter(session: Session, mcp: McpManager) -> Callable[[], Awaitable[Non
     return wait
 
 
-def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_names: list[str], ctx: Any) -> Any:
+def _command_context(
+    handle: SessionHandle, memory_state: dict[str, Any], file_names: list[str], ctx: Any, context_files: list[Path]
+) -> Any:
     from agent_lsp.config.memory import load_memory
     from agent_lsp.core.commands import CommandContext
 
     async def reload() -> str:
         result = await asyncio.to_thread(
-            load_memory, handle.workspace.roots, file_names=file_names, trusted=handle.trusted
+            load_memory,
+            handle.workspace.roots,
+            file_names=file_names,
+            trusted=handle.trusted,
+            extra_files=context_files,
         )
         memory_state["result"] = result
         return f"Reloaded memory from {len(result.files)} file(s) ({len(result.text)} characters)."
@@ -673,15 +697,33 @@ def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_n
     )
 
 
-def _hook_system(s: Any, cwd: Path, notices: list[ev.Notice], session_id: Callable[[], str], recorder: Any) -> Any:
-    """The session's hooks, from settings layers already filtered by trust (a workspace's only when trusted)."""
-    if not s.hooks_config.enabled or not s.hooks:
+def _hook_system(
+    s: Any,
+    cwd: Path,
+    notices: list[ev.Notice],
+    session_id: Callable[[], str],
+    recorder: Any,
+    extensions: list[Any],
+) -> Any:
+    """The session's hooks, from settings layers already filtered by trust (a workspace's only when trusted),
+    then the active extensions' ``hooks/hooks.json``."""
+    from agent_lsp.extensions.manifest import read_hooks
+
+    raw: dict[str, Any] = dict(s.hooks)
+    for manifest in extensions:
+        extra, problem = read_hooks(manifest)
+        if problem:
+            notices.append(ev.Notice("error", problem))
+        for event, groups in extra.items():
+            old = raw.get(event, [])
+            raw[event] = [*old, *groups] if isinstance(groups, list) and isinstance(old, list) else groups
+    if not s.hooks_config.enabled or not raw:
         return None
     from agent_lsp.hooks.config import parse_hooks
     from agent_lsp.hooks.system import HookSystem
     from agent_lsp.tools.shell import shell_env
 
-    commands, problems = parse_hooks(s.hooks, s.hooks_config.disabled)
+    commands, problems = parse_hooks(raw, s.hooks_config.disabled)
     notices.extend(ev.Notice("error", f"Settings error: {problem}") for problem in problems)
     if not commands:
         return None
@@ -689,14 +731,24 @@ def _hook_system(s: Any, cwd: Path, notices: list[ev.Notice], session_id: Callab
     return HookSystem(commands, cwd=cwd, env=shell_env(), session_id=session_id, transcript=transcript)
 
 
-def _skill_set(s: Any, cwd: Path, trusted: bool, notices: list[ev.Notice]) -> Any:
+def _extensions(cwd: Path, only: Sequence[str] | None, notices: list[ev.Notice]) -> list[Any]:
+    """The extensions enabled for this folder (or named with -e); broken ones become notices."""
+    from agent_lsp.extensions.store import active
+
+    manifests, problems = active(cwd, only)
+    notices.extend(ev.Notice("error", problem) for problem in problems)
+    return manifests
+
+
+def _skill_set(s: Any, cwd: Path, trusted: bool, notices: list[ev.Notice], extensions: list[Any]) -> Any:
     """The agent skills of the user and (trusted) workspace, or None when skills are turned off."""
     if not s.skills.enabled:
         return None
     from agent_lsp.config.paths import home
     from agent_lsp.config.skills import SkillSet, skill_dirs
 
-    skills = SkillSet(skill_dirs(cwd, home=home(), trusted=trusted), s.skills.disabled)
+    ext = [(m.name, m.path) for m in extensions]
+    skills = SkillSet(skill_dirs(cwd, home=home(), trusted=trusted, extensions=ext), s.skills.disabled)
     notices.extend(ev.Notice("warning", problem) for problem in skills.problems)
     return skills
 
@@ -750,12 +802,14 @@ class _SkillControl:
             self.registry.register(self.tool)
 
 
-def _custom_commands(cwd: Path, trusted: bool, notices: list[ev.Notice]) -> Any:
-    """The ``.toml`` commands of the user and (trusted) workspace; files that cannot be used become notices."""
+def _custom_commands(cwd: Path, trusted: bool, notices: list[ev.Notice], extensions: list[Any]) -> Any:
+    """The ``.toml`` commands of the user, (trusted) workspace and active extensions; files that cannot be used
+    become notices."""
     from agent_lsp.config.custom_commands import CommandFiles, command_dirs
     from agent_lsp.config.paths import gemini_dir
 
-    files = CommandFiles(command_dirs(cwd, user_dir=gemini_dir(), trusted=trusted))
+    ext = [(m.name, m.path) for m in extensions]
+    files = CommandFiles(command_dirs(cwd, user_dir=gemini_dir(), trusted=trusted, extensions=ext))
     notices.extend(ev.Notice("error", problem) for problem in files.problems)
     return files
 
