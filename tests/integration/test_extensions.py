@@ -142,7 +142,7 @@ def _declared(body: dict[str, Any]) -> set[str]:
 async def test_an_installed_extension_reaches_the_model(fake: FakeGemini, source: Path, project: Path) -> None:
     assert cli("install", str(source), cwd=project).returncode == 0
     fake.push(call_line("add", {"a": 2, "b": 3}), text_line("Five."))
-    handle, events = await _session(fake, project, trusted=True, prompt="add two and three")
+    handle, _ = await _session(fake, project, trusted=True, prompt="add two and three")
     first, second = (r.body for r in fake.generation_requests())
     system = "".join(p["text"] for p in first["systemInstruction"]["parts"])
     assert "Deploys go through the ops pipeline only." in system
