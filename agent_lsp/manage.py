@@ -7,7 +7,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+
+TYPE_CHECKING = False  # typing itself is kept off the start-up path (``cli`` imports this module)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 
 def add_parsers(sub: Any) -> None:
