@@ -508,6 +508,7 @@ class Runtime:
         command_ctx = _command_context(handle, memory_state, file_names, ctx, context_files)
         command_ctx.custom = _custom_commands(cwd, trusted, notices, extensions)
         command_ctx.read_path = lambda path: read_path_for_command(ctx, path)
+        command_ctx.extensions = lambda: _describe_extensions(extensions, trusted)
         if skills is not None and skill_tool is not None:
             command_ctx.skills = _SkillControl(skills, skill_tool, registry, cwd, handle)
         session.commands = handle.commands = Commands(command_ctx)
@@ -738,6 +739,18 @@ def _extensions(cwd: Path, only: Sequence[str] | None, notices: list[ev.Notice])
     manifests, problems = active(cwd, only)
     notices.extend(ev.Notice("error", problem) for problem in problems)
     return manifests
+
+
+def _describe_extensions(extensions: list[Any], trusted: bool) -> str:
+    if not extensions:
+        return "No extensions are active here. Install one with `agent-lsp extensions install <path>`."
+    lines = ["Active extensions:"]
+    for m in extensions:
+        servers = f"; MCP servers: {', '.join(m.mcp_servers)}" if m.mcp_servers else ""
+        if servers and not trusted:
+            servers += " (not started: folder not trusted)"
+        lines.append(f"- `{m.name}` {m.version}: {m.description or '(no description)'}{servers}")
+    return "\n".join(lines)
 
 
 def _skill_set(s: Any, cwd: Path, trusted: bool, notices: list[ev.Notice], extensions: list[Any]) -> Any:

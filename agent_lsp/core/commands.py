@@ -29,6 +29,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("memory", "Show, reload or add to the GEMINI.md memory", "show | reload | add <fact>"),
     CommandSpec("restore", "List checkpoints, or restore files and conversation to one", "[checkpoint id]"),
     CommandSpec("init", "Analyse the project and write a GEMINI.md for it"),
+    CommandSpec("extensions", "List the extensions active in this workspace"),
     CommandSpec(
         "skills",
         "List agent skills, or enable, disable or reload them",
@@ -79,6 +80,7 @@ class CommandContext:
     custom: CustomCommandSource | None = None
     read_path: PathReader | None = None  # ``@{path}`` in a custom command: parts and warnings
     skills: SkillControl | None = None
+    extensions: Callable[[], str] | None = None  # /extensions: the active extensions, described
 
 
 class Commands:
@@ -138,6 +140,8 @@ class Commands:
             return INIT_PROMPT
         elif name == "skills":
             say(self._skills(rest))
+        elif name == "extensions":
+            say(self.ctx.extensions() if self.ctx.extensions is not None else "No extensions are active.")
         else:
             say(f"Unknown command `/{name}`. Try `/help`.")
         return None

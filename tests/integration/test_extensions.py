@@ -172,6 +172,9 @@ async def test_extension_command_runs_and_untrusted_folders_start_no_servers(
     handle, events = await _session(fake, project, trusted=True, prompt="/ops:status")
     sent = fake.generation_requests()[-1].body["contents"][-1]["parts"]
     assert sent[0] == {"text": "Report ops status"}
+    _, events = await _session(fake, project, trusted=False, prompt="/extensions")
+    listed = "".join(e.text for e in events if isinstance(e, ev.Content))
+    assert "- `ops-kit` 1.2.0: Runbooks and tools for the ops team; MCP servers: opsecho (not started" in listed
 
 
 async def test_only_named_extensions_with_the_e_flag(fake: FakeGemini, source: Path, project: Path) -> None:
