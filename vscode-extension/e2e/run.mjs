@@ -526,8 +526,6 @@ async function main() {
     }
     log("run 7 ok: one hunk accepted, one rejected inline; disk, buffer, undo and the model's report checked");
 
-
-
     // The custom command is in the composer's slash menu; picking it and adding arguments runs it.
     await chat.locator("#input").fill("/gi");
     await chat.locator("#input").press("t");
