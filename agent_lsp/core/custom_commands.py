@@ -25,8 +25,12 @@ SHELL = "!{"
 AT_FILE = "@{"
 _EXIT = re.compile(r"^Exit Code: (-?\d+)$", re.M)
 _SIGNAL = re.compile(r"^Signal: (\S+)$", re.M)
-# The shell tool's result (local or the editor's terminal): "Output: ..." up to the status lines after it.
-_OUTPUT = re.compile(r"^Output: (.*)\n(?:Exit Code|Signal): ", re.M | re.S)
+# The shell tool's result (local or the editor's terminal): "Output: ..." up to any status line after it.
+_OUTPUT = re.compile(
+    r"^Output: (.*?)"
+    r"(?:\n(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): .*|\n</untrusted_context>.*)?\Z",
+    re.M | re.S,
+)
 
 
 class CustomCommandDef(Protocol):
@@ -171,7 +175,10 @@ async def run_shell_snippets(session: Session, name: str, commands: Sequence[str
 
     tool = session.registry.get(SHELL_TOOL)
     if tool is None or not session.policy.is_enabled(SHELL_TOOL):
-        raise CommandAborted(f"/{name} cannot be run: it needs the shell, which is disabled by settings.")
+        raise CommandAborted(
+            f"/{name} cannot be run: it needs the shell, which this session does not offer (disabled by settings, "
+            "or nobody is there to approve a command)."
+        )
     for command in commands:
         decision, reason = session.policy.decide(tool, {"command": command})
         if decision == "deny":

@@ -164,10 +164,10 @@ def test_shell_injection_runs_with_escaped_args_after_approval(
 
 
 def test_shell_injection_asks_and_a_refusal_sends_nothing(fake: FakeGemini, project: Path, _private_home: Path) -> None:
-    """Headless without a terminal nobody can approve: the snippet is refused like the shell tool's call."""
+    """Headless without a terminal nobody can approve: the shell is not offered, so the snippet cannot run."""
     write(project / ".gemini" / "commands" / "status.toml", 'prompt = "!{touch ran}"\n')
     result = run(fake, project, "/status")
-    assert "/status was not run: the shell command `touch ran` was not approved." in result.stderr
+    assert "/status cannot be run: it needs the shell, which this session does not offer" in result.stderr
     assert not (project / "ran").exists()
     assert sent_prompts(fake) == []
 
