@@ -21,7 +21,9 @@ async def test_hooks_block_a_tool_and_speak_to_the_editor(
     script = _private_home / "guard.py"
     script.write_text(
         "import json, sys\nevent = json.load(sys.stdin)\n"
-        "if event['hook_event_name'] == 'SessionStart':\n"
+        "if event['hook_event_name'] == 'Notification':\n"
+        f"    open({str(_private_home / 'NOTIFIED')!r}, 'w').write(event['notification_type'])\n"
+        "elif event['hook_event_name'] == 'SessionStart':\n"
         "    print(json.dumps({'systemMessage': 'guard hooks active'}))\n"
         "else:\n"
         "    print(json.dumps({'decision': 'deny', 'reason': 'shell is off limits'}))\n"
@@ -29,6 +31,7 @@ async def test_hooks_block_a_tool_and_speak_to_the_editor(
     command = f"{sys.executable} {script}"
     hooks = {
         "SessionStart": [{"hooks": [{"type": "command", "command": command}]}],
+        "Notification": [{"hooks": [{"type": "command", "command": command}]}],
         "BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": command}]}],
     }
     (_private_home / ".gemini").mkdir()
@@ -44,6 +47,7 @@ async def test_hooks_block_a_tool_and_speak_to_the_editor(
     editor.checker.assert_clean()
     assert not (project / "x").exists()
     assert editor.permission_requests  # asked first (default mode); the hook runs when the call would execute
+    assert (_private_home / "NOTIFIED").read_text() == "ToolPermission"  # the Notification hook heard the question
     updates = editor.updates(session.session_id)
     failed = [u for u in updates if u["sessionUpdate"] == "tool_call_update" and u.get("status") == "failed"]
     assert len(failed) == 1 and "Tool execution blocked: shell is off limits" in json.dumps(failed[0])

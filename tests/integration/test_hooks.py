@@ -206,7 +206,7 @@ def test_model_hooks_answer_instead_of_the_model_and_redact(
     assert fake.generation_requests() == []
 
 
-def test_session_start_end_pre_compress_and_notification(fake: FakeGemini, project: Path, _private_home: Path) -> None:
+def test_session_start_end_and_pre_compress(fake: FakeGemini, project: Path, _private_home: Path) -> None:
     log = _private_home / "events.log"
     record = hook_script(
         _private_home,
@@ -218,10 +218,10 @@ def test_session_start_end_pre_compress_and_notification(fake: FakeGemini, proje
         "    print(json.dumps({'systemMessage': 'hooks are on', "
         "'hookSpecificOutput': {'additionalContext': 'Sprint goal: parser'}}))\n",
     )
-    hooks = {e: one(record) for e in ("SessionStart", "SessionEnd", "PreCompress", "Notification")}
+    hooks = {e: one(record) for e in ("SessionStart", "SessionEnd", "PreCompress")}
     settings(_private_home, hooks)
     fake.push(call_line("run_shell_command", {"command": "touch x"}), text_line("Nobody approved it."))
-    result = run(fake, project, "make x")  # no terminal: the question is refused, the Notification hook hears it
+    result = run(fake, project, "make x")  # headless: the shell is not offered, the model's call fails
     assert result.returncode == 0, result.stderr
     assert "hooks are on" in result.stderr
     assert not (project / "x").exists()
@@ -229,7 +229,6 @@ def test_session_start_end_pre_compress_and_notification(fake: FakeGemini, proje
     assert run(fake, project, "/compress").returncode == 0
     assert log.read_text().splitlines() == [
         "SessionStart startup",
-        "Notification ToolPermission",
         "SessionEnd exit",
         "SessionStart startup",
         "PreCompress manual",
