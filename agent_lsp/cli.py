@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 MODES = ("default", "auto_edit", "yolo", "plan")
-SUBCOMMANDS = ("run", "acp", "lsp", "demo")
+SUBCOMMANDS = ("run", "acp", "lsp", "demo", "skills", "extensions")
 # Gemini CLI's exit codes (its Fatal*Error classes).
 EXIT_AUTH = 41
 EXIT_INPUT = 42
@@ -104,6 +104,9 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="run the built-in demo on a temp copy of an example project")
     demo.add_argument("--keep", action="store_true", help="keep the temp project and print its path")
     demo.add_argument("--delay", type=float, default=0.0, help="seconds between streamed chunks")
+    from agent_lsp.manage import add_parsers
+
+    add_parsers(sub)  # skills, extensions
     return p
 
 
@@ -135,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
             from agent_lsp.headless import run_demo
 
             return run_demo(keep=args.keep, delay=args.delay)
+        if args.command in ("skills", "extensions"):
+            from agent_lsp.manage import run as manage
+
+            return manage(args)
         _setup_logging(args.log_file, args.debug)
         if args.command == "run":
             return _headless(args, subcommand=True)

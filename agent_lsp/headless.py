@@ -239,7 +239,6 @@ def run_headless(request: HeadlessRequest) -> int:
         if unknown:
             err.write(f"Extension(s) not found: {', '.join(unknown)}. Installed: {', '.join(known) or 'none'}\n")
             return EXIT_INPUT
-        err.write("agent-lsp does not run Gemini CLI extensions yet; --extensions only checks they are installed.\n")
     resume_id = None
     if request.resume is not None:
         found = find_session(request.cwd, request.resume)
@@ -257,6 +256,7 @@ def run_headless(request: HeadlessRequest) -> int:
             err.write(f"Invalid --session-id {request.session_id!r}: use letters, digits, '-' and '_'.\n")
             return EXIT_INPUT
     options = RuntimeOptions(
+        extensions=request.extensions,
         fake_responses=request.fake_responses,
         model=request.model,
         approval_mode=request.approval_mode,

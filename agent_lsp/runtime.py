@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
+from agent_lsp.core.commands import COMMANDS, Commands, CommandSpec
 from agent_lsp.core.ports import Confirmer
 from agent_lsp.core.session import Session, SessionOptions
 from agent_lsp.model.base import Content, ModelClient
@@ -67,6 +68,8 @@ class RuntimeOptions:
     approval_mode: ApprovalMode | None = None
     checkpointing: bool | None = None  # None: settings decide (adapters pass True as their default)
     chunk_delay: float = 0.0  # replay pacing, for demos
+    # Gemini CLI's -e/--extensions: only these extensions (["none"]: none); None: the enablement rules decide.
+    extensions: Sequence[str] | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     interactive: bool = True  # False when nobody can answer a confirmation (headless): "ask" becomes deny
     policy_paths: Sequence[Path] = ()  # --policy: replaces the user tier's ~/.gemini/policies
@@ -141,6 +144,23 @@ class SessionHandle:
     def provider_summary(self) -> str:
         return self.router.describe() if self.router is not None else "unknown"
 
+    commands: Commands | None = None
+    extensions: list[Any] = field(default_factory=list)  # the active extensions' manifests
+
+    def command_specs(self) -> list[CommandSpec]:
+        """The slash commands to offer in the editor's menu: built-in and custom."""
+        return self.commands.specs() if self.commands is not None else list(COMMANDS)
+
+    def refresh_commands(self) -> bool:
+        """Reread custom command files if they changed (a cheap stat of each); problems become notices.
+        True when the set changed, so the adapter tells the editor."""
+        if self.commands is None:
+            return False
+        changed, problems = self.commands.refresh()
+        for problem in problems:
+            self.notify(ev.Notice("error", problem))
+        return changed
+
     def notify(self, notice: ev.Notice) -> None:
         """Deliver a notice now (during a prompt, or through the adapter's sink), else keep it for later."""
         if self.session.running:
@@ -150,7 +170,24 @@ class SessionHandle:
         else:
             self.notices.append(notice)
 
+    async def start_hooks(self, source: str) -> None:
+        """SessionStart hooks: their messages are shown, their context goes with the first prompt."""
+        hooks = self.session.hooks
+        if hooks is None or not hooks.has("SessionStart", source):
+            return
+        outcome = await hooks.fire("SessionStart", {"source": source}, source)
+        for level, message in outcome.notices:
+            self.notify(ev.Notice(level, message))
+        self.session.start_context = outcome.additional_context
+
     async def aclose(self) -> None:
+        hooks = self.session.hooks
+        if hooks is not None and hooks.has("SessionEnd", "exit"):
+            # Best effort, bounded by each hook's timeout; nothing it says can keep the session open.
+            try:
+                await hooks.fire("SessionEnd", {"reason": "exit"}, "exit")
+            except Exception:
+                log.exception("SessionEnd hooks failed")
         self.session.cancel()
         for task in self.background:
             task.cancel()
@@ -255,6 +292,8 @@ class Runtime:
         warm = getattr(self._model, "warm", None)
         if callable(warm):
             asyncio.get_running_loop().call_later(0.05, warm)
+
+        await handle.start_hooks("resume" if setup.history else "startup")
         return handle
 
     def _create_sync(self, setup: SessionSetup) -> tuple[SessionHandle, Any, Any]:
@@ -262,13 +301,12 @@ class Runtime:
         from agent_lsp.config.loader import load_settings, read_folder_trust_enabled
         from agent_lsp.config.memory import JitMemoryLoader, load_memory
         from agent_lsp.config.trust import decide_trust
-        from agent_lsp.core.commands import Commands
         from agent_lsp.core.mentions import MentionExpander
         from agent_lsp.core.prompts import folder_tree, system_prompt
         from agent_lsp.core.retry import RetryPolicy
         from agent_lsp.tools.builtins import builtin_tools
         from agent_lsp.tools.context import ToolContext
-        from agent_lsp.tools.read_many_files import read_paths_for_prompt
+        from agent_lsp.tools.read_many_files import read_path_for_command, read_paths_for_prompt
         from agent_lsp.tools.registry import ToolRegistry
         from agent_lsp.tools.scheduler import Scheduler
 
@@ -290,6 +328,7 @@ class Runtime:
         if not trusted:
             notices.append(ev.Notice("warning", f"Workspace not trusted: {decision.reason}"))
         s = loaded.settings
+        extensions = _extensions(cwd, self.options.extensions, notices)
 
         roots = [cwd, *setup.extra_roots, *(cwd / p for p in self.options.include_directories)]
         for extra in s.context.include_directories:
@@ -312,7 +351,7 @@ class Runtime:
             mode="default",
             core=s.tools.core,
             allowed=[*s.tools.allowed, *self.options.allowed_tools],
-            exclude=s.tools.exclude,
+            exclude=[*s.tools.exclude, *(t for m in extensions for t in m.exclude_tools)],
             trusted=trusted,
             interactive=self.options.interactive,
             rules=policies.rules,
@@ -348,8 +387,19 @@ class Runtime:
             # Search grounding is a Gemini feature: without a Gemini key the tool is not offered at all.
             tools = [t for t in tools if t.name != "google_web_search"]
         registry = ToolRegistry(tools)
+        skills = _skill_set(s, cwd, trusted, notices, extensions)
+        skill_tool = None
+        if skills is not None:
+            from agent_lsp.tools.activate_skill import ActivateSkillTool
 
-        memory_state = {"result": load_memory(workspace.roots, file_names=file_names, trusted=trusted)}
+            skill_tool = ActivateSkillTool(skills, workspace.add_readable, lambda folder: folder_tree(folder))
+            if skills.enabled():
+                registry.register(skill_tool)
+
+        context_files = [f for m in extensions for f in m.context_files]
+        memory_state = {
+            "result": load_memory(workspace.roots, file_names=file_names, trusted=trusted, extra_files=context_files)
+        }
         jit = JitMemoryLoader(workspace.roots, file_names, memory_state["result"].files, trusted=trusted)
 
         checkpointer = None
@@ -381,6 +431,9 @@ class Runtime:
             if tele is not None:
                 sinks.append(tele)
 
+        ids: dict[str, str] = {}
+        hooks = _hook_system(s, cwd, notices, lambda: ids.get("id", ""), recorder, extensions)
+
         def scheduler_factory(
             emit: Callable[[ev.AgentEvent], None],
             history: Callable[[], Sequence[Content]],
@@ -398,6 +451,7 @@ class Runtime:
                 history=history,
                 on_save_rule=_save_allowed_rules,
                 truncate_threshold=s.tools.truncate_tool_output_threshold,
+                hooks=hooks,
             )
 
         async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
@@ -422,7 +476,11 @@ class Runtime:
             policy=policy,
             options=options,
             system_prompt=lambda: system_prompt(
-                workspace.roots, memory=memory_state["result"].text, plan_mode=policy.mode == "plan", tree=tree
+                workspace.roots,
+                memory=memory_state["result"].text,
+                plan_mode=policy.mode == "plan",
+                tree=tree,
+                skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
             ),
             session_id=setup_id,
             history=setup.history,
@@ -430,7 +488,9 @@ class Runtime:
             expand_prompt=MentionExpander(read_mentions),
             on_history=recorder.record_history if recorder is not None else None,
             roots=workspace.roots,
+            hooks=hooks,
         )
+        ids["id"] = session.id
         handle = SessionHandle(
             session=session,
             workspace=workspace,
@@ -444,7 +504,14 @@ class Runtime:
             router=router,
             temp_dir=temp_dir,
         )
-        session.commands = Commands(_command_context(handle, memory_state, file_names, ctx))
+        handle.extensions = extensions
+        command_ctx = _command_context(handle, memory_state, file_names, ctx, context_files)
+        command_ctx.custom = _custom_commands(cwd, trusted, notices, extensions)
+        command_ctx.read_path = lambda path: read_path_for_command(ctx, path)
+        command_ctx.extensions = lambda: _describe_extensions(extensions, trusted)
+        if skills is not None and skill_tool is not None:
+            command_ctx.skills = _SkillControl(skills, skill_tool, registry, cwd, handle)
+        session.commands = handle.commands = Commands(command_ctx)
         return handle, ctx, s
 
     def _start_tools(self, handle: SessionHandle, ctx: Any, s: Any, setup: SessionSetup) -> None:
@@ -459,6 +526,16 @@ class Runtime:
             if (allowed is not None and name not in allowed) or name in s.mcp.excluded:
                 continue
             servers[name] = cfg.model_dump(by_alias=True, exclude_none=True)
+        if handle.trusted:
+            # An extension's servers start only in trusted folders; a settings server of the same name wins.
+            for manifest in handle.extensions:
+                for name, cfg in manifest.mcp_servers.items():
+                    if (allowed is not None and name not in allowed) or name in s.mcp.excluded:
+                        continue
+                    servers.setdefault(name, {k: v for k, v in cfg.items() if k != "trust"})
+        elif any(m.mcp_servers for m in handle.extensions):
+            names = ", ".join(m.name for m in handle.extensions if m.mcp_servers)
+            handle.notify(ev.Notice("warning", f"MCP servers of extensions ({names}) not started: folder not trusted"))
         servers.update(setup.client_mcp_servers)
         for name, raw in servers.items():
             try:
@@ -571,13 +648,19 @@ def _mcp_waiter(session: Session, mcp: McpManager) -> Callable[[], Awaitable[Non
     return wait
 
 
-def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_names: list[str], ctx: Any) -> Any:
+def _command_context(
+    handle: SessionHandle, memory_state: dict[str, Any], file_names: list[str], ctx: Any, context_files: list[Path]
+) -> Any:
     from agent_lsp.config.memory import load_memory
     from agent_lsp.core.commands import CommandContext
 
     async def reload() -> str:
         result = await asyncio.to_thread(
-            load_memory, handle.workspace.roots, file_names=file_names, trusted=handle.trusted
+            load_memory,
+            handle.workspace.roots,
+            file_names=file_names,
+            trusted=handle.trusted,
+            extra_files=context_files,
         )
         memory_state["result"] = result
         return f"Reloaded memory from {len(result.files)} file(s) ({len(result.text)} characters)."
@@ -613,6 +696,135 @@ def _command_context(handle: SessionHandle, memory_state: dict[str, Any], file_n
         list_checkpoints=list_cp,
         restore_checkpoint=restore_cp,
     )
+
+
+def _hook_system(
+    s: Any,
+    cwd: Path,
+    notices: list[ev.Notice],
+    session_id: Callable[[], str],
+    recorder: Any,
+    extensions: list[Any],
+) -> Any:
+    """The session's hooks, from settings layers already filtered by trust (a workspace's only when trusted),
+    then the active extensions' ``hooks/hooks.json``."""
+    from agent_lsp.extensions.manifest import read_hooks
+
+    raw: dict[str, Any] = dict(s.hooks)
+    for manifest in extensions:
+        extra, problem = read_hooks(manifest)
+        if problem:
+            notices.append(ev.Notice("error", problem))
+        for event, groups in extra.items():
+            old = raw.get(event, [])
+            raw[event] = [*old, *groups] if isinstance(groups, list) and isinstance(old, list) else groups
+    if not s.hooks_config.enabled or not raw:
+        return None
+    from agent_lsp.hooks.config import parse_hooks
+    from agent_lsp.hooks.system import HookSystem
+    from agent_lsp.tools.shell import shell_env
+
+    commands, problems = parse_hooks(raw, s.hooks_config.disabled)
+    notices.extend(ev.Notice("error", f"Settings error: {problem}") for problem in problems)
+    if not commands:
+        return None
+    transcript = (lambda: str(recorder.path)) if recorder is not None and hasattr(recorder, "path") else (lambda: "")
+    return HookSystem(commands, cwd=cwd, env=shell_env(), session_id=session_id, transcript=transcript)
+
+
+def _extensions(cwd: Path, only: Sequence[str] | None, notices: list[ev.Notice]) -> list[Any]:
+    """The extensions enabled for this folder (or named with -e); broken ones become notices."""
+    from agent_lsp.extensions.store import active
+
+    manifests, problems = active(cwd, only)
+    notices.extend(ev.Notice("error", problem) for problem in problems)
+    return manifests
+
+
+def _describe_extensions(extensions: list[Any], trusted: bool) -> str:
+    if not extensions:
+        return "No extensions are active here. Install one with `agent-lsp extensions install <path>`."
+    lines = ["Active extensions:"]
+    for m in extensions:
+        servers = f"; MCP servers: {', '.join(m.mcp_servers)}" if m.mcp_servers else ""
+        if servers and not trusted:
+            servers += " (not started: folder not trusted)"
+        lines.append(f"- `{m.name}` {m.version}: {m.description or '(no description)'}{servers}")
+    return "\n".join(lines)
+
+
+def _skill_set(s: Any, cwd: Path, trusted: bool, notices: list[ev.Notice], extensions: list[Any]) -> Any:
+    """The agent skills of the user and (trusted) workspace, or None when skills are turned off."""
+    if not s.skills.enabled:
+        return None
+    from agent_lsp.config.paths import home
+    from agent_lsp.config.skills import SkillSet, skill_dirs
+
+    ext = [(m.name, m.path) for m in extensions]
+    skills = SkillSet(skill_dirs(cwd, home=home(), trusted=trusted, extensions=ext), s.skills.disabled)
+    notices.extend(ev.Notice("warning", problem) for problem in skills.problems)
+    return skills
+
+
+class _SkillControl:
+    """/skills for one session: list, enable/disable (written to settings, applied at once), reload."""
+
+    def __init__(self, skills: Any, tool: Any, registry: Any, cwd: Path, handle: SessionHandle) -> None:
+        self.skills, self.tool, self.registry, self.cwd, self.handle = skills, tool, registry, cwd, handle
+
+    def listing(self) -> str:
+        if not self.skills.all:
+            return "No agent skills found. Add a folder with a SKILL.md to `~/.gemini/skills/` or `.gemini/skills/`."
+        lines = ["Agent skills:"]
+        for skill in sorted(self.skills.all.values(), key=lambda k: k.name):
+            state = "disabled" if self.skills.get(skill.name) is None else "enabled"
+            active = ", active" if skill.name in self.skills.active else ""
+            lines.append(f"- `{skill.name}` ({skill.source}, {state}{active}): {skill.description}")
+        return "\n".join(lines)
+
+    def toggle(self, name: str, enable: bool, scope: str) -> str:
+        from agent_lsp.config.skills import set_disabled, settings_file
+        from agent_lsp.errors import ConfigError
+
+        if name not in self.skills.all:
+            return f"No skill named `{name}`. Try `/skills list`."
+        if scope == "workspace" and not self.handle.trusted:
+            return "This folder is not trusted, so its settings cannot be changed from here."
+        path = settings_file("workspace" if scope == "workspace" else "user", self.cwd)
+        try:
+            set_disabled(name, not enable, path)
+        except ConfigError as exc:
+            return f"Could not update the settings: {exc}"
+        disabled = set(self.skills.disabled)
+        disabled.discard(name.lower())
+        if not enable:
+            disabled.add(name.lower())
+        self.skills.disabled = disabled
+        self._sync_tool()
+        return f"Skill `{name}` {'enabled' if enable else 'disabled'} ({scope} settings: {path})."
+
+    def reload(self) -> str:
+        problems = self.skills.reload()
+        self._sync_tool()
+        extra = "".join(f"\n- {p}" for p in problems)
+        return f"Reloaded agent skills: {len(self.skills.enabled())} enabled.{extra}"
+
+    def _sync_tool(self) -> None:
+        """The tool joins once a skill is enabled (its list of names always follows the skill set)."""
+        if self.skills.enabled() and self.registry.get(self.tool.name) is None:
+            self.registry.register(self.tool)
+
+
+def _custom_commands(cwd: Path, trusted: bool, notices: list[ev.Notice], extensions: list[Any]) -> Any:
+    """The ``.toml`` commands of the user, (trusted) workspace and active extensions; files that cannot be used
+    become notices."""
+    from agent_lsp.config.custom_commands import CommandFiles, command_dirs
+    from agent_lsp.config.paths import gemini_dir
+
+    ext = [(m.name, m.path) for m in extensions]
+    files = CommandFiles(command_dirs(cwd, user_dir=gemini_dir(), trusted=trusted, extensions=ext))
+    notices.extend(ev.Notice("error", problem) for problem in files.problems)
+    return files
 
 
 def _save_allowed_rules(rules: list[str]) -> None:

@@ -186,7 +186,11 @@ def deep_merge(base: Raw, top: Mapping[str, Any], _path: tuple[str, ...] = ()) -
             continue
         here = (*_path, key)
         old = merged.get(key)
-        if isinstance(value, dict) and isinstance(old, dict) and here not in _SHALLOW:
+        if here[0] == "hooks" and len(here) == 2 and isinstance(value, list) and isinstance(old, list):
+            merged[key] = [*old, *value]  # Gemini CLI runs every layer's hooks for an event, not the top one's
+        elif here == ("skills", "disabled") and isinstance(value, list) and isinstance(old, list):
+            merged[key] = [*old, *(v for v in value if v not in old)]  # disabled anywhere: disabled
+        elif isinstance(value, dict) and isinstance(old, dict) and here not in _SHALLOW:
             merged[key] = deep_merge(old, value, here)
         elif isinstance(value, dict) and isinstance(old, dict):
             merged[key] = {**old, **value}

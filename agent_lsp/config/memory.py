@@ -188,9 +188,12 @@ def load_memory(
     file_names: Sequence[str],
     trusted: bool,
     boundary_markers: Sequence[str] = (".git",),
+    extra_files: Sequence[Path] = (),
 ) -> MemoryResult:
-    """The hierarchical memory text, each file between ``--- Context from: <path> ---`` markers."""
+    """The hierarchical memory text, each file between ``--- Context from: <path> ---`` markers.
+    ``extra_files`` (extensions' context files) come first, before the user's and the project's."""
     files = memory_paths(workspace_roots, file_names=file_names, trusted=trusted, boundary_markers=boundary_markers)
+    files = [*(f for f in extra_files if f not in files), *files]
     importer = _Importer(_allowed_bases([_real(r) for r in workspace_roots], boundary_markers))
     blocks: list[str] = []
     read: list[Path] = []

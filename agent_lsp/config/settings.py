@@ -260,6 +260,17 @@ class AdvancedSettings(_Section):
     )
 
 
+class SkillsSettings(_Section):
+    enabled: bool = Field(default=True, description="Offer agent skills (SKILL.md folders) to the model.")
+    disabled: list[str] = Field(default_factory=list, description="Skill names (any case) not offered.")
+
+
+class HooksConfigSettings(_Section):
+    enabled: bool = Field(default=True, description="Run the hooks configured under `hooks`.")
+    disabled: list[str] = Field(default_factory=list, description="Hooks (by name, else by command) that do not run.")
+    notifications: bool = Field(default=True, description="Say when a hook ran (Gemini CLI's indicator).")
+
+
 class Settings(_Section):
     """Everything agent-lsp reads from settings.json. Build it with config.loader.load_settings."""
 
@@ -274,3 +285,9 @@ class Settings(_Section):
     security: SecuritySettings = SecuritySettings()
     telemetry: TelemetrySettings = TelemetrySettings()
     advanced: AdvancedSettings = AdvancedSettings()
+    hooks: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Hook definitions by event name; each layer's lists are concatenated (agent_lsp.hooks reads them).",
+    )
+    hooks_config: HooksConfigSettings = HooksConfigSettings()
+    skills: SkillsSettings = SkillsSettings()

@@ -1,13 +1,15 @@
-"""Slash commands shared by every adapter: /help, /compress, /stats, /memory, /restore, /init."""
+"""Slash commands shared by every adapter: /help, /compress, /stats, /memory, /restore, /init, and custom ones."""
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agent_lsp import events as ev
+from agent_lsp.core.custom_commands import CommandAborted, CustomCommandDef, PathReader, expand_custom_command
+from agent_lsp.model.base import Part
 
 if TYPE_CHECKING:
     from agent_lsp.core.session import Session
@@ -27,6 +29,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("memory", "Show, reload or add to the GEMINI.md memory", "show | reload | add <fact>"),
     CommandSpec("restore", "List checkpoints, or restore files and conversation to one", "[checkpoint id]"),
     CommandSpec("init", "Analyse the project and write a GEMINI.md for it"),
+    CommandSpec("extensions", "List the extensions active in this workspace"),
+    CommandSpec(
+        "skills",
+        "List agent skills, or enable, disable or reload them",
+        "list | enable <name> | disable <name> [--scope user|workspace] | reload",
+    ),
 )
 
 INIT_PROMPT = (
@@ -35,6 +43,26 @@ INIT_PROMPT = (
     "build, run and test it, its conventions, and where the important code lives. Keep it short and factual. "
     "If a GEMINI.md already exists, improve it rather than replacing what is still true."
 )
+
+
+class SkillControl(Protocol):
+    """The session's agent skills, as /skills shows and changes them (each answer is text for the user)."""
+
+    def listing(self) -> str: ...
+
+    def toggle(self, name: str, enable: bool, scope: str) -> str: ...
+
+    def reload(self) -> str: ...
+
+
+class CustomCommandSource(Protocol):
+    """The user's and project's ``.toml`` commands; ``refresh`` rereads them if their files changed."""
+
+    def current(self) -> Mapping[str, CustomCommandDef]: ...
+
+    def refresh(self) -> tuple[bool, Sequence[str]]:
+        """(whether the set changed, problems with files that could not be used)."""
+        ...
 
 
 @dataclass
@@ -49,6 +77,10 @@ class CommandContext:
     list_checkpoints: Callable[[], Sequence[tuple[str, str]]] | None = None  # (id, description)
     restore_checkpoint: Callable[[Session, str], Awaitable[str]] | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    custom: CustomCommandSource | None = None
+    read_path: PathReader | None = None  # ``@{path}`` in a custom command: parts and warnings
+    skills: SkillControl | None = None
+    extensions: Callable[[], str] | None = None  # /extensions: the active extensions, described
 
 
 class Commands:
@@ -57,12 +89,35 @@ class Commands:
     def __init__(self, ctx: CommandContext) -> None:
         self.ctx = ctx
 
-    async def __call__(self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]) -> str | None:
+    def specs(self) -> list[CommandSpec]:
+        """Every command an editor may offer: the built-in ones, then the custom ones (which win a clash)."""
+        custom = self.ctx.custom.current() if self.ctx.custom is not None else {}
+        out = [c for c in COMMANDS if c.name not in custom]
+        out.extend(CommandSpec(c.name, c.description) for c in sorted(custom.values(), key=lambda c: c.name))
+        return out
+
+    def refresh(self) -> tuple[bool, Sequence[str]]:
+        """Reread custom commands if their files changed: (changed, problems to show)."""
+        return self.ctx.custom.refresh() if self.ctx.custom is not None else (False, ())
+
+    async def __call__(
+        self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]
+    ) -> str | list[Part] | None:
         name, _, rest = text.lstrip("/").partition(" ")
+        name = name.strip()
         rest = rest.strip()
+        custom = self.ctx.custom.current().get(name) if self.ctx.custom is not None else None
+        if custom is not None:
+            try:
+                return await expand_custom_command(
+                    custom, rest, text.strip(), session=session, read_path=self.ctx.read_path, emit=emit
+                )
+            except CommandAborted as exc:
+                emit(ev.Notice("error", str(exc)))
+                return None
         say: Callable[[str], None] = lambda message: emit(ev.Content(message))  # noqa: E731
         if name == "help":
-            say("\n".join(f"- `/{c.name}`{' ' + c.hint if c.hint else ''}: {c.description}" for c in COMMANDS))
+            say("\n".join(f"- `/{c.name}`{' ' + c.hint if c.hint else ''}: {c.description}" for c in self.specs()))
         elif name == "compress":
             event = await session.maybe_compress(force=True)
             if event is None:
@@ -83,6 +138,10 @@ class Commands:
             await self._restore(session, rest, say)
         elif name == "init":
             return INIT_PROMPT
+        elif name == "skills":
+            say(self._skills(rest))
+        elif name == "extensions":
+            say(self.ctx.extensions() if self.ctx.extensions is not None else "No extensions are active.")
         else:
             say(f"Unknown command `/{name}`. Try `/help`.")
         return None
@@ -101,6 +160,27 @@ class Commands:
             say(await self.ctx.add_memory(fact) if fact else "Usage: `/memory add <fact>`")
         else:
             say("Usage: `/memory show | reload | add <fact>`")
+
+    def _skills(self, rest: str) -> str:
+        skills = self.ctx.skills
+        if skills is None:
+            return "Agent skills are off (`skills.enabled` is false in settings)."
+        words = rest.split()
+        scope = "user"
+        if "--scope" in words:
+            at = words.index("--scope")
+            scope = words[at + 1] if at + 1 < len(words) else ""
+            words = words[:at] + words[at + 2 :]
+        sub = words[0] if words else "list"
+        if scope not in ("user", "workspace"):
+            return "Usage: `--scope user` or `--scope workspace`."
+        if sub == "list" and len(words) <= 1:
+            return skills.listing()
+        if sub in ("reload", "refresh") and len(words) == 1:
+            return skills.reload()
+        if sub in ("enable", "disable") and len(words) == 2:
+            return skills.toggle(words[1], sub == "enable", scope)
+        return "Usage: `/skills list | enable <name> | disable <name> [--scope user|workspace] | reload`"
 
     async def _restore(self, session: Session, rest: str, say: Callable[[str], None]) -> None:
         if self.ctx.list_checkpoints is None or self.ctx.restore_checkpoint is None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from agent_lsp.events import AgentEvent, ConfirmationDetails, ToolCallInfo
 
@@ -63,3 +63,46 @@ class DenyConfirmer:
 
     async def confirm(self, call: ToolCallInfo, details: ConfirmationDetails) -> ConfirmationResult:
         return ConfirmationResult("reject")
+
+
+HOOK_EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeTool",
+    "AfterTool",
+    "PreCompress",
+    "Notification",
+)
+
+
+@dataclass(frozen=True)
+class HookOutcome:
+    """What the hooks of one event decided, merged as Gemini CLI merges them (any block wins)."""
+
+    blocked: bool = False  # "decision": "deny"/"block", or exit code 2
+    reason: str = ""  # why it was blocked: the model reads it (tools) or the user does (turns)
+    stop: bool = False  # "continue": false — the whole agent loop stops
+    stop_reason: str = ""
+    additional_context: str = ""  # hookSpecificOutput.additionalContext, joined
+    tool_input: Mapping[str, Any] | None = None  # BeforeTool: merged over the model's arguments
+    llm_request: Mapping[str, Any] | None = None  # BeforeModel: overrides of the outgoing request
+    llm_response: Mapping[str, Any] | None = None  # BeforeModel: a synthetic answer; AfterModel: a replacement
+    clear_context: bool = False  # AfterAgent: forget the conversation
+    notices: tuple[tuple[Literal["info", "warning", "error"], str], ...] = ()  # systemMessage, failed hooks
+
+
+class Hooks(Protocol):
+    """Gemini CLI hooks: configured commands run at points of the loop, each told what is happening (JSON on
+    stdin) and answering what to do (JSON on stdout). A hook that fails is a notice, never an exception."""
+
+    def has(self, event: str, target: str | None = None) -> bool:
+        """Whether any hook would run (so callers skip building a payload nobody reads)."""
+        ...
+
+    async def fire(self, event: str, payload: Mapping[str, Any], target: str | None = None) -> HookOutcome:
+        """Run the hooks of ``event`` whose matcher fits ``target`` (a tool name, a start source)."""
+        ...

@@ -65,6 +65,24 @@ def folder_tree(root: Path, *, max_entries: int = 120) -> str:
     return "\n".join(lines)
 
 
+def skills_section(skills: Sequence[tuple[str, str, str]]) -> str:
+    """The enabled skills (name, description, SKILL.md path), listed as Gemini CLI lists them."""
+    rows = "\n".join(
+        f"  <skill>\n    <name>{n}</name>\n    <description>{d}</description>\n    <location>{loc}</location>\n"
+        "  </skill>"
+        for n, d, loc in skills
+    )
+    return (
+        "# Available Agent Skills\n\nYou have access to the following specialized skills. To activate a skill and "
+        "receive its detailed instructions, call the `activate_skill` tool with the skill's name.\n\n"
+        f"<available_skills>\n{rows}\n</available_skills>\n\n"
+        "Once a skill is activated, its instructions and resources come back wrapped in `<activated_skill>` tags. "
+        "Treat the content within `<instructions>` as expert procedural guidance for the task, ahead of your "
+        "general defaults, and use the listed `<available_resources>` as needed, while keeping to your core "
+        "safety rules."
+    )
+
+
 def system_prompt(
     roots: Sequence[Path],
     *,
@@ -72,6 +90,7 @@ def system_prompt(
     plan_mode: bool = False,
     today: _dt.date | None = None,
     tree: str | None = None,
+    skills: Sequence[tuple[str, str, str]] = (),
 ) -> str:
     """The system instruction. ``tree`` is the folder listing, computed once per session by the caller
     (walking the disk on every request would be the slowest part of a turn)."""
@@ -93,6 +112,8 @@ def system_prompt(
         )
     if memory.strip():
         parts.append("# Memory\nWhat the user and the project asked you to keep in mind:\n\n" + memory.strip())
+    if skills:
+        parts.append(skills_section(skills))
     return "\n\n".join(parts) + "\n"
 
 

@@ -14,13 +14,24 @@ from typing import Protocol
 from agent_lsp import events as ev
 from agent_lsp.core.compression import DEFAULT_THRESHOLD, compress, token_limit
 from agent_lsp.core.history import History, estimate_tokens
+from agent_lsp.core.hook_points import (
+    HookStopped,
+    after_model,
+    apply_request_overrides,
+    chunk_from_llm_response,
+    context_part,
+    llm_request_json,
+    single,
+)
+from agent_lsp.core.hook_points import notices as hook_notices
 from agent_lsp.core.loop_detection import LoopDetector
-from agent_lsp.core.ports import EventSink
+from agent_lsp.core.ports import EventSink, HookOutcome, Hooks
 from agent_lsp.core.retry import RetryPolicy, generate_with_retry, stream_with_retry
 from agent_lsp.core.turn import TurnResult, run_turn
 from agent_lsp.errors import ConfigError, ModelError
 from agent_lsp.model.base import Content, FunctionResponse, GenerateRequest, ModelChunk, ModelClient, Part
 from agent_lsp.model.catalog import generation_settings, resolve_model
+from agent_lsp.tools.base import ToolCallRequestInfo
 from agent_lsp.tools.policy import Policy
 from agent_lsp.tools.registry import ToolRegistry
 from agent_lsp.tools.scheduler import CallOutcome, Scheduler
@@ -62,9 +73,12 @@ class SchedulerFactory(Protocol):
 
 
 class CommandRunner(Protocol):
-    """Runs a slash command, emitting its output as events; may return a prompt to send to the model."""
+    """Runs a slash command, emitting its output as events; may return a prompt to send to the model: text is
+    expanded like a typed prompt (``@path``), parts (a custom command's finished prompt) are sent as they are."""
 
-    async def __call__(self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]) -> str | None: ...
+    async def __call__(
+        self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]
+    ) -> str | list[Part] | None: ...
 
 
 class Session:
@@ -84,6 +98,7 @@ class Session:
         commands: CommandRunner | None = None,
         on_history: Callable[[Sequence[Content]], None] | None = None,
         roots: Sequence[Path] = (),
+        hooks: Hooks | None = None,
     ) -> None:
         self.id = session_id or uuid.uuid4().hex
         self.client = model
@@ -97,6 +112,8 @@ class Session:
         self.commands = commands
         self.on_history = on_history
         self.roots = list(roots)
+        self.hooks = hooks
+        self.start_context = ""  # what SessionStart hooks added: it goes with the first prompt
         self._scheduler_factory = scheduler_factory
         self._loop = LoopDetector(options.loop_detection)
         self._task: asyncio.Task[None] | None = None
@@ -176,6 +193,18 @@ class Session:
         if self._queue is not None:
             await self._queue.join()
 
+    def new_call_prefix(self) -> str:
+        """A fresh id stem for calls the user (not the model) starts."""
+        return uuid.uuid4().hex[:8]
+
+    async def run_user_tools(self, calls: Sequence[ToolCallRequestInfo]) -> dict[str, CallOutcome]:
+        """Run calls a command asked for (a custom command's shell snippets) through the same scheduler, policy
+        and confirmer as the model's calls; the history is not touched."""
+        outcomes: dict[str, CallOutcome] = {}
+        scheduler = self._scheduler_factory(self.emit, self.history.contents, self.delivered)
+        await scheduler.run(calls, outcomes)
+        return outcomes
+
     def emit(self, event: ev.AgentEvent) -> None:
         if self._queue is not None:
             self._queue.put_nowait(event)
@@ -216,12 +245,29 @@ class Session:
             self.title = derive_title(text)
             self.emit(ev.SessionTitle(self.title))
         all_text = isinstance(prompt, str) or all(p.text is not None for p in prompt)
+        finished: list[Part] | None = None  # a custom command's prompt, already expanded
         if all_text and text.lstrip().startswith("/") and self.commands is not None:
             followup = await self.commands(self, text.strip(), self.emit)
             if followup is None:
                 return "end_turn"
-            prompt = followup
-        parts = [*await self._expand(prompt), *attachments]
+            if isinstance(followup, str):
+                prompt = followup
+            else:
+                finished = followup
+        parts = [*(finished if finished is not None else await self._expand(prompt)), *attachments]
+        if self.start_context:
+            parts.insert(0, context_part(self.start_context))
+            self.start_context = ""
+        if self.hooks is not None and self.hooks.has("BeforeAgent"):
+            said = "".join(p.text or "" for p in parts if not p.thought)
+            outcome = await self.hooks.fire("BeforeAgent", {"prompt": said})
+            self._hook_notices(outcome)
+            if outcome.blocked or outcome.stop:
+                why = outcome.stop_reason if outcome.stop else outcome.reason
+                self.emit(ev.Notice("warning", f"The prompt was blocked by a hook: {why}"))
+                return "end_turn"
+            if outcome.additional_context:
+                parts.append(context_part(outcome.additional_context))
         mark = self.history.mark()
         self.history.add_user(parts)
         self._loop.reset()
@@ -232,6 +278,8 @@ class Session:
         invalid_retries = 0
         if self.before_model is not None:
             await self.before_model()
+
+        retried_by_hook = False
         for _ in range(MAX_TURNS_PER_PROMPT):
             self.session_turns += 1
             limit = self.options.max_session_turns
@@ -241,9 +289,7 @@ class Session:
             await self.maybe_compress()
             result = TurnResult()
             try:
-                stream = stream_with_retry(
-                    self.client, self._request(), self.options.retry, allow_fallback=self.options.allow_fallback
-                )
+                stream = await self._model_stream()
                 async for event in run_turn(stream, result):
                     self.emit(event)
                     loop = self._loop.check(event)
@@ -255,6 +301,11 @@ class Session:
                 if not answered_once:
                     self.history.rollback(mark)  # the user can simply send the prompt again
                 raise
+            except HookStopped as exc:
+                self.emit(ev.Notice("warning", str(exc)))
+                if not answered_once:
+                    self.history.rollback(mark)
+                return "end_turn"
             if result.fallback_model:
                 self.model = result.fallback_model
             self._account(result)
@@ -273,6 +324,9 @@ class Session:
             answered_once = True
             self.history.add_model(result.model_parts)
             if not result.calls:
+                if result.finish_reason != "MAX_TOKENS" and await self._after_agent(text, result.text, retried_by_hook):
+                    retried_by_hook = True
+                    continue
                 return "max_tokens" if result.finish_reason == "MAX_TOKENS" else "end_turn"
             for call in result.calls:
                 loop = self._loop.check(ev.ToolCallRequest(ev.ToolCallInfo(call.call_id, call.name, call.args, "")))
@@ -290,7 +344,61 @@ class Session:
                 # Cancel at a confirmation is the user's Stop: the model is not asked again.
                 self.emit(ev.UserCancelled())
                 return "cancelled"
+            stopped = next((o.stopped for o in outcomes.values() if o.stopped is not None), None)
+            if stopped is not None:
+                self.emit(ev.Notice("warning", f"Agent execution stopped by a hook: {stopped}"))
+                return "end_turn"
         return "max_turn_requests"
+
+    async def _model_stream(self) -> AsyncIterator[ModelChunk | ev.Retry | ev.ModelFallback]:
+        """The next model response: BeforeModel hooks may change the request, block it or answer it
+        themselves; AfterModel hooks see (and may replace) each chunk."""
+        request = self._request()
+        hooks = self.hooks
+        if hooks is None:
+            return stream_with_retry(
+                self.client, request, self.options.retry, allow_fallback=self.options.allow_fallback
+            )
+        synthetic: ModelChunk | None = None
+        if hooks.has("BeforeModel"):
+            outcome = await hooks.fire("BeforeModel", {"llm_request": llm_request_json(request)})
+            self._hook_notices(outcome)
+            if outcome.blocked or outcome.stop:
+                raise HookStopped(f"The model request was blocked by a hook: {outcome.stop_reason or outcome.reason}")
+            if outcome.llm_request:
+                request = apply_request_overrides(request, outcome.llm_request)
+            if outcome.llm_response:
+                synthetic = chunk_from_llm_response(outcome.llm_response)
+        if synthetic is not None:
+            stream = single(synthetic)
+        else:
+            stream = stream_with_retry(
+                self.client, request, self.options.retry, allow_fallback=self.options.allow_fallback
+            )
+        return after_model(stream, hooks, request, self.emit) if hooks.has("AfterModel") else stream
+
+    async def _after_agent(self, prompt: str, response: str, retried: bool) -> bool:
+        """AfterAgent hooks on the final answer; True when one rejected it and its reason went to the model."""
+        if self.hooks is None or not self.hooks.has("AfterAgent"):
+            return False
+        outcome = await self.hooks.fire(
+            "AfterAgent", {"prompt": prompt, "prompt_response": response, "stop_hook_active": retried}
+        )
+        self._hook_notices(outcome)
+        if outcome.clear_context:
+            self.history.replace(())
+        if outcome.stop:
+            if outcome.stop_reason:
+                self.emit(ev.Notice("info", f"Stopped by a hook: {outcome.stop_reason}"))
+            return False
+        if outcome.blocked:
+            self.history.add_user([Part(text=outcome.reason or "Please revise your answer.")])
+            return True
+        return False
+
+    def _hook_notices(self, outcome: HookOutcome) -> None:
+        for notice in hook_notices(outcome):
+            self.emit(notice)
 
     async def _expand(self, prompt: str | Sequence[Part]) -> list[Part]:
         if self.expand_prompt is None:
@@ -379,6 +487,10 @@ class Session:
         if not force and self.last_prompt_tokens < threshold:
             return None
         original = self.last_prompt_tokens or estimate_tokens(self.history.contents())
+        trigger = "manual" if force else "auto"
+        if self.hooks is not None and self.hooks.has("PreCompress", trigger):
+            # Advisory: a hook may save state or tell the user, never stop the compression.
+            self._hook_notices(await self.hooks.fire("PreCompress", {"trigger": trigger}, trigger))
 
         async def generate(request: GenerateRequest) -> ModelChunk:
             return await generate_with_retry(self.client, request, self.options.retry)

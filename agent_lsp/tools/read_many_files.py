@@ -401,3 +401,38 @@ class ReadManyFilesInvocation(ToolInvocation[ReadManyParams]):
         return ToolResult(
             llm_content=parts, display="\n".join(display_lines), touched_paths=tuple(str(f) for f in loaded.read)
         )
+
+
+async def read_path_for_command(ctx: ToolContext, path: str) -> tuple[list[Part], list[str]]:
+    """``@{path}`` in a custom command: a file's text as it is, a folder's files each under a header. The
+    same ignore files and workspace boundary as ``@path`` apply: ([], []) when ignore files leave it all out,
+    a warning when it is missing, outside the workspace or unreadable."""
+    stop = threading.Event()
+    try:
+        found = await asyncio.to_thread(collect, ctx, [path], stop=stop)
+    finally:
+        stop.set()
+    skipped = [(what, why) for what, why in found.skipped if not why.startswith("ignored")]
+    if not found.files:
+        return [], [f"{what}: {why}" for what, why in skipped]
+    for f in found.files:
+        found.files[f] = True
+    is_dir = len(found.files) > 1 or next(iter(found.files)) != _resolved(ctx, path)
+    loaded = await load(ctx, found.files, "--- {shown} ---\n" if is_dir else "")
+    warnings = [f"{what}: {why}" for what, why in skipped + loaded.skipped]
+    if not is_dir:
+        return loaded.parts, warnings
+    parts = [Part(text=f"--- Start of content for directory: {path} ---\n")]
+    for part in loaded.parts:
+        parts.append(part)
+        if part.text is not None:
+            parts.append(Part(text="\n"))
+    parts.append(Part(text=f"--- End of content for directory: {path} ---"))
+    return parts, warnings
+
+
+def _resolved(ctx: ToolContext, path: str) -> Path | None:
+    try:
+        return ctx.workspace.resolve(path.strip())
+    except PathOutsideWorkspace:
+        return None

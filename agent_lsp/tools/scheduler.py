@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_lsp import events as ev
-from agent_lsp.core.ports import Checkpointer, Confirmer, JitMemory
+from agent_lsp.core.ports import Checkpointer, Confirmer, Hooks, JitMemory
 from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Content, Part
 from agent_lsp.tools.base import Tool, ToolCallRequestInfo, ToolInvocation, ToolResult
+from agent_lsp.tools.hooked import after_tool, before_tool, note_changed
 from agent_lsp.tools.policy import Decision, Policy
 from agent_lsp.tools.registry import ToolRegistry
 
@@ -38,6 +39,7 @@ class CallOutcome:
     response: dict[str, Any]
     extra_parts: list[Part] = field(default_factory=list)
     declined: bool = False  # the user cancelled at a confirmation: the prompt ends without asking the model again
+    stopped: str | None = None  # a hook said "continue": false: the prompt ends after this batch, with this reason
 
 
 @dataclass
@@ -70,6 +72,7 @@ class Scheduler:
         history: Callable[[], Sequence[Content]] = tuple,
         on_save_rule: Callable[[list[str]], None] | None = None,
         truncate_threshold: int = DEFAULT_TRUNCATE_THRESHOLD,
+        hooks: Hooks | None = None,
     ) -> None:
         self.registry = registry
         self.policy = policy
@@ -82,6 +85,7 @@ class Scheduler:
         self.history = history
         self.on_save_rule = on_save_rule
         self.truncate_threshold = truncate_threshold
+        self.hooks = hooks
 
     async def run(self, calls: Sequence[ToolCallRequestInfo], outcomes: dict[str, CallOutcome]) -> None:
         """Run a batch, filling ``outcomes`` as calls finish (so a cancelled batch still answers every call)."""
@@ -179,6 +183,14 @@ class Scheduler:
             except Exception as exc:  # a failed snapshot must not block the user's work, but they must know
                 log.warning("checkpoint failed before %s: %s", p.info.name, exc)
                 self.emit(ev.Notice("warning", f"Checkpoint before {p.info.name} failed: {exc}"))
+        changed: tuple[str, ...] = ()
+        if self.hooks is not None and self.hooks.has("BeforeTool", p.tool.name):
+            before = await before_tool(self.hooks, p.tool, p.request.args, p.info.call_id, self.emit)
+            if before.error is not None:
+                self._finish(p, outcomes, "error", {"error": before.error}, error=before.error, stopped=before.stopped)
+                return
+            if before.invocation is not None:
+                p.invocation, changed = before.invocation, before.changed
         self.emit(ev.ToolCallStatusChange(p.info.call_id, "executing"))
         started = time.perf_counter()
         call_id = p.info.call_id
@@ -193,17 +205,31 @@ class Scheduler:
             # A tool bug still answers the model (the history must stay valid), and is logged loudly.
             log.exception("tool %s crashed", p.info.name)
             result = ToolResult(llm_content=f"Tool crashed: {exc!r}", error=f"Tool crashed: {exc!r}")
-        self._deliver(p, result, outcomes, started)
+        if changed:
+            result = note_changed(result, changed)
+        stopped = None
+        if self.hooks is not None and self.hooks.has("AfterTool", p.tool.name):
+            args = dict(p.request.args)
+            result, stopped = await after_tool(self.hooks, p.tool.name, args, result, self.emit)
+        self._deliver(p, result, outcomes, started, stopped)
 
     async def _confirm(self, p: _Prepared, details: ev.ConfirmationDetails, outcomes: dict[str, CallOutcome]) -> bool:
         assert p.tool is not None and p.invocation is not None
         self.emit(ev.ToolCallStatusChange(p.info.call_id, "awaiting_approval"))
         self.emit(ev.ToolCallConfirmation(p.info, details))
+        heard = self._notify_hooks(p.info, details)
         if self.delivered is not None:
             # The confirmer asks outside the event stream: everything emitted before the question (the model's
             # text, this tool call) must reach the editor first.
             await self.delivered()
-        answer = await self.confirmer.confirm(p.info, details)
+        try:
+            answer = await self.confirmer.confirm(p.info, details)
+        except BaseException:
+            if heard is not None:
+                heard.cancel()  # the runner kills the hook's process group
+            raise
+        if heard is not None:
+            await heard  # bounded by the hooks' timeouts; it ran while the user was deciding
         if answer.outcome == "reject":
             # As Gemini CLI does over ACP: the model reads that the user said no and answers in the same turn.
             self._cancel(p, outcomes, rejected_message(p.info.name))
@@ -220,7 +246,26 @@ class Scheduler:
             p.invocation.apply_modification(answer.modified_content)
         return True
 
-    def _deliver(self, p: _Prepared, result: ToolResult, outcomes: dict[str, CallOutcome], started: float) -> None:
+    def _notify_hooks(self, info: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> asyncio.Task[Any] | None:
+        """Notification hooks hear about the question while it is asked; they only observe it."""
+        hooks = self.hooks
+        if hooks is None or not hooks.has("Notification", "ToolPermission"):
+            return None
+        payload = {
+            "notification_type": "ToolPermission",
+            "message": f"Tool {info.name} requires permission: {details.title}",
+            "details": {"tool_name": info.name, "title": details.title, "type": details.type, "args": info.args},
+        }
+        return asyncio.get_running_loop().create_task(hooks.fire("Notification", payload, "ToolPermission"))
+
+    def _deliver(
+        self,
+        p: _Prepared,
+        result: ToolResult,
+        outcomes: dict[str, CallOutcome],
+        started: float,
+        stopped: str | None = None,
+    ) -> None:
         text, extra = _split_content(result.llm_content)
         if p.tool is not None and p.tool.truncate_output and len(text) > self.truncate_threshold:
             from agent_lsp.tools.truncation import truncate_for_model
@@ -250,6 +295,7 @@ class Scheduler:
             diff=result.diff,
             error=result.error,
             started=started,
+            stopped=stopped,
         )
 
     def _cancel(
@@ -276,9 +322,12 @@ class Scheduler:
         error: str | None = None,
         started: float | None = None,
         declined: bool = False,
+        stopped: str | None = None,
     ) -> None:
         duration = (time.perf_counter() - started) * 1000 if started is not None else 0.0
-        outcomes[p.info.call_id] = CallOutcome(p.info.call_id, p.info.name, status, response, extra or [], declined)
+        outcomes[p.info.call_id] = CallOutcome(
+            p.info.call_id, p.info.name, status, response, extra or [], declined, stopped
+        )
         self.emit(
             ev.ToolCallResponse(
                 call_id=p.info.call_id,

@@ -46,6 +46,12 @@ class Workspace:
         self._roots.remove(p)
         return True
 
+    def add_readable(self, folder: str | Path) -> None:
+        """Open a folder to the tools without making it a root (an activated skill's resources)."""
+        p = Path(folder).expanduser().resolve()
+        if p not in self._extra:
+            self._extra.append(p)
+
     def contains(self, path: str | Path) -> bool:
         p = Path(path).resolve()
         return any(p == r or r in p.parents for r in (*self._roots, *self._extra))

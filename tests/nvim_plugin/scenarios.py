@@ -137,4 +137,11 @@ SCENARIOS: dict[str, Scenario] = {
         ],
         {"stats.py": TWO},
     ),
+    "custom_command": Scenario(
+        [text_line("Committed: ", "the custom command ran.")],
+        {
+            ".gemini/commands/git/commit.toml": 'description = "Write a commit message"\n'
+            'prompt = "Write a commit message for: {{args}}"\n'
+        },
+    ),
 }

@@ -10,3 +10,8 @@ from tests.nvim_plugin.conftest import SpecPool
 @pytest.mark.nvim_spec("chat")
 def test_chat_streams_answer_tools_and_plan(nvim_specs: SpecPool) -> None:
     nvim_specs.result("chat").check()
+
+
+@pytest.mark.nvim_spec("custom_command")
+def test_custom_command_completes_in_the_prompt_and_runs(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("custom_command").check()

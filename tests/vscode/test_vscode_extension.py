@@ -97,7 +97,7 @@ def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
         timeout=780,
         PIP_CACHE_DIR=_pip_cache(),
     )
-    assert "e2e: 8 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
+    assert "e2e: 9 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
     assert "the panel shows the server setting itself up" in proc.stdout
     assert "bootstrap ok: the server installed itself into" in proc.stdout
     assert "(agent-lsp 0.1.0)" in proc.stdout
@@ -113,5 +113,6 @@ def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
         proc.stdout
     )
     assert "run 8 ok: after a crash mid-turn the panel reattached by itself and said so in words" in proc.stdout
+    assert "slash menu ok: the custom /git:commit was offered in the slash menu and ran" in proc.stdout
     assert shot.stat().st_size > 10_000, "the panel screenshot is empty"
     assert (tmp_path / "panel-inline.png").stat().st_size > 10_000, "the inline review screenshot is empty"

@@ -137,6 +137,7 @@ function script() {
       ],
     },
     textLine("Kept the f-string; ", "the call stays as it was."),
+    textLine("feat: the custom command ", "answered"),
     // Run 8: a turn the server dies in (it waits for approval when the test kills the server).
     {
       method: "generateContentStream",
@@ -198,6 +199,10 @@ async function main() {
     path.join(workspace, "agent_lsp", "__main__.py"),
     `open(${JSON.stringify(pwned)}, "a").write("agent_lsp/__main__.py from the workspace ran\\n")\n`,
   );
+  // A Gemini CLI user's own slash command, from ~/.gemini/commands/git/commit.toml.
+  const commandFile = path.join(dirs.home, ".gemini", "commands", "git", "commit.toml");
+  fs.mkdirSync(path.dirname(commandFile), { recursive: true });
+  fs.writeFileSync(commandFile, 'description = "Write a commit message"\nprompt = "Write a commit message for: {{args}}"\n');
   const scriptFile = path.join(tmp, "replay.jsonl");
   fs.writeFileSync(scriptFile, script() + "\n");
   // Server paths are machine-scoped settings: code-server's extension host reads them from Machine/settings.json.
@@ -521,6 +526,28 @@ async function main() {
     }
     log("run 7 ok: one hunk accepted, one rejected inline; disk, buffer, undo and the model's report checked");
 
+    // The custom command is in the composer's slash menu; picking it and adding arguments runs it.
+    await chat.locator("#input").fill("/gi");
+    await chat.locator("#input").press("t");
+    const row = chat.locator("#hints .commands li", { hasText: "/git:commit" });
+    await row.waitFor();
+    const rowText = await row.innerText();
+    if (!rowText.includes("Write a commit message")) {
+      throw new Error(`the slash menu row lacks the command's description: ${rowText}`);
+    }
+    if (screenshot) {
+      const menu = screenshot.replace(/\.png$/, "") + "-slash-menu.png";
+      await page.locator(".part.sidebar").screenshot({ path: menu });
+      log(`screenshot of the slash menu: ${menu}`);
+    }
+    await row.locator("a").click();
+    await waitFor("the command in the draft", async () => (await chat.locator("#input").inputValue()) === "/git:commit ");
+    await chat.locator("#input").press("End");
+    await chat.locator("#input").pressSequentially("tidy the parser");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".msg.agent", { hasText: "the custom command answered" }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    log("slash menu ok: the custom /git:commit was offered in the slash menu and ran");
     const toasts = await page.locator(".notifications-toasts .notification-toast").allInnerTexts();
     const bad = toasts.filter((t) => /fail|error|agent-proposal/i.test(t));
     if (bad.length > 0) {
@@ -584,7 +611,7 @@ async function main() {
       throw new Error(`History shows a bare session id: ${history.join(" | ")}`);
     }
     log(`history ok: ${history.join(" | ")}`);
-    console.log("e2e: 8 passed, 0 failed");
+    console.log("e2e: 9 passed, 0 failed");
   } catch (err) {
     failed = true;
     const shot = path.join(tmp, "failure.png");

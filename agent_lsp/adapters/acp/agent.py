@@ -256,11 +256,7 @@ class AcpAgent:
         """The modes/configOptions answer; commands and pending notices follow right after it."""
 
         def announce() -> None:
-            from agent_lsp.adapters.acp.session_config import available_commands
-
-            self._send_update(
-                live, {"sessionUpdate": "available_commands_update", "availableCommands": available_commands()}
-            )
+            self._announce_commands(live)
             notices, live.handle.notices[:] = list(live.handle.notices), []
             for notice in notices:
                 self._notice(live, notice)
@@ -284,6 +280,12 @@ class AcpAgent:
                 self._send_config(live)
 
         live.handle.background.append(asyncio.get_running_loop().create_task(refresh()))
+
+    def _announce_commands(self, live: LiveSession) -> None:
+        from agent_lsp.adapters.acp.session_config import available_commands
+
+        commands = available_commands(live.handle.command_specs())
+        self._send_update(live, {"sessionUpdate": "available_commands_update", "availableCommands": commands})
 
     def _session_state(self, live: LiveSession) -> dict[str, Any]:
         from agent_lsp.adapters.acp.session_config import config_options, mode_state
@@ -451,6 +453,8 @@ class AcpAgent:
                 return {"stopReason": "cancelled"}
             stop: str = "end_turn"
             error: ev.Error | None = None
+            if live.handle.refresh_commands():  # a .toml command was added, edited or removed
+                self._announce_commands(live)
             self._send_held_notices(live)
             async for event in live.handle.session.send(prompt, attachments=attachments):
                 if isinstance(event, ev.Error):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.acp.jsonrpc import RpcError
 from agent_lsp.model.catalog import CHOICES
+
+if TYPE_CHECKING:
+    from agent_lsp.core.commands import CommandSpec
 
 MODES: tuple[tuple[str, str, str], ...] = (
     ("default", "Default", "Ask before file edits, shell commands and other tools that change things."),
@@ -53,11 +57,12 @@ def config_options(model: str, mode: str, choices: list[tuple[str, str]] | None 
     ]
 
 
-def available_commands() -> list[dict[str, Any]]:
+def available_commands(specs: Sequence[CommandSpec] | None = None) -> list[dict[str, Any]]:
+    """ACP AvailableCommand entries: the session's commands (custom ones included), else the built-in ones."""
     from agent_lsp.core.commands import COMMANDS
 
     out: list[dict[str, Any]] = []
-    for c in COMMANDS:
+    for c in COMMANDS if specs is None else specs:
         entry: dict[str, Any] = {"name": c.name, "description": c.description}
         if c.hint:
             entry["input"] = {"hint": c.hint}

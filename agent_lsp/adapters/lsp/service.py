@@ -274,8 +274,6 @@ class AgentService:
         return live
 
     def _describe(self, live: _Live) -> dict[str, Any]:
-        from agent_lsp.core.commands import COMMANDS
-
         session = live.handle.session
         models = live.models if live.models is not None else [(m, m) for m in MODELS]
         if session.model not in (m for m, _ in models):
@@ -293,7 +291,7 @@ class AgentService:
             "provider": live.handle.provider_summary(),
             "commands": [
                 {"name": c.name, "description": c.description, **({"input": {"hint": c.hint}} if c.hint else {})}
-                for c in COMMANDS
+                for c in live.handle.command_specs()
             ],
         }
 
@@ -392,6 +390,10 @@ class AgentService:
         live.token = token
         if live.cancel_pending:  # cancelled while the progress bar was being created
             return {"stopReason": "cancelled"}
+        if live.handle.refresh_commands():  # a .toml command was added, edited or removed
+            commands = self._describe(live)["commands"]
+            update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+            self.client.notify("agent/update", {"sessionId": session.id, "update": update})
         text = prompt if isinstance(prompt, str) else " ".join(p.text for p in prompt if p.text)
         tracker = convert.ProgressTracker()
         stop: str = "cancelled"

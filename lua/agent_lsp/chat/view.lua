@@ -56,6 +56,9 @@ function M.prompt_buf()
   end
   buf = scratch("agent://prompt", "markdown")
   map_common(buf)
+  -- Slash commands (built-in and the user's .toml ones) complete with <C-x><C-o> or a completion plugin.
+  vim.bo[buf].omnifunc = "v:lua.require'agent_lsp.chat.complete'.complete"
+  vim.bo[buf].completefunc = "v:lua.require'agent_lsp.chat.complete'.complete"
   local keys = config.options.keymaps
   vim.keymap.set("n", keys.submit, M.submit, { buffer = buf, desc = "Send the prompt to the agent" })
   vim.keymap.set("i", keys.submit_insert, function()

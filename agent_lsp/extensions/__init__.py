@@ -1,0 +1,1 @@
+"""Gemini CLI extensions: ``~/.gemini/extensions/<name>/gemini-extension.json`` and what the folder brings."""

@@ -1,0 +1,1 @@
+"""Gemini CLI hooks: configured commands run at points of the agent loop (settings ``hooks``/``hooksConfig``)."""
