@@ -189,7 +189,9 @@ def test_sigkill_at_random_points_leaves_no_torn_file(tmp_path: Path) -> None:
         for session_id in {p.stem for p in (state / "sessions").glob("*.jsonl")} - sessions_before:
             loaded = SessionStore(root).load(session_id)
             assert loaded.skipped <= 1, (trial, session_id)
-            assert loaded.events and loaded.events[0].kind == "user_message"
+            # Killed before its prompt began (start-up work runs between creating the recording and the prompt),
+            # a recording holds its header only: it loads, with no events. Otherwise the prompt comes first.
+            assert not loaded.events or loaded.events[0].kind == "user_message", (trial, session_id)
 
     assert len(ShadowGitCheckpointer(root).list()) == len(checked)
     assert len(killed_sessions) >= TRIALS - 5  # nearly every trial got far enough to start recording
