@@ -59,6 +59,17 @@ def _remove_temp_dirs() -> None:
         remove_temp_dir(path)
 
 
+REPLAY_DELAY_ENV = "AGENT_LSP_REPLAY_DELAY"  # seconds between replayed chunks (demos and UI tests), both adapters
+
+
+def replay_delay(env: Mapping[str, str]) -> float:
+    """The replay pacing the environment asks for (0 when unset or not a number)."""
+    try:
+        return max(0.0, float(env.get(REPLAY_DELAY_ENV, "") or 0.0))
+    except ValueError:
+        return 0.0
+
+
 @dataclass
 class RuntimeOptions:
     """What the command line (or the adapter) decided before any session exists."""

@@ -138,6 +138,25 @@ function script() {
     },
     textLine("Kept the f-string; ", "the call stays as it was."),
     textLine("feat: the custom command ", "answered"),
+    // Run 9: the question comes after about two seconds of text, once the panel is hidden.
+    {
+      method: "generateContentStream",
+      response: [
+        ...Array.from({ length: 100 }, () => ({ candidates: [{ content: { role: "model", parts: [{ text: "." }] } }] })),
+        {
+          candidates: [
+            {
+              content: {
+                role: "model",
+                parts: [{ functionCall: { name: "run_shell_command", id: "e2e-9", args: { command: "echo hidden-ok", description: "A quiet check" } } }],
+              },
+              finishReason: "STOP",
+            },
+          ],
+        },
+      ],
+    },
+    textLine("The hidden check ", "printed hidden-ok."),
     // Run 8: a turn the server dies in (it waits for approval when the test kills the server).
     {
       method: "generateContentStream",
@@ -255,6 +274,7 @@ async function main() {
     XDG_CACHE_HOME: path.join(dirs.home, ".cache"),
     AGENT_LSP_HOME: dirs["agent-home"],
     AGENT_LSP_TRUST_WORKSPACE: "true",
+    AGENT_LSP_REPLAY_DELAY: "0.02", // run 9 needs time to hide the panel before its question arrives
     LANG: "C.UTF-8",
     // The marketplace is not reachable here; pointing code-server at a closed local port keeps it from trying.
     EXTENSIONS_GALLERY: JSON.stringify({ serviceUrl: "http://127.0.0.1:9/gallery", itemUrl: "http://127.0.0.1:9/items" }),
@@ -558,6 +578,26 @@ async function main() {
     }
     log("workspace settings and the workspace's agent_lsp/ folder were ignored");
 
+    // Run 9: with the panel hidden, the question comes as a notification that says what will run, and its
+    // button answers it.
+    await chat.locator("#input").fill("Run the hidden check");
+    await chat.locator("#input").press("Enter");
+    await page.locator('.activitybar [aria-label^="Explorer"]').first().click({ force: true });
+    await page.locator(".explorer-folders-view, .explorer-viewlet").first().waitFor();
+    const asked = page.locator(".notifications-toasts .notification-toast", { hasText: "The agent asks to run: echo hidden-ok" });
+    await asked.waitFor();
+    if (screenshot) {
+      const hidden = screenshot.replace(/\.png$/, "") + "-notification.png";
+      await page.screenshot({ path: hidden });
+      log(`screenshot of the notification: ${hidden}`);
+    }
+    await asked.getByRole("button", { name: "Allow once" }).click();
+    await openAgentView(page);
+    await chat.locator(".msg.agent", { hasText: "printed hidden-ok" }).waitFor();
+    await chat.locator(".tool", { hasText: "hidden-ok" }).first().waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    log("run 9 ok: a question asked with the panel hidden came as a notification naming the command");
+
     // Run 8: the server dies mid-turn. vscode-languageclient restarts it; the panel says so in words,
     // reattaches by itself (no Restart click) and the chat goes on.
     await chat.locator("#input").fill("Run the interrupted check");
@@ -611,7 +651,7 @@ async function main() {
       throw new Error(`History shows a bare session id: ${history.join(" | ")}`);
     }
     log(`history ok: ${history.join(" | ")}`);
-    console.log("e2e: 9 passed, 0 failed");
+    console.log("e2e: 10 passed, 0 failed");
   } catch (err) {
     failed = true;
     const shot = path.join(tmp, "failure.png");

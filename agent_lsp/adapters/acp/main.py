@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 FIRST_FRAME_LIMIT = 1 << 20  # an initialize request is tiny; a longer first line is left to the connection
-REPLAY_DELAY_ENV = "AGENT_LSP_REPLAY_DELAY"  # seconds between replayed chunks (demos and cancellation tests)
 _WARM = (
     "agent_lsp.runtime",
     "agent_lsp.adapters.acp.agent",
@@ -119,15 +118,15 @@ async def _serve_async(
     from agent_lsp.adapters.acp.agent import AcpAgent, AgentOptions
     from agent_lsp.adapters.acp.jsonrpc import Connection
     from agent_lsp.adapters.acp.stdio import PipeSource, PipeWriter
+    from agent_lsp.runtime import replay_delay
 
-    delay = os.environ.get(REPLAY_DELAY_ENV, "")
     fake = getattr(args, "fake_responses", None)
     fake_path = Path(fake) if fake is not None else None
     options = AgentOptions(
         fake_responses=fake_path,
         model=getattr(args, "model", None),
         approval_mode=getattr(args, "approval_mode", None),
-        chunk_delay=float(delay) if delay.strip() else 0.0,
+        chunk_delay=replay_delay(os.environ),
     )
     agent = AcpAgent(options)
     if init_params is not None:

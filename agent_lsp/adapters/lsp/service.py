@@ -187,7 +187,7 @@ class AgentService:
 
     def runtime(self) -> Runtime:
         if self._runtime is None:
-            from agent_lsp.runtime import Runtime, RuntimeOptions
+            from agent_lsp.runtime import Runtime, RuntimeOptions, replay_delay
 
             checkpointing = self.config.checkpointing if self.config.checkpointing is not None else True
             self._runtime = Runtime(
@@ -196,6 +196,7 @@ class AgentService:
                     model=self.options.model,
                     approval_mode=self.options.approval_mode,  # type: ignore[arg-type]
                     checkpointing=checkpointing,
+                    chunk_delay=replay_delay(os.environ),
                 )
             )
         return self._runtime
