@@ -582,6 +582,8 @@ async function main() {
     // button answers it.
     await chat.locator("#input").fill("Run the hidden check");
     await chat.locator("#input").press("Enter");
+    // Hiding the panel disposes its webview: wait until the prompt has left it (the turn is under way).
+    await chat.locator("#progress").waitFor();
     await page.locator('.activitybar [aria-label^="Explorer"]').first().click({ force: true });
     await page.locator(".explorer-folders-view, .explorer-viewlet").first().waitFor();
     const asked = page.locator(".notifications-toasts .notification-toast", { hasText: "The agent asks to run: echo hidden-ok" });
