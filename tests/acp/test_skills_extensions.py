@@ -55,7 +55,7 @@ async def test_skills_are_listed_activated_with_permission_and_listed_by_slash_c
 ) -> None:
     _skills(_private_home, project)
     with FakeGemini() as fake:
-        fake.push(call_line("activate_skill", {"name": "pr-review"}), text_line("Reviewed."))
+        fake.push(call_line("activate_skill", {"name": "pr-review"}), text_line("Reviewed."), text_line("Later."))
         editor = EditorClient()
         async with connect(editor, agent_argv(None), {**env, "GOOGLE_GEMINI_BASE_URL": fake.url}, project) as conn:
             sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
@@ -64,19 +64,29 @@ async def test_skills_are_listed_activated_with_permission_and_listed_by_slash_c
             before = len(editor.updates(sid))
             response = await conn.prompt(session_id=sid, prompt=[text_block("/skills list")])
             assert response.stop_reason == "end_turn"
-        first, second = (r.body for r in fake.generation_requests())
+            after_list = len(editor.updates(sid))
+            await conn.prompt(session_id=sid, prompt=[text_block("/skills disable deploy")])
+            toggled = _said(editor.updates(sid)[after_list:])
+            await conn.prompt(session_id=sid, prompt=[text_block("anything else?")])
+        first, second, third = (r.body for r in fake.generation_requests())
     editor.checker.assert_clean()
     system = _system(first)
     assert "<name>pr-review</name>" in system and "<name>deploy</name>" in system
     [asked] = editor.permission_requests
-    assert "pr-review" in json.dumps(asked["toolCall"])
+    assert asked["toolCall"]["title"] == '"pr-review": Reviews a pull request.'
+    assert "You are about to enable the specialized agent skill **pr-review**." in json.dumps(asked["toolCall"])
     answer = second["contents"][-1]["parts"][0]["functionResponse"]["response"]["output"]
     assert answer.startswith('<activated_skill name="pr-review">') and "Check every item of the checklist." in answer
-    listed = _said(editor.updates(sid)[before:])
+    listed = _said(editor.updates(sid)[before:after_list])
     assert listed == (
         "Agent skills:\n- `deploy` (workspace, enabled): Ships the app.\n"
         "- `pr-review` (user, enabled, active): Reviews a pull request."
     )
+
+    # Toggled from the editor: written to the user's settings and no longer offered from the next request on.
+    assert toggled.startswith("Skill `deploy` disabled (user settings:")
+    assert json.loads((_private_home / ".gemini" / "settings.json").read_text()) == {"skills": {"disabled": ["deploy"]}}
+    assert "<name>deploy</name>" not in _system(third) and "<name>pr-review</name>" in _system(third)
 
 
 async def test_extension_context_and_command_reach_the_model_and_a_disabled_one_stays_out(
