@@ -39,7 +39,7 @@ async def test_skills_listed_activated_with_permission_and_listed_by_slash_comma
     ws.mkdir(parents=True)
     (ws / "SKILL.md").write_text("---\nname: deploy\ndescription: Ships the app.\n---\nRun make ship.\n")
     with FakeGemini() as fake:
-        fake.push(call_line("activate_skill", {"name": "pr-review"}), text_line("Reviewed."))
+        fake.push(call_line("activate_skill", {"name": "pr-review"}), text_line("Reviewed."), text_line("Later."))
         env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url}
         editor = await launch([], replay=False, extra_env=env, experimental=PERMISSIONS)
         session = await editor.new_session()
@@ -49,7 +49,10 @@ async def test_skills_listed_activated_with_permission_and_listed_by_slash_comma
         before = len(editor.updates)
         answer = await editor.request("agent/prompt", {"sessionId": session, "prompt": "/skills list"})
         assert answer == {"stopReason": "end_turn"}
-        first, second = (r.body for r in fake.generation_requests())
+        after_list = len(editor.updates)
+        await editor.request("agent/prompt", {"sessionId": session, "prompt": "/skills disable pr-review"})
+        await editor.request("agent/prompt", {"sessionId": session, "prompt": "anything else?"})
+        first, second, third = (r.body for r in fake.generation_requests())
     system = _system(first)
     assert "<name>pr-review</name>" in system and "<name>deploy</name>" in system
     [asked] = editor.permission_requests
@@ -60,13 +63,17 @@ async def test_skills_listed_activated_with_permission_and_listed_by_slash_comma
     assert output.startswith('<activated_skill name="pr-review">') and "Check every item of the checklist." in output
     listed = "".join(
         u["update"]["content"]["text"]
-        for u in editor.updates[before:]
+        for u in editor.updates[before:after_list]
         if u["update"]["sessionUpdate"] == "agent_message_chunk"
     )
     assert listed == (
         "Agent skills:\n- `deploy` (workspace, enabled): Ships the app.\n"
         "- `pr-review` (user, enabled, active): Reviews a pull request."
     )
+    # Toggled from the editor: saved in the user's settings and no longer offered from the next request on.
+    settings = json.loads((tmp_path / "home" / ".gemini" / "settings.json").read_text())
+    assert settings == {"skills": {"disabled": ["pr-review"]}}
+    assert "<name>pr-review</name>" not in _system(third) and "<name>deploy</name>" in _system(third)
 
 
 async def test_extension_command_listed_and_run_context_sent_disabled_left_out(launch: Any, tmp_path: Path) -> None:
