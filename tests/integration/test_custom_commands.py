@@ -7,19 +7,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.fake_gemini import FakeGemini
 from tests.replay_lines import text_line
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 @pytest.fixture

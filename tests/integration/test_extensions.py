@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +20,6 @@ from tests.fakes.fake_gemini import FakeGemini
 from tests.replay_lines import call_line, text_line
 
 MCP_SERVER = Path(__file__).parent.parent / "mcp" / "servers" / "echo_server.py"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 @pytest.fixture

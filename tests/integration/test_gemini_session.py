@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,6 @@ def chunk(*parts: dict[str, Any], finish: str | None = None, tokens: int = 50) -
         cand["finishReason"] = finish
         out["usageMetadata"] = {"promptTokenCount": tokens, "candidatesTokenCount": 5, "totalTokenCount": tokens + 5}
     return out
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +15,6 @@ import pytest
 
 from tests.fakes.fake_gemini import FakeGemini
 from tests.replay_lines import call_line, text_line
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,6 @@ description: >
 1. Read checklist.md in this folder.
 2. Comment on every failing item.
 """
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 @pytest.fixture
