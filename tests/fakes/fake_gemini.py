@@ -34,9 +34,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from tests.fakes.local_server import LocalServer
 
 log = logging.getLogger(__name__)
 
@@ -331,7 +333,7 @@ def _model_and_action(path: str) -> tuple[str | None, str | None]:
     return model, action
 
 
-class FakeGemini:
+class FakeGemini(LocalServer):
     """The server. Use as a context manager or call start()/stop(); ``url`` is the base URL to give the SDK."""
 
     def __init__(self, script: Iterable[Any] = (), *, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -339,8 +341,7 @@ class FakeGemini:
         self._script: deque[_Entry] = deque()
         self._requests: list[RecordedRequest] = []
         self._address = (host, port)
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__()
         self.models: list[dict[str, Any]] | None = None  # what GET .../models lists (None: 404)
         self.push(*script)
 
@@ -386,38 +387,10 @@ class FakeGemini:
 
     # -- lifecycle ------------------------------------------------------------------------------
 
-    @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("fake_gemini: not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+    thread_name = "fake-gemini"
 
-    def start(self) -> str:
-        self._server = _Server(self._address, self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="fake-gemini", daemon=True
-        )
-        self._thread.start()
-        return self.url
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = None
-        self._thread = None
-
-    def __enter__(self) -> FakeGemini:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+    def _create_server(self) -> _Server:
+        return _Server(self._address, self)
 
 
 def serve(script: Iterable[Any] = ()) -> Iterator[FakeGemini]:

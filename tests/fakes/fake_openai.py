@@ -33,9 +33,10 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
+
+from tests.fakes.local_server import LocalServer
 
 log = logging.getLogger(__name__)
 
@@ -410,7 +411,7 @@ def merge_chunks(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-class FakeOpenAI:
+class FakeOpenAI(LocalServer):
     """The server. Use as a context manager or call start()/stop(); ``url`` is the base URL (ends in /v1)."""
 
     def __init__(self, script: Iterable[Any] = (), *, models: Sequence[str] = (), host: str = "127.0.0.1") -> None:
@@ -422,8 +423,7 @@ class FakeOpenAI:
         self.models = list(models)
         self.windows: dict[str, int] = {}  # max_model_len to report per model in GET /v1/models
         self._host = host
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__()
         self.push(*script)
 
     def push(self, *entries: Any) -> None:
@@ -456,35 +456,8 @@ class FakeOpenAI:
         with self._lock:
             return self._script.popleft() if self._script else None
 
-    @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("fake_openai: not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+    thread_name = "fake-openai"
+    url_suffix = "/v1"
 
-    def start(self) -> str:
-        self._server = _Server((self._host, 0), self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="fake-openai", daemon=True
-        )
-        self._thread.start()
-        return self.url
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = None
-        self._thread = None
-
-    def __enter__(self) -> FakeOpenAI:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+    def _create_server(self) -> _Server:
+        return _Server((self._host, 0), self)
