@@ -105,6 +105,11 @@ class SessionSetup:
     session_id: str | None = None
     history: Sequence[Content] = ()
     record: bool = True
+    # What the adapter contributes, given at construction (nothing is patched into a session afterwards):
+    notice_sink: Callable[[ev.Notice], None] | None = None  # notices outside a prompt (else kept in ``notices``)
+    # Built-in tools the editor provides instead, by name (ACP's terminal runs run_shell_command in the editor);
+    # each factory gets the session's ToolContext.
+    replace_tools: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -393,7 +398,7 @@ class Runtime:
             global_memory_file=gemini_dir() / file_names[0],
             memory_file_name=file_names[0],
         )
-        tools = builtin_tools(ctx)
+        tools = [setup.replace_tools[t.name](ctx) if t.name in setup.replace_tools else t for t in builtin_tools(ctx)]
         if router.provider == "openai" and "gemini" not in router.providers:
             # Search grounding is a Gemini feature: without a Gemini key the tool is not offered at all.
             tools = [t for t in tools if t.name != "google_web_search"]
@@ -514,6 +519,7 @@ class Runtime:
             checkpointer=checkpointer,
             router=router,
             temp_dir=temp_dir,
+            notice_sink=setup.notice_sink,
         )
         handle.extensions = extensions
         command_ctx = _command_context(handle, memory_state, file_names, ctx, context_files)

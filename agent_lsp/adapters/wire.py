@@ -19,6 +19,22 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+AUTH_REQUIRED = -32000  # ACP's code for "authenticate first"; we use it for missing credentials on both servers
+NOT_FOUND = -32002  # ACP's resource_not_found
+REQUEST_CANCELLED = -32800  # LSP's RequestCancelled, which ACP adopted
+
+# The one table from ``vocabulary.ErrorMeaning`` to JSON-RPC codes, for both servers.
+CODES: dict[str, int] = {
+    "parse_error": PARSE_ERROR,
+    "invalid_request": INVALID_REQUEST,
+    "method_not_found": METHOD_NOT_FOUND,
+    "invalid_params": INVALID_PARAMS,
+    "internal": INTERNAL_ERROR,
+    "auth_required": AUTH_REQUIRED,
+    "not_found": NOT_FOUND,
+    "busy": INVALID_REQUEST,  # a second prompt while one runs is a request this state cannot take
+    "cancelled": REQUEST_CANCELLED,
+}
 
 MAX_FRAME_ENV = "AGENT_LSP_MAX_FRAME_BYTES"
 DEFAULT_MAX_FRAME = 64 << 20  # room for a big document or a few pasted images; more is a broken client

@@ -1,0 +1,118 @@
+"""The words every adapter, the command line and the editors share, defined once: modes, permission choices,
+error meanings (models live in ``model/catalog.py``, slash commands in ``core/commands.py``).
+
+Adapters read this module and tell clients what it says (ACP ``modes``/``configOptions``, LSP ``agent/*`` answers);
+editors learn the lists from the server instead of copying them. It imports nothing heavy, so the command line
+can use it before anything else loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from agent_lsp.core.ports import Outcome
+    from agent_lsp.events import ConfirmationDetails
+
+# --- approval modes --------------------------------------------------------------------------------------
+
+ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
+
+
+@dataclass(frozen=True)
+class Mode:
+    id: ApprovalMode
+    name: str
+    description: str
+
+
+MODES: tuple[Mode, ...] = (
+    Mode("default", "Default", "Ask before file edits, shell commands and other tools that change things."),
+    Mode("auto_edit", "Auto edit", "Apply file edits without asking; still ask before shell commands."),
+    Mode("yolo", "YOLO", "Run every tool without asking. Only in trusted folders."),
+    Mode("plan", "Plan", "Read-only: explore and propose a plan; no edits and no commands."),
+)
+APPROVAL_MODES: tuple[ApprovalMode, ...] = tuple(m.id for m in MODES)
+
+
+def parse_mode(value: object, where: str = "approvalMode") -> ApprovalMode:
+    """A client's string as an ApprovalMode; anything else raises ValueError naming ``where`` and the choices."""
+    if isinstance(value, str) and value in APPROVAL_MODES:
+        return value
+    raise ValueError(f"{where} must be one of {', '.join(APPROVAL_MODES)} (got {value!r})")
+
+
+# --- permission choices ----------------------------------------------------------------------------------
+
+PermissionKind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]  # ACP's option kinds
+
+
+@dataclass(frozen=True)
+class PermissionChoice:
+    """One answer offered when a tool call needs the user's approval. ``option_id`` is what goes on the wire
+    (Gemini CLI's ids, so its clients and ours read the same), ``outcome`` what the Confirmer returns."""
+
+    option_id: str
+    name: str
+    kind: PermissionKind
+    outcome: Outcome
+
+
+def permission_choices(details: ConfirmationDetails, *, can_save: bool = False) -> list[PermissionChoice]:
+    """The answers to offer for this question, in order; ``can_save`` adds "allow in all future sessions"
+    (Gemini CLI's ``security.enablePermanentToolApproval``), which writes a policy rule."""
+    if details.type == "exec" and details.root_commands:
+        always = "Always allow " + ", ".join(f"`{c}`" for c in details.root_commands) + " this session"
+    elif details.type == "mcp" and details.tool:
+        always = f"Always allow `{details.tool}` this session"
+    elif details.type == "edit":
+        always = "Allow all edits this session"
+    else:
+        always = "Allow for this session"
+    choices = [
+        PermissionChoice("proceed_once", "Allow once", "allow_once", "proceed_once"),
+        PermissionChoice("proceed_always", always, "allow_always", "proceed_always"),
+    ]
+    if details.type == "mcp" and details.server:
+        choices.append(
+            PermissionChoice(
+                "proceed_always_server",
+                f"Always allow every tool of `{details.server}` this session",
+                "allow_always",
+                "proceed_always_server",
+            )
+        )
+    if can_save and not (details.type == "exec" and not details.root_commands):
+        saved = {
+            "exec": "Allow this command in all future sessions",
+            "mcp": "Allow this tool in all future sessions",
+            "edit": "Allow edits in all future sessions",
+        }.get(details.type, "Allow in all future sessions")
+        choices.append(PermissionChoice("proceed_always_and_save", saved, "allow_always", "proceed_always_save"))
+    choices.append(PermissionChoice("reject", "Reject", "reject_once", "reject"))
+    return choices
+
+
+def outcome_for(option_id: object, offered: list[PermissionChoice]) -> Outcome:
+    """The Confirmer outcome of a selected option; an option that was not offered is a rejection."""
+    for choice in offered:
+        if choice.option_id == option_id:
+            return choice.outcome
+    return "reject"
+
+
+# --- error meanings --------------------------------------------------------------------------------------
+
+# What went wrong, in words both adapters share; ``adapters/wire.py`` maps each to its JSON-RPC code.
+ErrorMeaning = Literal[
+    "parse_error",  # the bytes were not JSON
+    "invalid_request",  # not a JSON-RPC request
+    "method_not_found",
+    "invalid_params",  # a field is missing or has the wrong type (the message names it)
+    "internal",  # a bug: logged, answered, the server goes on
+    "auth_required",  # no usable credentials: the message says what to set
+    "not_found",  # a session (or other named thing) does not exist
+    "busy",  # the session is already answering a prompt
+    "cancelled",  # the request was cancelled by the client
+]
