@@ -67,6 +67,9 @@ class ConfirmationDetails:
     args: dict[str, Any] | None = None
     prompt: str | None = None
     urls: tuple[str, ...] = ()
+    # "Allow in all future sessions" may be offered: settings allow it (security.enablePermanentToolApproval)
+    # and the answer can be written as a policy rule.
+    savable: bool = False
 
 
 @dataclass(frozen=True)

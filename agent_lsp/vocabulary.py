@@ -59,8 +59,8 @@ class PermissionChoice:
     outcome: Outcome
 
 
-def permission_choices(details: ConfirmationDetails, *, can_save: bool = False) -> list[PermissionChoice]:
-    """The answers to offer for this question, in order; ``can_save`` adds "allow in all future sessions"
+def permission_choices(details: ConfirmationDetails) -> list[PermissionChoice]:
+    """The answers to offer for this question, in order; ``details.savable`` adds "allow in all future sessions"
     (Gemini CLI's ``security.enablePermanentToolApproval``), which writes a policy rule."""
     if details.type == "exec" and details.root_commands:
         always = "Always allow " + ", ".join(f"`{c}`" for c in details.root_commands) + " this session"
@@ -83,7 +83,7 @@ def permission_choices(details: ConfirmationDetails, *, can_save: bool = False) 
                 "proceed_always_server",
             )
         )
-    if can_save and not (details.type == "exec" and not details.root_commands):
+    if details.savable and not (details.type == "exec" and not details.root_commands):
         saved = {
             "exec": "Allow this command in all future sessions",
             "mcp": "Allow this tool in all future sessions",

@@ -19,8 +19,10 @@ def test_parse_mode_accepts_the_four_modes_and_names_the_field_otherwise() -> No
         parse_mode(None)
 
 
-def _exec(*roots: str) -> ev.ConfirmationDetails:
-    return ev.ConfirmationDetails(type="exec", title="Shell", command="git status", root_commands=tuple(roots))
+def _exec(*roots: str, savable: bool = False) -> ev.ConfirmationDetails:
+    return ev.ConfirmationDetails(
+        type="exec", title="Shell", command="git status", root_commands=tuple(roots), savable=savable
+    )
 
 
 def test_shell_choices_name_the_programs_and_map_to_outcomes() -> None:
@@ -29,10 +31,10 @@ def test_shell_choices_name_the_programs_and_map_to_outcomes() -> None:
     assert offered[1].name == "Always allow `git` this session"
     assert outcome_for("proceed_always", offered) == "proceed_always"
     assert outcome_for("proceed_always_and_save", offered) == "reject"  # not offered: a no
-    saved = permission_choices(_exec("git"), can_save=True)
+    saved = permission_choices(_exec("git", savable=True))
     assert outcome_for("proceed_always_and_save", saved) == "proceed_always_save"
     # A line that runs no program cannot be saved as a rule.
-    assert "proceed_always_and_save" not in [c.option_id for c in permission_choices(_exec(), can_save=True)]
+    assert "proceed_always_and_save" not in [c.option_id for c in permission_choices(_exec(savable=True))]
 
 
 def test_mcp_choices_offer_the_server() -> None:
