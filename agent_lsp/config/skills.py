@@ -170,25 +170,29 @@ def settings_file(scope: Literal["user", "workspace"], workspace_root: Path) -> 
 def set_disabled(name: str, disabled: bool, path: Path) -> list[str]:
     """Add ``name`` to (or remove it from) ``skills.disabled`` in the settings file at ``path``, keeping the
     rest of the file; returns the new list. Raises ConfigError if the file cannot be parsed."""
-    import json
-
+    from agent_lsp.config.jsonc_edit import set_value
     from agent_lsp.config.loader import parse_jsonc
     from agent_lsp.errors import ConfigError
     from agent_lsp.workspace.filesystem import atomic_write
 
     try:
-        data = parse_jsonc(path.read_text(encoding="utf-8")) if path.exists() else {}
+        original = path.read_text(encoding="utf-8") if path.exists() else ""
+        data = parse_jsonc(original) if original.strip() else {}
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot update it: {exc}", file=str(path)) from exc
     if not isinstance(data, dict):
         raise ConfigError("cannot update it: the top level is not an object", file=str(path))
-    section = data.setdefault("skills", {})
+    section = data.get("skills", {})
     if not isinstance(section, dict):
         raise ConfigError("cannot update it: 'skills' is not an object", file=str(path))
     names = [n for n in section.get("disabled", []) if isinstance(n, str) and n.lower() != name.lower()]
     if disabled:
         names.append(name)
-    section["disabled"] = names
+    # Only this value changes: the user's comments and layout stay (as Gemini CLI keeps them).
+    try:
+        text = set_value(original, ("skills", "disabled"), names)
+    except ValueError as exc:
+        raise ConfigError(f"cannot update it: {exc}", file=str(path)) from exc
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(data, indent=2) + "\n")
+    atomic_write(path, text)
     return names
