@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from agent_lsp.model.router import ModelRouter
     from agent_lsp.store.checkpoints import ShadowGitCheckpointer
     from agent_lsp.store.sessions import SessionRecorder, SessionStore
+    from agent_lsp.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +123,7 @@ class SessionHandle:
     trusted: bool
     trust_reason: str
     notices: list[ev.Notice]
+    registry: ToolRegistry  # the session's tools, concrete: MCP and discovery add to it (the core sees a ToolSet)
     mcp: McpManager | None = None
     recorder: SessionRecorder | None = None
     store: SessionStore | None = None
@@ -320,11 +322,11 @@ class Runtime:
         from agent_lsp.core.mentions import MentionExpander
         from agent_lsp.core.prompts import folder_tree, system_prompt
         from agent_lsp.core.retry import RetryPolicy
+        from agent_lsp.core.scheduler import Scheduler
         from agent_lsp.tools.builtins import builtin_tools
         from agent_lsp.tools.context import ToolContext
         from agent_lsp.tools.read_many_files import read_path_for_command, read_paths_for_prompt
         from agent_lsp.tools.registry import ToolRegistry
-        from agent_lsp.tools.scheduler import Scheduler
 
         cwd = setup.cwd.resolve()
         env = dict(self.options.env)
@@ -514,6 +516,7 @@ class Runtime:
             trusted=trusted,
             trust_reason=decision.reason,
             notices=notices,
+            registry=registry,
             recorder=recorder,
             store=store,
             checkpointer=checkpointer,
@@ -562,7 +565,7 @@ class Runtime:
         if specs:
             from agent_lsp.mcp.manager import McpManager
 
-            handle.mcp = McpManager(handle.session.registry, specs, on_notice=handle.notify)
+            handle.mcp = McpManager(handle.registry, specs, on_notice=handle.notify)
             handle.mcp.start()
             handle.session.before_model = _mcp_waiter(handle.session, handle.mcp)
         if s.tools.discovery_command and s.tools.call_command:
@@ -579,7 +582,7 @@ class Runtime:
                     handle.notify(ev.Notice("error", "Tool discovery: " + "; ".join(exc.problems)))
                 for tool in tools:
                     try:
-                        handle.session.registry.register(tool)
+                        handle.registry.register(tool)
                     except ValueError as exc:
                         handle.notify(ev.Notice("warning", f"Discovered tool skipped: {exc}"))
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from agent_lsp.core.ports import Outcome
     from agent_lsp.events import ConfirmationDetails
 
 # --- approval modes --------------------------------------------------------------------------------------
@@ -44,6 +43,18 @@ def parse_mode(value: object, where: str = "approvalMode") -> ApprovalMode:
 
 
 # --- permission choices ----------------------------------------------------------------------------------
+
+# What a Confirmer answers (core/ports.py re-exports it for the core): the core imports this module, never
+# the other way round.
+Outcome = Literal[
+    "proceed_once",
+    "proceed_always",  # this session; shell: these root commands; MCP: this tool
+    "proceed_always_server",  # MCP: every tool of this server, this session
+    "proceed_always_save",  # and save the rule in ~/.gemini/policies/auto-saved.toml
+    "modify",
+    "reject",  # no to this call: the model is told and answers in the same turn
+    "cancel",  # stop: the call and the rest of the turn are cancelled
+]
 
 PermissionKind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]  # ACP's option kinds
 

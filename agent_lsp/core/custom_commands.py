@@ -170,8 +170,7 @@ async def _inject_shell(pieces: list[_Text], name: str, args: str, session: Sess
 async def run_shell_snippets(session: Session, name: str, commands: Sequence[str]) -> list[str]:
     """Run each command as a ``run_shell_command`` call: checked by the policy first (one blocked command
     stops them all before any runs), then scheduled, asked about and run like a call from the model."""
-    from agent_lsp.tools.base import ToolCallRequestInfo
-    from agent_lsp.tools.policy import SHELL_TOOL
+    from agent_lsp.core.tool import SHELL_TOOL, ToolCallRequestInfo
 
     tool = session.registry.get(SHELL_TOOL)
     if tool is None or not session.policy.is_enabled(SHELL_TOOL):

@@ -6,17 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from agent_lsp.core.tool import Tool
 from agent_lsp.events import AgentEvent, ConfirmationDetails, ToolCallInfo
-
-Outcome = Literal[
-    "proceed_once",
-    "proceed_always",  # this session; shell: these root commands; MCP: this tool
-    "proceed_always_server",  # MCP: every tool of this server, this session
-    "proceed_always_save",  # and save the rule in ~/.gemini/policies/auto-saved.toml
-    "modify",
-    "reject",  # no to this call: the model is told and answers in the same turn
-    "cancel",  # stop: the call and the rest of the turn are cancelled
-]
+from agent_lsp.model.base import FunctionDeclaration
+from agent_lsp.vocabulary import ApprovalMode as ApprovalMode  # re-exported: the core's vocabulary
+from agent_lsp.vocabulary import Outcome as Outcome
 
 
 @dataclass(frozen=True)
@@ -31,6 +25,51 @@ class Confirmer(Protocol):
     """Asks the user (through the editor) whether a tool call may run."""
 
     async def confirm(self, call: ToolCallInfo, details: ConfirmationDetails) -> ConfirmationResult: ...
+
+
+Decision = Literal["allow", "ask", "deny"]
+
+
+class ToolSet(Protocol):
+    """The tools a session offers, by the name the model uses (the runtime's registry; MCP adds to it later)."""
+
+    def get(self, name: str) -> Tool | None: ...
+
+    def names(self) -> list[str]: ...
+
+    def declarations(self) -> list[FunctionDeclaration]: ...
+
+
+class ToolPolicy(Protocol):
+    """Decides whether a call may run: the approval mode plus the policy engine (``tools/policy.py``).
+
+    ``interactive`` False means nobody can be asked, so "ask" ends the call with an error the model reads."""
+
+    @property
+    def mode(self) -> ApprovalMode: ...
+
+    @property
+    def interactive(self) -> bool: ...
+
+    def set_mode(self, mode: ApprovalMode) -> str | None:
+        """Change mode; returns why the change was refused, or None."""
+        ...
+
+    def is_enabled(self, name: str, tool: Tool | None = None) -> bool:
+        """Whether the model is told about the tool at all."""
+        ...
+
+    def decide(self, tool: Tool, args: dict[str, Any]) -> tuple[Decision, str]:
+        """allow, ask or deny, and for deny the reason the model reads."""
+        ...
+
+    def remember(self, tool: Tool, details: ConfirmationDetails, scope: Literal["tool", "server"] = "tool") -> None:
+        """ "Allow always" for the rest of this session."""
+        ...
+
+    def rule_for(self, tool: Tool, details: ConfirmationDetails) -> list[str]:
+        """The rules "allow always and save" would persist (tools.allowed-style entries); empty: none can be."""
+        ...
 
 
 class Checkpointer(Protocol):

@@ -25,16 +25,14 @@ from agent_lsp.core.hook_points import (
 )
 from agent_lsp.core.hook_points import notices as hook_notices
 from agent_lsp.core.loop_detection import LoopDetector
-from agent_lsp.core.ports import EventSink, HookOutcome, Hooks
+from agent_lsp.core.ports import EventSink, HookOutcome, Hooks, ToolPolicy, ToolSet
 from agent_lsp.core.retry import RetryPolicy, generate_with_retry, stream_with_retry
+from agent_lsp.core.scheduler import CallOutcome, Scheduler
+from agent_lsp.core.tool import ToolCallRequestInfo
 from agent_lsp.core.turn import TurnResult, run_turn
 from agent_lsp.errors import ConfigError, ModelError
 from agent_lsp.model.base import Content, FunctionResponse, GenerateRequest, ModelChunk, ModelClient, Part
 from agent_lsp.model.catalog import generation_settings, resolve_model
-from agent_lsp.tools.base import ToolCallRequestInfo
-from agent_lsp.tools.policy import Policy
-from agent_lsp.tools.registry import ToolRegistry
-from agent_lsp.tools.scheduler import CallOutcome, Scheduler
 
 log = logging.getLogger(__name__)
 MAX_TURNS_PER_PROMPT = 100
@@ -86,9 +84,9 @@ class Session:
         self,
         *,
         model: ModelClient,
-        registry: ToolRegistry,
+        registry: ToolSet,
         scheduler_factory: SchedulerFactory,
-        policy: Policy,
+        policy: ToolPolicy,
         options: SessionOptions,
         system_prompt: Callable[[], str],
         session_id: str | None = None,

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from agent_lsp import events as ev
+from agent_lsp.core.tool import ToolCallRequestInfo
 from agent_lsp.model.base import ModelChunk, Part
-from agent_lsp.tools.base import ToolCallRequestInfo
 
 # Finish reasons that mean the model refused or was stopped for policy reasons.
 SAFETY_REASONS = frozenset(

@@ -6,15 +6,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from agent_lsp.core.ports import Decision
+from agent_lsp.core.tool import SHELL_TOOL as SHELL_TOOL
+from agent_lsp.core.tool import Tool
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.policy.engine import PolicyEngine, ToolFacts
 from agent_lsp.policy.rules import ALWAYS_ALLOW_PRIORITY, PolicyRule
-from agent_lsp.tools.base import Tool
+from agent_lsp.vocabulary import APPROVAL_MODES as APPROVAL_MODES  # kept importable from here
+from agent_lsp.vocabulary import ApprovalMode as ApprovalMode
 
-ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
-APPROVAL_MODES: tuple[ApprovalMode, ...] = ("default", "auto_edit", "yolo", "plan")
-Decision = Literal["allow", "ask", "deny"]
-SHELL_TOOL = "run_shell_command"
 _BY_PERMISSIVENESS: tuple[ApprovalMode, ...] = ("plan", "default", "auto_edit", "yolo")
 
 
@@ -27,6 +27,7 @@ def _facts(tool: Tool | None, name: str) -> ToolFacts:
 @dataclass
 class Policy:
     """Per session: the approval mode and the policy engine (built-in defaults, settings and policy files).
+    The core sees it as ``core.ports.ToolPolicy``.
 
     ``trusted`` False forces the default mode and ignores session-wide auto-approval; ``interactive`` False
     (headless, nobody to ask) turns "ask" defaults into deny, as Gemini CLI does.
@@ -100,7 +101,13 @@ class Policy:
         self.engine.add(replace(rule, modes=modes, source="Session (allow always)"))
 
     def rule_for(self, tool: Tool, details: ConfirmationDetails) -> list[str]:
-        """The rules "allow always and save" persists, as tools.allowed-style entries (saved as policy rules)."""
-        if tool.name == SHELL_TOOL and details.type == "exec" and details.root_commands:
+        """The rules "allow always and save" persists, as tools.allowed-style entries (saved as policy rules);
+        empty when none can be: a shell line that runs no program the user saw must not open the whole shell."""
+        if tool.name == SHELL_TOOL:
+            if details.type != "exec" or not details.root_commands:
+                return []
             return [f"{SHELL_TOOL}({r})" for r in details.root_commands]
+        if tool.server and not tool.name.startswith(f"{tool.server}__"):
+            # ``server__tool``: a saved rule must never match a built-in (or another server's tool) of that name.
+            return [f"{tool.server}__{tool.name}"]
         return [tool.name]

@@ -6,8 +6,8 @@ import hashlib
 import re
 from collections.abc import Iterable
 
+from agent_lsp.core.tool import Tool
 from agent_lsp.model.base import FunctionDeclaration
-from agent_lsp.tools.base import Tool
 
 _INVALID = re.compile(r"[^A-Za-z0-9_.\-]")
 MAX_NAME = 64  # Gemini's limit for function names

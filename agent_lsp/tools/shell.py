@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_lsp.core.truncation import HeadTailBuffer
 from agent_lsp.errors import PathOutsideWorkspace, ToolError
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.shell_parse import parse_shell
-from agent_lsp.tools.truncation import HeadTailBuffer
 
 log = logging.getLogger(__name__)
 

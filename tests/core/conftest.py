@@ -12,12 +12,12 @@ import pytest
 from agent_lsp import events as ev
 from agent_lsp.core.ports import AutoConfirmer, ConfirmationResult, Confirmer
 from agent_lsp.core.retry import RetryPolicy
+from agent_lsp.core.scheduler import Scheduler
 from agent_lsp.core.session import Session, SessionOptions
 from agent_lsp.model.replay import ReplayModel
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.policy import ApprovalMode, Policy
 from agent_lsp.tools.registry import ToolRegistry
-from agent_lsp.tools.scheduler import Scheduler
 
 
 def text_chunks(*texts: str, finish: str = "STOP", prompt_tokens: int = 10) -> dict[str, Any]:

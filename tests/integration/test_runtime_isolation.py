@@ -10,8 +10,8 @@ import textwrap
 from pathlib import Path
 
 from agent_lsp.core.ports import AutoConfirmer
+from agent_lsp.core.truncation import truncate_for_model
 from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
-from agent_lsp.tools.truncation import truncate_for_model
 from tests.fakes.fake_gemini import FakeGemini
 from tests.integration.test_gemini_session import chunk
 

@@ -243,7 +243,7 @@ class AcpAgent:
         from agent_lsp.adapters.acp.terminal_tool import TerminalShellTool
         from agent_lsp.tools.shell import SHELL_TOOL_NAME, ShellTool
 
-        registry = live.handle.session.registry
+        registry = live.handle.registry
         local = registry.get(SHELL_TOOL_NAME)
         if isinstance(local, ShellTool):
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_lsp.tools.truncation import DEFAULT_THRESHOLD, HeadTailBuffer, truncate_for_model
+from agent_lsp.core.truncation import DEFAULT_THRESHOLD, HeadTailBuffer, truncate_for_model
 
 
 def test_short_text_is_untouched_and_not_saved(tmp_path: Path) -> None:

@@ -16,13 +16,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_lsp import events as ev
-from agent_lsp.core.ports import Checkpointer, Confirmer, Hooks, JitMemory
+from agent_lsp.core.ports import Checkpointer, Confirmer, Decision, Hooks, JitMemory, ToolPolicy, ToolSet
+from agent_lsp.core.tool import Tool, ToolCallRequestInfo, ToolInvocation, ToolResult
+from agent_lsp.core.tool_hooks import after_tool, before_tool, note_changed
 from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Content, Part
-from agent_lsp.tools.base import Tool, ToolCallRequestInfo, ToolInvocation, ToolResult
-from agent_lsp.tools.hooked import after_tool, before_tool, note_changed
-from agent_lsp.tools.policy import Decision, Policy
-from agent_lsp.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 DEFAULT_TRUNCATE_THRESHOLD = 40_000
@@ -60,8 +58,8 @@ class _Prepared:
 class Scheduler:
     def __init__(
         self,
-        registry: ToolRegistry,
-        policy: Policy,
+        registry: ToolSet,
+        policy: ToolPolicy,
         confirmer: Confirmer,
         emit: Callable[[ev.AgentEvent], None],
         *,
@@ -268,7 +266,7 @@ class Scheduler:
     ) -> None:
         text, extra = _split_content(result.llm_content)
         if p.tool is not None and p.tool.truncate_output and len(text) > self.truncate_threshold:
-            from agent_lsp.tools.truncation import truncate_for_model
+            from agent_lsp.core.truncation import truncate_for_model
 
             text, _saved = truncate_for_model(
                 text,

@@ -8,9 +8,9 @@ from typing import Any
 
 from agent_lsp import events as ev
 from agent_lsp.core.ports import HookOutcome, Hooks
+from agent_lsp.core.tool import Tool, ToolInvocation, ToolResult
 from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Part
-from agent_lsp.tools.base import Tool, ToolInvocation, ToolResult
 
 
 @dataclass
