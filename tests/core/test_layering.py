@@ -34,10 +34,11 @@ def violations(path: Path) -> list[str]:
         top = name.split(".")[0]
         if name.startswith("."):
             bad.append(f"{path.name}:{line}: relative import {name}")
-        elif top == "agent_lsp" and not any(name == m or name.startswith(m + ".") for m in CORE_MAY_IMPORT):
-            bad.append(f"{path.name}:{line}: {name}")
-        elif top in FOREIGN:
-            bad.append(f"{path.name}:{line}: {name}")
+        else:
+            ours = top == "agent_lsp"
+            allowed = any(name == m or name.startswith(m + ".") for m in CORE_MAY_IMPORT)
+            if (ours and not allowed) or top in FOREIGN:
+                bad.append(f"{path.name}:{line}: {name}")
     return bad
 
 
