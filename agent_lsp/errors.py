@@ -22,7 +22,7 @@ class AgentError(Exception):
 class ToolError(AgentError):
     """Raised inside a tool; the scheduler turns it into an error result for the model."""
 
-    def __init__(self, message: str, error_type: str = "tool_error") -> None:
+    def __init__(self, message: str, error_type: str = "execution_failed") -> None:  # Gemini CLI's ToolErrorType
         super().__init__(message)
         self.error_type = error_type
 

@@ -151,6 +151,9 @@ class ToolCallResponse:
     error: str | None = None
     duration_ms: float = 0.0
     locations: tuple[Location, ...] = ()
+    # Gemini CLI's ToolErrorType of a failed call ("tool_not_registered", "policy_violation", a tool's own…);
+    # None on success, on cancellation and in recordings written before it existed.
+    error_type: str | None = None
     kind: Literal["tool_call_response"] = "tool_call_response"
 
 

@@ -239,11 +239,7 @@ def stream_event(event: ev.AgentEvent) -> str | None:
 
 
 def _tool_error_type(event: ev.ToolCallResponse) -> str:
-    message = event.error or ""
+    """Gemini CLI's ``error.type``: the call's ToolErrorType, or its catch-all when the tool gave none."""
     if event.status == "cancelled":
         return "cancelled"
-    if message.startswith("Tool execution denied by policy"):
-        return "policy_violation"
-    if message.startswith("Tool ") and " not found." in message:
-        return "tool_not_registered"
-    return "TOOL_EXECUTION_ERROR"
+    return event.error_type or "TOOL_EXECUTION_ERROR"

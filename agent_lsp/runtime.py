@@ -468,6 +468,7 @@ class Runtime:
                 jit_memory=jit,
                 history=history,
                 on_save_rule=_save_allowed_rules,
+                permanent_approval=s.security.enable_permanent_tool_approval,
                 truncate_threshold=s.tools.truncate_tool_output_threshold,
                 hooks=hooks,
             )

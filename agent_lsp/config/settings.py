@@ -239,6 +239,10 @@ class FolderTrustSettings(_Section):
 class SecuritySettings(_Section):
     folder_trust: FolderTrustSettings = FolderTrustSettings()
     disable_yolo_mode: bool = Field(default=False, description="Refuse the 'yolo' approval mode from every source.")
+    enable_permanent_tool_approval: bool = Field(
+        default=False,
+        description="Offer 'allow in all future sessions' when asking about a tool (saved as a policy rule).",
+    )
 
 
 class TelemetrySettings(_Section):

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,6 +47,7 @@ class _Prepared:
     tool: Tool | None = None
     invocation: ToolInvocation[Any] | None = None
     error: str | None = None
+    error_type: str | None = None
     decision: Decision = "ask"
     deny_reason: str = ""
 
@@ -69,6 +70,7 @@ class Scheduler:
         jit_memory: JitMemory | None = None,
         history: Callable[[], Sequence[Content]] = tuple,
         on_save_rule: Callable[[list[str]], None] | None = None,
+        permanent_approval: bool = False,
         truncate_threshold: int = DEFAULT_TRUNCATE_THRESHOLD,
         hooks: Hooks | None = None,
     ) -> None:
@@ -82,6 +84,8 @@ class Scheduler:
         self.jit_memory = jit_memory
         self.history = history
         self.on_save_rule = on_save_rule
+        # security.enablePermanentToolApproval: "allow in all future sessions" is offered where a rule can be saved.
+        self.permanent_approval = permanent_approval
         self.truncate_threshold = truncate_threshold
         self.hooks = hooks
 
@@ -118,6 +122,7 @@ class Scheduler:
         if tool is None or not self.policy.is_enabled(request.name, tool):
             names = [n for n in self.registry.names() if self.policy.is_enabled(n, self.registry.get(n))]
             p.error = f'Tool "{request.name}" not found.{tool_suggestion(request.name, names)}'
+            p.error_type = "tool_not_registered"
         else:
             p.tool = tool
             problem = tool.validate(request.args)
@@ -129,6 +134,7 @@ class Scheduler:
                     problem = str(exc)
             if problem is not None:
                 p.error = f"Invalid parameters for {tool.name}: {problem}"
+                p.error_type = "invalid_tool_params"
             title = tool.display_name
             locations: tuple[ev.Location, ...] = ()
             if p.invocation is not None:
@@ -151,10 +157,12 @@ class Scheduler:
 
     async def _run_one(self, p: _Prepared, outcomes: dict[str, CallOutcome]) -> None:
         if p.error is not None or p.tool is None or p.invocation is None:
-            self._finish(p, outcomes, "error", {"error": p.error or "invalid call"}, error=p.error)
+            error = p.error or "invalid call"
+            self._finish(p, outcomes, "error", {"error": error}, error=error, error_type=p.error_type)
             return
         if p.decision == "deny":
-            self._finish(p, outcomes, "error", {"error": p.deny_reason}, error=p.deny_reason)
+            why = p.deny_reason
+            self._finish(p, outcomes, "error", {"error": why}, error=why, error_type="policy_violation")
             return
         if p.decision == "ask" and not self.policy.interactive:
             # Nobody can answer: the model reads why (Gemini CLI's words) and carries on without the call.
@@ -162,7 +170,8 @@ class Scheduler:
                 f'Tool execution for "{p.tool.display_name or p.tool.name}" requires user confirmation, '
                 "which is not supported in non-interactive mode."
             )
-            self._finish(p, outcomes, "error", {"error": why}, error=why)
+            # Gemini CLI 0.61 throws here, so its headless output calls it an unhandled exception.
+            self._finish(p, outcomes, "error", {"error": why}, error=why, error_type="unhandled_exception")
             return
         try:
             # Edit tools work out their change here (and the text it is based on), even when nobody is asked:
@@ -170,7 +179,7 @@ class Scheduler:
             needs_details = p.decision == "ask" or p.tool.kind in MUTATING_KINDS
             details = await p.invocation.confirmation() if needs_details else None
         except ToolError as exc:
-            self._finish(p, outcomes, "error", {"error": str(exc)}, error=str(exc))
+            self._finish(p, outcomes, "error", {"error": str(exc)}, error=str(exc), error_type=exc.error_type)
             return
         if p.decision == "ask" and details is not None and not await self._confirm(p, details, outcomes):
             return
@@ -185,7 +194,15 @@ class Scheduler:
         if self.hooks is not None and self.hooks.has("BeforeTool", p.tool.name):
             before = await before_tool(self.hooks, p.tool, p.request.args, p.info.call_id, self.emit)
             if before.error is not None:
-                self._finish(p, outcomes, "error", {"error": before.error}, error=before.error, stopped=before.stopped)
+                self._finish(
+                    p,
+                    outcomes,
+                    "error",
+                    {"error": before.error},
+                    error=before.error,
+                    error_type=before.error_type,
+                    stopped=before.stopped,
+                )
                 return
             if before.invocation is not None:
                 p.invocation, changed = before.invocation, before.changed
@@ -202,7 +219,8 @@ class Scheduler:
         except Exception as exc:
             # A tool bug still answers the model (the history must stay valid), and is logged loudly.
             log.exception("tool %s crashed", p.info.name)
-            result = ToolResult(llm_content=f"Tool crashed: {exc!r}", error=f"Tool crashed: {exc!r}")
+            message = f"Tool crashed: {exc!r}"
+            result = ToolResult(llm_content=message, error=message, error_type="unhandled_exception")
         if changed:
             result = note_changed(result, changed)
         stopped = None
@@ -213,6 +231,9 @@ class Scheduler:
 
     async def _confirm(self, p: _Prepared, details: ev.ConfirmationDetails, outcomes: dict[str, CallOutcome]) -> bool:
         assert p.tool is not None and p.invocation is not None
+        saved_rules = self._savable_rules(p.tool, details)
+        if saved_rules:
+            details = replace(details, savable=True)
         self.emit(ev.ToolCallStatusChange(p.info.call_id, "awaiting_approval"))
         self.emit(ev.ToolCallConfirmation(p.info, details))
         heard = self._notify_hooks(p.info, details)
@@ -238,11 +259,19 @@ class Scheduler:
         if answer.outcome in ("proceed_always", "proceed_always_server", "proceed_always_save"):
             scope: Literal["tool", "server"] = "server" if answer.outcome == "proceed_always_server" else "tool"
             self.policy.remember(p.tool, details, scope)
-            if answer.outcome == "proceed_always_save" and self.on_save_rule is not None:
-                self.on_save_rule(self.policy.rule_for(p.tool, details))
+            if answer.outcome == "proceed_always_save" and self.on_save_rule is not None and saved_rules:
+                # Only what was offered is saved: a confirmer's "save" to a question that did not offer it is an
+                # "allow always" for this session.
+                self.on_save_rule(saved_rules)
         if answer.outcome == "modify" and answer.modified_content is not None:
             p.invocation.apply_modification(answer.modified_content)
         return True
+
+    def _savable_rules(self, tool: Tool, details: ev.ConfirmationDetails) -> list[str]:
+        """The rules "allow in all future sessions" would write, when it may be offered; else none."""
+        if not self.permanent_approval or self.on_save_rule is None:
+            return []
+        return self.policy.rule_for(tool, details)
 
     def _notify_hooks(self, info: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> asyncio.Task[Any] | None:
         """Notification hooks hear about the question while it is asked; they only observe it."""
@@ -292,6 +321,7 @@ class Scheduler:
             display=result.display,
             diff=result.diff,
             error=result.error,
+            error_type=(result.error_type or "execution_failed") if result.error else None,
             started=started,
             stopped=stopped,
         )
@@ -318,6 +348,7 @@ class Scheduler:
         display: str | None = None,
         diff: ev.FileDiff | None = None,
         error: str | None = None,
+        error_type: str | None = None,
         started: float | None = None,
         declined: bool = False,
         stopped: str | None = None,
@@ -334,6 +365,7 @@ class Scheduler:
                 display=display,
                 diff=diff,
                 error=error,
+                error_type=error_type,
                 duration_ms=round(duration, 3),
                 locations=p.info.locations,
             )

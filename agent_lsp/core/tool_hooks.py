@@ -13,6 +13,9 @@ from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Part
 
 
+STOP = "stop_execution"  # Gemini CLI's error type when a hook stops the whole loop
+
+
 @dataclass
 class BeforeTool:
     """``error`` set: the call does not run and the model reads it; ``stopped``: the whole loop ends too."""
@@ -20,6 +23,7 @@ class BeforeTool:
     invocation: ToolInvocation[Any] | None = None  # rebuilt with the hook's input, if it changed any
     changed: tuple[str, ...] = ()
     error: str | None = None
+    error_type: str | None = None  # Gemini CLI's ToolErrorType of ``error``
     stopped: str | None = None
 
 
@@ -35,9 +39,11 @@ async def before_tool(
     _emit_notices(outcome, emit)
     if outcome.stop:
         reason = outcome.stop_reason or "no reason given"
-        return BeforeTool(error=f"Agent execution stopped by hook: {reason}", stopped=reason)
+        return BeforeTool(error=f"Agent execution stopped by hook: {reason}", error_type=STOP, stopped=reason)
     if outcome.blocked:
-        return BeforeTool(error=f"Tool execution blocked: {outcome.reason or 'no reason given'}")
+        return BeforeTool(
+            error=f"Tool execution blocked: {outcome.reason or 'no reason given'}", error_type="policy_violation"
+        )
     if not outcome.tool_input:
         return BeforeTool()
     merged = {**args, **outcome.tool_input}
@@ -49,7 +55,9 @@ async def before_tool(
         except ToolError as exc:
             problem = str(exc)
     if invocation is None:
-        return BeforeTool(error=f"Tool parameter modification by hook failed validation: {problem}")
+        return BeforeTool(
+            error=f"Tool parameter modification by hook failed validation: {problem}", error_type="invalid_tool_params"
+        )
     invocation.call_id = call_id
     return BeforeTool(invocation=invocation, changed=tuple(outcome.tool_input))
 
@@ -76,10 +84,10 @@ async def after_tool(
     if outcome.stop:
         reason = outcome.stop_reason or "no reason given"
         message = f"Agent execution stopped by hook: {reason}"
-        return ToolResult(llm_content=message, display=message, error=message), reason
+        return ToolResult(llm_content=message, display=message, error=message, error_type=STOP), reason
     if outcome.blocked:
         message = f"Tool result blocked: {outcome.reason or 'no reason given'}"
-        return ToolResult(llm_content=message, display=message, error=message), None
+        return ToolResult(llm_content=message, display=message, error=message, error_type="execution_failed"), None
     if outcome.additional_context:
         return _append(result, f"\n\n<hook_context>{outcome.additional_context}</hook_context>"), None
     return result, None

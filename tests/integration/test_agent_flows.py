@@ -264,15 +264,32 @@ async def test_long_shell_output_is_truncated_for_the_model_and_saved(tmp_path: 
     assert not await asyncio.to_thread(saved_path.exists)  # the session's scratch folder goes with it
 
 
-async def test_allow_always_and_save_writes_a_user_policy_rule(tmp_path: Path, project: Path) -> None:
-    class SaveAlways:
-        async def confirm(self, info: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
-            return ConfirmationResult("proceed_always_save")
+class SaveWhenOffered:
+    """Picks "allow in all future sessions" when the question offers it (as an editor's user would), else
+    answers "save" anyway, to show that an answer the question did not offer saves nothing."""
 
-    lines = [line(call("run_shell_command", command="echo hi && git --version")), line({"text": "ok"})]
-    handle = await open_session(tmp_path, project, lines, SaveAlways())
-    await send(handle, "say hi")
+    def __init__(self) -> None:
+        self.asked: list[ev.ConfirmationDetails] = []
+
+    async def confirm(self, info: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
+        from agent_lsp.vocabulary import outcome_for, permission_choices
+
+        self.asked.append(details)
+        return ConfirmationResult(outcome_for("proceed_always_and_save", permission_choices(details)))
+
+
+PERMANENT = {"security": {"enablePermanentToolApproval": True}}
+
+
+async def test_allow_always_and_save_writes_a_user_policy_rule(tmp_path: Path, project: Path) -> None:
+    command = "echo hi && git --version"
+    lines = [line(call("run_shell_command", command=command)), line({"text": "ok"})]
+    confirmer = SaveWhenOffered()
+    handle = await open_session(tmp_path, project, lines, confirmer, overrides=PERMANENT)
+    events = await send(handle, "say hi")
     await handle.aclose()
+    asked = [e.details for e in events if isinstance(e, ev.ToolCallConfirmation)]
+    assert [d.savable for d in asked] == [True] and confirmer.asked == asked
     # Gemini CLI 0.61 saves these as policy rules, in the user tier's auto-saved.toml.
     saved = Path(os.environ["HOME"]) / ".gemini" / "policies" / "auto-saved.toml"
     text = await asyncio.to_thread(saved.read_text)
@@ -285,3 +302,24 @@ async def test_allow_always_and_save_writes_a_user_policy_rule(tmp_path: Path, p
         ("run_shell_command", ("echo",), "allow", 4.95),
         ("run_shell_command", ("git",), "allow", 4.95),
     ], text
+
+    # A later session runs the same command without asking.
+    later = SaveWhenOffered()
+    handle = await open_session(tmp_path, project, lines, later, overrides=PERMANENT)
+    events = await send(handle, "say hi again")
+    await handle.aclose()
+    assert later.asked == []
+    done = [e for e in events if isinstance(e, ev.ToolCallResponse)]
+    assert [(e.name, e.status) for e in done] == [("run_shell_command", "success")]
+
+
+async def test_without_permanent_approval_nothing_is_offered_or_saved(tmp_path: Path, project: Path) -> None:
+    lines = [line(call("run_shell_command", command="echo hi")), line({"text": "ok"})] * 2
+    confirmer = SaveWhenOffered()
+    handle = await open_session(tmp_path, project, lines, confirmer)
+    await send(handle, "say hi")
+    assert [d.savable for d in confirmer.asked] == [False]  # so the editor offers no "all future sessions"
+    await send(handle, "again")  # the vocabulary turned the unoffered choice into a rejection: asked again
+    await handle.aclose()
+    assert len(confirmer.asked) == 2
+    assert not (Path(os.environ["HOME"]) / ".gemini" / "policies" / "auto-saved.toml").exists()

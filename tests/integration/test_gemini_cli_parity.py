@@ -260,6 +260,37 @@ def test_stream_json_events(project: Path, home: Path) -> None:
     }
 
 
+def test_stream_json_tool_errors_carry_gemini_cli_error_types(project: Path, home: Path, tmp_path: Path) -> None:
+    """The ``error.type`` of each failed tool_result is the call's ToolErrorType, as Gemini CLI 0.61 printed for
+    this very script (denied, asked with nobody to ask, unknown tool, missing file, missing parameter)."""
+    policy = tmp_path / "team.toml"
+    policy.write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "git push"\ndecision = "deny"\npriority = 500\n\n'
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = "echo .*"\ndecision = "ask_user"\npriority = 400\n'
+    )
+    script = [
+        chunk(call("run_shell_command", command="git push origin main")),
+        chunk(call("run_shell_command", command="echo hello")),
+        chunk(call("nope_tool", x=1)),
+        chunk(call("read_file", file_path="missing.txt")),
+        chunk(call("read_file")),
+        chunk({"text": "Done."}),
+    ]
+    with FakeGemini(script) as fake:
+        result = agent(
+            "--yolo", "--policy", str(policy), "-p", "go", "-o", "stream-json", cwd=project, home=home, fake=fake
+        )
+    assert result.returncode == 0, result.stderr
+    results = [e for e in map(json.loads, result.stdout.splitlines()) if e["type"] == "tool_result"]
+    assert [(e["status"], e["error"]["type"]) for e in results] == [
+        ("error", "policy_violation"),
+        ("error", "unhandled_exception"),
+        ("error", "tool_not_registered"),
+        ("error", "file_not_found"),
+        ("error", "invalid_tool_params"),
+    ]
+
+
 def test_json_output_shape_and_file_stats(project: Path, home: Path) -> None:
     edit = call("write_file", file_path="a.txt", content="one\ntwo\nthree\n")
     with FakeGemini([chunk(edit), chunk({"text": "Edited."})]) as fake:
