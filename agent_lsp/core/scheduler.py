@@ -264,6 +264,13 @@ class Scheduler:
                 # "allow always" for this session.
                 self.on_save_rule(saved_rules)
         if answer.outcome == "modify" and answer.modified_content is not None:
+            if not p.invocation.modifiable:
+                # What the user approved is their edit, which this call cannot apply: run nothing rather than
+                # the proposal they changed.
+                why = f'The user edited the proposal of "{p.info.name}", which cannot apply edits, so it was not run.'
+                self.emit(ev.Notice("warning", f"{p.info.name} cannot apply an edited proposal; nothing was run."))
+                self._finish(p, outcomes, "error", {"error": why}, error=why, error_type="invalid_tool_params")
+                return False
             p.invocation.apply_modification(answer.modified_content)
         return True
 

@@ -60,13 +60,16 @@ class ToolInvocation(ABC, Generic[P]):
         """
         return None
 
-    def apply_modification(self, new_content: str) -> None:
-        """The user edited the proposal (the "modify" outcome); what they wrote is what gets applied."""
-        raise NotImplementedError(f"{type(self).__name__} cannot be modified")
-
     @property
     def modifiable(self) -> bool:
+        """Whether the user may edit the proposal before it is applied (``apply_modification``). The scheduler
+        reads it: an edit sent back for a call that cannot take one runs nothing."""
         return False
+
+    def apply_modification(self, new_content: str) -> None:
+        """The user edited the proposal (the "modify" outcome); what they wrote is what gets applied. Only called
+        when ``modifiable``."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be modified")
 
     @abstractmethod
     async def execute(self, output: OutputSink) -> ToolResult: ...

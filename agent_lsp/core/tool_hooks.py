@@ -12,7 +12,6 @@ from agent_lsp.core.tool import Tool, ToolInvocation, ToolResult
 from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Part
 
-
 STOP = "stop_execution"  # Gemini CLI's error type when a hook stops the whole loop
 
 
