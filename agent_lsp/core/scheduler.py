@@ -11,13 +11,16 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from agent_lsp import events as ev
+from agent_lsp.core.approval import Approval
+from agent_lsp.core.approval import rejected_message as rejected_message  # kept importable from here
 from agent_lsp.core.ports import Checkpointer, Confirmer, Decision, Hooks, JitMemory, ToolPolicy, ToolSet
 from agent_lsp.core.tool import Tool, ToolCallRequestInfo, ToolInvocation, ToolResult
+from agent_lsp.core.tool_answers import answer_text, tool_suggestion
 from agent_lsp.core.tool_hooks import after_tool, before_tool, note_changed
 from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Content, Part
@@ -57,6 +60,8 @@ class _Prepared:
 
 
 class Scheduler:
+    """Runs one batch of calls (a fresh scheduler per batch); every call gets exactly one answer."""
+
     def __init__(
         self,
         registry: ToolSet,
@@ -76,18 +81,22 @@ class Scheduler:
     ) -> None:
         self.registry = registry
         self.policy = policy
-        self.confirmer = confirmer
         self.emit = emit
-        self.delivered = delivered
         self.temp_dir = temp_dir
         self.checkpointer = checkpointer
         self.jit_memory = jit_memory
         self.history = history
-        self.on_save_rule = on_save_rule
-        # security.enablePermanentToolApproval: "allow in all future sessions" is offered where a rule can be saved.
-        self.permanent_approval = permanent_approval
         self.truncate_threshold = truncate_threshold
         self.hooks = hooks
+        self.approval = Approval(
+            policy,
+            confirmer,
+            emit,
+            delivered=delivered,
+            hooks=hooks,
+            on_save_rule=on_save_rule,
+            permanent_approval=permanent_approval,
+        )
 
     async def run(self, calls: Sequence[ToolCallRequestInfo], outcomes: dict[str, CallOutcome]) -> None:
         """Run a batch, filling ``outcomes`` as calls finish (so a cancelled batch still answers every call)."""
@@ -231,66 +240,19 @@ class Scheduler:
 
     async def _confirm(self, p: _Prepared, details: ev.ConfirmationDetails, outcomes: dict[str, CallOutcome]) -> bool:
         assert p.tool is not None and p.invocation is not None
-        saved_rules = self._savable_rules(p.tool, details)
-        if saved_rules:
-            details = replace(details, savable=True)
-        self.emit(ev.ToolCallStatusChange(p.info.call_id, "awaiting_approval"))
-        self.emit(ev.ToolCallConfirmation(p.info, details))
-        heard = self._notify_hooks(p.info, details)
-        if self.delivered is not None:
-            # The confirmer asks outside the event stream: everything emitted before the question (the model's
-            # text, this tool call) must reach the editor first.
-            await self.delivered()
-        try:
-            answer = await self.confirmer.confirm(p.info, details)
-        except BaseException:
-            if heard is not None:
-                heard.cancel()  # the runner kills the hook's process group
-            raise
-        if heard is not None:
-            await heard  # bounded by the hooks' timeouts; it ran while the user was deciding
-        if answer.outcome == "reject":
-            # As Gemini CLI does over ACP: the model reads that the user said no and answers in the same turn.
-            self._cancel(p, outcomes, rejected_message(p.info.name))
-            return False
-        if answer.outcome == "cancel":
-            self._cancel(p, outcomes, "The user cancelled the request at this call.", declined=True)
-            return False
-        if answer.outcome in ("proceed_always", "proceed_always_server", "proceed_always_save"):
-            scope: Literal["tool", "server"] = "server" if answer.outcome == "proceed_always_server" else "tool"
-            self.policy.remember(p.tool, details, scope)
-            if answer.outcome == "proceed_always_save" and self.on_save_rule is not None and saved_rules:
-                # Only what was offered is saved: a confirmer's "save" to a question that did not offer it is an
-                # "allow always" for this session.
-                self.on_save_rule(saved_rules)
-        if answer.outcome == "modify" and answer.modified_content is not None:
-            if not p.invocation.modifiable:
-                # What the user approved is their edit, which this call cannot apply: run nothing rather than
-                # the proposal they changed.
-                why = f'The user edited the proposal of "{p.info.name}", which cannot apply edits, so it was not run.'
-                self.emit(ev.Notice("warning", f"{p.info.name} cannot apply an edited proposal; nothing was run."))
-                self._finish(p, outcomes, "error", {"error": why}, error=why, error_type="invalid_tool_params")
-                return False
-            p.invocation.apply_modification(answer.modified_content)
-        return True
-
-    def _savable_rules(self, tool: Tool, details: ev.ConfirmationDetails) -> list[str]:
-        """The rules "allow in all future sessions" would write, when it may be offered; else none."""
-        if not self.permanent_approval or self.on_save_rule is None:
-            return []
-        return self.policy.rule_for(tool, details)
-
-    def _notify_hooks(self, info: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> asyncio.Task[Any] | None:
-        """Notification hooks hear about the question while it is asked; they only observe it."""
-        hooks = self.hooks
-        if hooks is None or not hooks.has("Notification", "ToolPermission"):
-            return None
-        payload = {
-            "notification_type": "ToolPermission",
-            "message": f"Tool {info.name} requires permission: {details.title}",
-            "details": {"tool_name": info.name, "title": details.title, "type": details.type, "args": info.args},
-        }
-        return asyncio.get_running_loop().create_task(hooks.fire("Notification", payload, "ToolPermission"))
+        verdict = await self.approval.ask(p.info, p.tool, p.invocation, details)
+        if not verdict.run:
+            why = verdict.why
+            self._finish(
+                p,
+                outcomes,
+                verdict.status,
+                {"error": why},
+                error=why,
+                error_type=verdict.error_type,
+                declined=verdict.declined,
+            )
+        return verdict.run
 
     def _deliver(
         self,
@@ -300,21 +262,15 @@ class Scheduler:
         started: float,
         stopped: str | None = None,
     ) -> None:
-        text, extra = _split_content(result.llm_content)
-        if p.tool is not None and p.tool.truncate_output and len(text) > self.truncate_threshold:
-            from agent_lsp.core.truncation import truncate_for_model
-
-            text, _saved = truncate_for_model(
-                text,
-                threshold=self.truncate_threshold,
-                temp_dir=self.temp_dir,
-                call_id=p.info.call_id,
-                tool_name=p.info.name,
-            )
-        if self.jit_memory is not None and result.touched_paths:
-            extra_context = self.jit_memory.context_for(list(result.touched_paths))
-            if extra_context:
-                text += "\n\n" + extra_context
+        truncate = p.tool is not None and p.tool.truncate_output
+        text, extra = answer_text(
+            result,
+            truncate_at=self.truncate_threshold if truncate else None,
+            temp_dir=self.temp_dir,
+            call_id=p.info.call_id,
+            tool_name=p.info.name,
+            jit_memory=self.jit_memory,
+        )
         if result.plan is not None:
             self.emit(ev.Plan(result.plan))
         status: Literal["success", "error"] = "error" if result.error else "success"
@@ -377,34 +333,3 @@ class Scheduler:
                 locations=p.info.locations,
             )
         )
-
-
-def rejected_message(tool_name: str) -> str:
-    """What the model reads when the user rejected a call (Gemini CLI's wording over ACP)."""
-    return f'Tool "{tool_name}" was canceled by the user.'
-
-
-def _split_content(content: str | list[Part]) -> tuple[str, list[Part]]:
-    if isinstance(content, str):
-        return content, []
-    texts = [p.text for p in content if p.text]
-    extra = [p for p in content if p.inline_data is not None]
-    return "\n".join(texts), extra
-
-
-def tool_suggestion(name: str, names: Sequence[str], top: int = 3) -> str:
-    """ " Did you mean …?" with the closest names by edit distance, as Gemini CLI words it."""
-    ranked = sorted(names, key=lambda n: _distance(name, n))[:top]
-    if not ranked:
-        return ""
-    quoted = ", ".join(f'"{n}"' for n in ranked)
-    return f" Did you mean one of: {quoted}?" if len(ranked) > 1 else f" Did you mean {quoted}?"
-
-
-def _distance(a: str, b: str) -> int:
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
