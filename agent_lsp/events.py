@@ -86,6 +86,10 @@ class Usage:
     cached_tokens: int = 0
     total_tokens: int = 0
 
+    def __add__(self, other: Usage) -> Usage:
+        """Counts summed (a session's usage over its responses)."""
+        return Usage(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)))
+
 
 @dataclass(frozen=True)
 class UserMessage:

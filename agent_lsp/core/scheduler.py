@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -23,7 +23,7 @@ from agent_lsp.core.tool import Tool, ToolCallRequestInfo, ToolInvocation, ToolR
 from agent_lsp.core.tool_answers import answer_text, tool_suggestion
 from agent_lsp.core.tool_hooks import after_tool, before_tool, note_changed
 from agent_lsp.errors import ToolError
-from agent_lsp.model.base import Content, Part
+from agent_lsp.model.base import Content, FunctionResponse, Part
 
 log = logging.getLogger(__name__)
 DEFAULT_TRUNCATE_THRESHOLD = 40_000
@@ -333,3 +333,20 @@ class Scheduler:
                 locations=p.info.locations,
             )
         )
+
+
+def function_responses(
+    calls: Sequence[ToolCallRequestInfo], model_ids: Mapping[str, str | None], outcomes: Mapping[str, CallOutcome]
+) -> list[Part]:
+    """The answer to every call of a turn, in the model's order (a call the batch never reached was cancelled),
+    followed by the media parts results carried."""
+    responses: list[Part] = []
+    extra: list[Part] = []
+    for call in calls:
+        outcome = outcomes.get(call.call_id)
+        response = outcome.response if outcome else {"error": "Cancelled by the user."}
+        answer = FunctionResponse(name=call.name, response=response, id=model_ids.get(call.call_id))
+        responses.append(Part(function_response=answer))
+        if outcome:
+            extra.extend(outcome.extra_parts)
+    return responses + extra

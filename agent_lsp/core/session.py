@@ -7,31 +7,23 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from agent_lsp import events as ev
-from agent_lsp.core.compression import DEFAULT_THRESHOLD, compress, token_limit
+from agent_lsp.core.agent_hooks import after_agent, before_agent, emit_notices, model_stream
+from agent_lsp.core.compression import compress
 from agent_lsp.core.history import History, estimate_tokens
-from agent_lsp.core.hook_points import (
-    HookStopped,
-    after_model,
-    apply_request_overrides,
-    chunk_from_llm_response,
-    context_part,
-    llm_request_json,
-    single,
-)
-from agent_lsp.core.hook_points import notices as hook_notices
+from agent_lsp.core.hook_points import HookStopped, Streamed, context_part
 from agent_lsp.core.loop_detection import LoopDetector
-from agent_lsp.core.ports import EventSink, HookOutcome, Hooks, ToolPolicy, ToolSet
-from agent_lsp.core.retry import RetryPolicy, generate_with_retry, stream_with_retry
-from agent_lsp.core.scheduler import CallOutcome, Scheduler
+from agent_lsp.core.ports import EventSink, Hooks, ToolPolicy, ToolSet
+from agent_lsp.core.retry import generate_with_retry, stream_with_retry
+from agent_lsp.core.scheduler import CallOutcome, function_responses
+from agent_lsp.core.session_parts import CommandRunner, PromptExpander, SchedulerFactory
+from agent_lsp.core.session_parts import SessionOptions as SessionOptions  # built by the runtime from here
 from agent_lsp.core.tool import ToolCallRequestInfo
 from agent_lsp.core.turn import TurnResult, run_turn
 from agent_lsp.errors import ConfigError, ModelError
-from agent_lsp.model.base import Content, FunctionResponse, GenerateRequest, ModelChunk, ModelClient, Part
+from agent_lsp.model.base import Content, GenerateRequest, ModelChunk, ModelClient, Part
 from agent_lsp.model.catalog import generation_settings, resolve_model
 
 log = logging.getLogger(__name__)
@@ -40,46 +32,9 @@ MAX_TURNS_PER_PROMPT = 100
 INVALID_STREAM_RETRIES = 1
 
 
-@dataclass
-class SessionOptions:
-    model: str = "gemini-2.5-pro"
-    max_session_turns: int = -1  # -1: no limit
-    compression_threshold: float = DEFAULT_THRESHOLD
-    loop_detection: bool = True
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    allow_fallback: bool = True
-    # Context window of a model name; the provider knows (Gemini's table, or an endpoint's configured sizes).
-    token_limit: Callable[[str], int] = token_limit
-
-
-class PromptExpander(Protocol):
-    """Turns a prompt's text into parts, reading ``@path`` mentions; returns warnings for the user."""
-
-    async def __call__(self, text: str) -> tuple[list[Part], list[str]]: ...
-
-
-class SchedulerFactory(Protocol):
-    """Builds the scheduler of one turn: ``emit`` puts an event on the prompt's stream, ``delivered`` waits until
-    the stream's consumer has taken every event emitted so far, ``history`` reads the conversation."""
-
-    def __call__(
-        self,
-        emit: Callable[[ev.AgentEvent], None],
-        history: Callable[[], Sequence[Content]],
-        delivered: Callable[[], Awaitable[None]],
-    ) -> Scheduler: ...
-
-
-class CommandRunner(Protocol):
-    """Runs a slash command, emitting its output as events; may return a prompt to send to the model: text is
-    expanded like a typed prompt (``@path``), parts (a custom command's finished prompt) are sent as they are."""
-
-    async def __call__(
-        self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]
-    ) -> str | list[Part] | None: ...
-
-
 class Session:
+    """One conversation: its history, the multi-turn loop of a prompt, and the event stream it yields."""
+
     def __init__(
         self,
         *,
@@ -256,16 +211,8 @@ class Session:
         if self.start_context:
             parts.insert(0, context_part(self.start_context))
             self.start_context = ""
-        if self.hooks is not None and self.hooks.has("BeforeAgent"):
-            said = "".join(p.text or "" for p in parts if not p.thought)
-            outcome = await self.hooks.fire("BeforeAgent", {"prompt": said})
-            self._hook_notices(outcome)
-            if outcome.blocked or outcome.stop:
-                why = outcome.stop_reason if outcome.stop else outcome.reason
-                self.emit(ev.Notice("warning", f"The prompt was blocked by a hook: {why}"))
-                return "end_turn"
-            if outcome.additional_context:
-                parts.append(context_part(outcome.additional_context))
+        if not await before_agent(self.hooks, parts, self.emit):
+            return "end_turn"
         mark = self.history.mark()
         self.history.add_user(parts)
         self._loop.reset()
@@ -322,7 +269,9 @@ class Session:
             answered_once = True
             self.history.add_model(result.model_parts)
             if not result.calls:
-                if result.finish_reason != "MAX_TOKENS" and await self._after_agent(text, result.text, retried_by_hook):
+                if result.finish_reason != "MAX_TOKENS" and await after_agent(
+                    self.hooks, self.history, self.emit, text, result.text, retried_by_hook
+                ):
                     retried_by_hook = True
                     continue
                 return "max_tokens" if result.finish_reason == "MAX_TOKENS" else "end_turn"
@@ -337,7 +286,8 @@ class Session:
             try:
                 await scheduler.run(result.calls, outcomes)
             finally:
-                self._answer(result, outcomes)
+                # Every call of the turn is answered, in the model's order, whatever happened to it.
+                self.history.add_user(function_responses(result.calls, result.model_ids, outcomes))
             if any(o.declined for o in outcomes.values()):
                 # Cancel at a confirmation is the user's Stop: the model is not asked again.
                 self.emit(ev.UserCancelled())
@@ -348,55 +298,12 @@ class Session:
                 return "end_turn"
         return "max_turn_requests"
 
-    async def _model_stream(self) -> AsyncIterator[ModelChunk | ev.Retry | ev.ModelFallback]:
-        """The next model response: BeforeModel hooks may change the request, block it or answer it
-        themselves; AfterModel hooks see (and may replace) each chunk."""
-        request = self._request()
-        hooks = self.hooks
-        if hooks is None:
-            return stream_with_retry(
-                self.client, request, self.options.retry, allow_fallback=self.options.allow_fallback
-            )
-        synthetic: ModelChunk | None = None
-        if hooks.has("BeforeModel"):
-            outcome = await hooks.fire("BeforeModel", {"llm_request": llm_request_json(request)})
-            self._hook_notices(outcome)
-            if outcome.blocked or outcome.stop:
-                raise HookStopped(f"The model request was blocked by a hook: {outcome.stop_reason or outcome.reason}")
-            if outcome.llm_request:
-                request = apply_request_overrides(request, outcome.llm_request)
-            if outcome.llm_response:
-                synthetic = chunk_from_llm_response(outcome.llm_response)
-        if synthetic is not None:
-            stream = single(synthetic)
-        else:
-            stream = stream_with_retry(
-                self.client, request, self.options.retry, allow_fallback=self.options.allow_fallback
-            )
-        return after_model(stream, hooks, request, self.emit) if hooks.has("AfterModel") else stream
+    async def _model_stream(self) -> AsyncIterator[Streamed]:
+        def stream(request: GenerateRequest) -> AsyncIterator[Streamed]:
+            options = self.options
+            return stream_with_retry(self.client, request, options.retry, allow_fallback=options.allow_fallback)
 
-    async def _after_agent(self, prompt: str, response: str, retried: bool) -> bool:
-        """AfterAgent hooks on the final answer; True when one rejected it and its reason went to the model."""
-        if self.hooks is None or not self.hooks.has("AfterAgent"):
-            return False
-        outcome = await self.hooks.fire(
-            "AfterAgent", {"prompt": prompt, "prompt_response": response, "stop_hook_active": retried}
-        )
-        self._hook_notices(outcome)
-        if outcome.clear_context:
-            self.history.replace(())
-        if outcome.stop:
-            if outcome.stop_reason:
-                self.emit(ev.Notice("info", f"Stopped by a hook: {outcome.stop_reason}"))
-            return False
-        if outcome.blocked:
-            self.history.add_user([Part(text=outcome.reason or "Please revise your answer.")])
-            return True
-        return False
-
-    def _hook_notices(self, outcome: HookOutcome) -> None:
-        for notice in hook_notices(outcome):
-            self.emit(notice)
+        return await model_stream(self.hooks, self._request(), stream, self.emit)
 
     async def _expand(self, prompt: str | Sequence[Part]) -> list[Part]:
         if self.expand_prompt is None:
@@ -447,37 +354,12 @@ class Session:
             return
         if usage.prompt_tokens:
             self.last_prompt_tokens = usage.prompt_tokens
-        u = self.usage
-        self.usage = ev.Usage(
-            prompt_tokens=u.prompt_tokens + usage.prompt_tokens,
-            candidates_tokens=u.candidates_tokens + usage.candidates_tokens,
-            thoughts_tokens=u.thoughts_tokens + usage.thoughts_tokens,
-            cached_tokens=u.cached_tokens + usage.cached_tokens,
-            total_tokens=u.total_tokens + usage.total_tokens,
-        )
+        self.usage = self.usage + usage
 
     def _keep_text_only(self, result: TurnResult) -> None:
         text = result.text
         if text:
             self.history.add_model([Part(text=text)])
-
-    def _answer(self, result: TurnResult, outcomes: dict[str, CallOutcome]) -> None:
-        """Answer every call of the turn, in the model's order, whatever happened to it."""
-        responses: list[Part] = []
-        extra: list[Part] = []
-        for call in result.calls:
-            outcome = outcomes.get(call.call_id)
-            response = outcome.response if outcome else {"error": "Cancelled by the user."}
-            responses.append(
-                Part(
-                    function_response=FunctionResponse(
-                        name=call.name, response=response, id=result.model_ids.get(call.call_id)
-                    )
-                )
-            )
-            if outcome:
-                extra.extend(outcome.extra_parts)
-        self.history.add_user(responses + extra)
 
     async def maybe_compress(self, *, force: bool = False) -> ev.ChatCompressed | None:
         """Compress when the last prompt passed the threshold (or when forced, for /compress)."""
@@ -488,7 +370,7 @@ class Session:
         trigger = "manual" if force else "auto"
         if self.hooks is not None and self.hooks.has("PreCompress", trigger):
             # Advisory: a hook may save state or tell the user, never stop the compression.
-            self._hook_notices(await self.hooks.fire("PreCompress", {"trigger": trigger}, trigger))
+            emit_notices(await self.hooks.fire("PreCompress", {"trigger": trigger}, trigger), self.emit)
 
         async def generate(request: GenerateRequest) -> ModelChunk:
             return await generate_with_retry(self.client, request, self.options.retry)
