@@ -10,53 +10,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from agent_lsp import events as ev
 from agent_lsp.core.approval import Approval
 from agent_lsp.core.approval import rejected_message as rejected_message  # kept importable from here
-from agent_lsp.core.ports import Checkpointer, Confirmer, Decision, Hooks, JitMemory, ToolPolicy, ToolSet
-from agent_lsp.core.tool import Tool, ToolCallRequestInfo, ToolInvocation, ToolResult
-from agent_lsp.core.tool_answers import answer_text, tool_suggestion
+from agent_lsp.core.ports import Checkpointer, Confirmer, Hooks, JitMemory, ToolPolicy, ToolSet
+from agent_lsp.core.tool import ToolCallRequestInfo, ToolResult
+from agent_lsp.core.tool_answers import answer_text
+from agent_lsp.core.tool_calls import CallOutcome as CallOutcome  # the session reads it from here
+from agent_lsp.core.tool_calls import PreparedCall, Status, bare, prepare
 from agent_lsp.core.tool_hooks import after_tool, before_tool, note_changed
 from agent_lsp.errors import ToolError
-from agent_lsp.model.base import Content, FunctionResponse, Part
+from agent_lsp.model.base import Content, Part
 
 log = logging.getLogger(__name__)
 DEFAULT_TRUNCATE_THRESHOLD = 40_000
 MUTATING_KINDS = ("edit", "delete", "move")
-
-
-@dataclass
-class CallOutcome:
-    """A finished call, ready to become a functionResponse."""
-
-    call_id: str
-    name: str
-    status: Literal["success", "error", "cancelled"]
-    response: dict[str, Any]
-    extra_parts: list[Part] = field(default_factory=list)
-    declined: bool = False  # the user cancelled at a confirmation: the prompt ends without asking the model again
-    stopped: str | None = None  # a hook said "continue": false: the prompt ends after this batch, with this reason
-
-
-@dataclass
-class _Prepared:
-    request: ToolCallRequestInfo
-    info: ev.ToolCallInfo
-    tool: Tool | None = None
-    invocation: ToolInvocation[Any] | None = None
-    error: str | None = None
-    error_type: str | None = None
-    decision: Decision = "ask"
-    deny_reason: str = ""
-
-    @property
-    def parallel(self) -> bool:
-        return self.error is None and self.decision == "allow" and self.tool is not None and self.tool.read_only
 
 
 class Scheduler:
@@ -100,10 +72,10 @@ class Scheduler:
 
     async def run(self, calls: Sequence[ToolCallRequestInfo], outcomes: dict[str, CallOutcome]) -> None:
         """Run a batch, filling ``outcomes`` as calls finish (so a cancelled batch still answers every call)."""
-        prepared: list[_Prepared] = []
+        prepared: list[PreparedCall] = []
         try:
             prepared = [self._prepare(c) for c in calls]
-            group: list[_Prepared] = []
+            group: list[PreparedCall] = []
             for p in prepared:
                 if p.parallel:
                     group.append(p)
@@ -120,43 +92,15 @@ class Scheduler:
             for c in calls:
                 if c.call_id not in outcomes:
                     match = next((p for p in prepared if p.request.call_id == c.call_id), None)
-                    self._cancel(match or self._prepare_bare(c), outcomes, "Cancelled by the user.")
+                    self._cancel(match or bare(c), outcomes, "Cancelled by the user.")
 
-    def _prepare_bare(self, request: ToolCallRequestInfo) -> _Prepared:
-        return _Prepared(request, ev.ToolCallInfo(request.call_id, request.name, request.args, request.name))
-
-    def _prepare(self, request: ToolCallRequestInfo) -> _Prepared:
-        p = self._prepare_bare(request)
-        tool = self.registry.get(request.name)
-        if tool is None or not self.policy.is_enabled(request.name, tool):
-            names = [n for n in self.registry.names() if self.policy.is_enabled(n, self.registry.get(n))]
-            p.error = f'Tool "{request.name}" not found.{tool_suggestion(request.name, names)}'
-            p.error_type = "tool_not_registered"
-        else:
-            p.tool = tool
-            problem = tool.validate(request.args)
-            if problem is None:
-                try:
-                    p.invocation = tool.build(request.args)
-                    p.invocation.call_id = request.call_id
-                except ToolError as exc:
-                    problem = str(exc)
-            if problem is not None:
-                p.error = f"Invalid parameters for {tool.name}: {problem}"
-                p.error_type = "invalid_tool_params"
-            title = tool.display_name
-            locations: tuple[ev.Location, ...] = ()
-            if p.invocation is not None:
-                title = p.invocation.describe()
-                locations = tuple(p.invocation.locations())
-            p.info = ev.ToolCallInfo(request.call_id, tool.name, request.args, title, tool.kind, locations)
-            if p.error is None:
-                p.decision, p.deny_reason = self.policy.decide(tool, request.args)
+    def _prepare(self, request: ToolCallRequestInfo) -> PreparedCall:
+        p = prepare(self.registry, self.policy, request)
         self.emit(ev.ToolCallRequest(p.info))
         self.emit(ev.ToolCallStatusChange(request.call_id, "validating"))
         return p
 
-    async def _run_group(self, group: list[_Prepared], outcomes: dict[str, CallOutcome]) -> None:
+    async def _run_group(self, group: list[PreparedCall], outcomes: dict[str, CallOutcome]) -> None:
         if len(group) == 1:
             await self._run_one(group[0], outcomes)
         elif group:
@@ -164,14 +108,14 @@ class Scheduler:
                 for p in group:
                     tg.create_task(self._run_one(p, outcomes))
 
-    async def _run_one(self, p: _Prepared, outcomes: dict[str, CallOutcome]) -> None:
+    async def _run_one(self, p: PreparedCall, outcomes: dict[str, CallOutcome]) -> None:
         if p.error is not None or p.tool is None or p.invocation is None:
             error = p.error or "invalid call"
-            self._finish(p, outcomes, "error", {"error": error}, error=error, error_type=p.error_type)
+            self._fail(p, outcomes, error, p.error_type)
             return
         if p.decision == "deny":
             why = p.deny_reason
-            self._finish(p, outcomes, "error", {"error": why}, error=why, error_type="policy_violation")
+            self._fail(p, outcomes, why, "policy_violation")
             return
         if p.decision == "ask" and not self.policy.interactive:
             # Nobody can answer: the model reads why (Gemini CLI's words) and carries on without the call.
@@ -180,7 +124,7 @@ class Scheduler:
                 "which is not supported in non-interactive mode."
             )
             # Gemini CLI 0.61 throws here, so its headless output calls it an unhandled exception.
-            self._finish(p, outcomes, "error", {"error": why}, error=why, error_type="unhandled_exception")
+            self._fail(p, outcomes, why, "unhandled_exception")
             return
         try:
             # Edit tools work out their change here (and the text it is based on), even when nobody is asked:
@@ -188,7 +132,7 @@ class Scheduler:
             needs_details = p.decision == "ask" or p.tool.kind in MUTATING_KINDS
             details = await p.invocation.confirmation() if needs_details else None
         except ToolError as exc:
-            self._finish(p, outcomes, "error", {"error": str(exc)}, error=str(exc), error_type=exc.error_type)
+            self._fail(p, outcomes, str(exc), exc.error_type)
             return
         if p.decision == "ask" and details is not None and not await self._confirm(p, details, outcomes):
             return
@@ -203,15 +147,7 @@ class Scheduler:
         if self.hooks is not None and self.hooks.has("BeforeTool", p.tool.name):
             before = await before_tool(self.hooks, p.tool, p.request.args, p.info.call_id, self.emit)
             if before.error is not None:
-                self._finish(
-                    p,
-                    outcomes,
-                    "error",
-                    {"error": before.error},
-                    error=before.error,
-                    error_type=before.error_type,
-                    stopped=before.stopped,
-                )
+                self._fail(p, outcomes, before.error, before.error_type, stopped=before.stopped)
                 return
             if before.invocation is not None:
                 p.invocation, changed = before.invocation, before.changed
@@ -238,7 +174,9 @@ class Scheduler:
             result, stopped = await after_tool(self.hooks, p.tool.name, args, result, self.emit)
         self._deliver(p, result, outcomes, started, stopped)
 
-    async def _confirm(self, p: _Prepared, details: ev.ConfirmationDetails, outcomes: dict[str, CallOutcome]) -> bool:
+    async def _confirm(
+        self, p: PreparedCall, details: ev.ConfirmationDetails, outcomes: dict[str, CallOutcome]
+    ) -> bool:
         assert p.tool is not None and p.invocation is not None
         verdict = await self.approval.ask(p.info, p.tool, p.invocation, details)
         if not verdict.run:
@@ -256,7 +194,7 @@ class Scheduler:
 
     def _deliver(
         self,
-        p: _Prepared,
+        p: PreparedCall,
         result: ToolResult,
         outcomes: dict[str, CallOutcome],
         started: float,
@@ -273,7 +211,7 @@ class Scheduler:
         )
         if result.plan is not None:
             self.emit(ev.Plan(result.plan))
-        status: Literal["success", "error"] = "error" if result.error else "success"
+        status: Status = "error" if result.error else "success"
         response = {"error": text} if result.error else {"output": text}
         self._finish(
             p,
@@ -289,9 +227,14 @@ class Scheduler:
             stopped=stopped,
         )
 
+    def _fail(
+        self, p: PreparedCall, outcomes: dict[str, CallOutcome], why: str, error_type: str | None, **kw: Any
+    ) -> None:
+        self._finish(p, outcomes, "error", {"error": why}, error=why, error_type=error_type, **kw)
+
     def _cancel(
         self,
-        p: _Prepared,
+        p: PreparedCall,
         outcomes: dict[str, CallOutcome],
         why: str,
         started: float | None = None,
@@ -302,9 +245,9 @@ class Scheduler:
 
     def _finish(
         self,
-        p: _Prepared,
+        p: PreparedCall,
         outcomes: dict[str, CallOutcome],
-        status: Literal["success", "error", "cancelled"],
+        status: Status,
         response: dict[str, Any],
         *,
         extra: list[Part] | None = None,
@@ -333,20 +276,3 @@ class Scheduler:
                 locations=p.info.locations,
             )
         )
-
-
-def function_responses(
-    calls: Sequence[ToolCallRequestInfo], model_ids: Mapping[str, str | None], outcomes: Mapping[str, CallOutcome]
-) -> list[Part]:
-    """The answer to every call of a turn, in the model's order (a call the batch never reached was cancelled),
-    followed by the media parts results carried."""
-    responses: list[Part] = []
-    extra: list[Part] = []
-    for call in calls:
-        outcome = outcomes.get(call.call_id)
-        response = outcome.response if outcome else {"error": "Cancelled by the user."}
-        answer = FunctionResponse(name=call.name, response=response, id=model_ids.get(call.call_id))
-        responses.append(Part(function_response=answer))
-        if outcome:
-            extra.extend(outcome.extra_parts)
-    return responses + extra

@@ -17,10 +17,10 @@ from agent_lsp.core.hook_points import HookStopped, Streamed, context_part
 from agent_lsp.core.loop_detection import LoopDetector
 from agent_lsp.core.ports import EventSink, Hooks, ToolPolicy, ToolSet
 from agent_lsp.core.retry import generate_with_retry, stream_with_retry
-from agent_lsp.core.scheduler import CallOutcome, function_responses
 from agent_lsp.core.session_parts import CommandRunner, PromptExpander, SchedulerFactory
 from agent_lsp.core.session_parts import SessionOptions as SessionOptions  # built by the runtime from here
 from agent_lsp.core.tool import ToolCallRequestInfo
+from agent_lsp.core.tool_calls import CallOutcome, function_responses
 from agent_lsp.core.turn import TurnResult, run_turn
 from agent_lsp.errors import ConfigError, ModelError
 from agent_lsp.model.base import Content, GenerateRequest, ModelChunk, ModelClient, Part
