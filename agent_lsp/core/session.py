@@ -52,6 +52,7 @@ class Session:
         on_history: Callable[[Sequence[Content]], None] | None = None,
         roots: Sequence[Path] = (),
         hooks: Hooks | None = None,
+        before_model: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.id = session_id or uuid.uuid4().hex
         self.client = model
@@ -76,7 +77,7 @@ class Session:
         self.usage = ev.Usage()
         self.title: str | None = None
         # Awaited before a prompt's first model request (the runtime waits here for tools still starting).
-        self.before_model: Callable[[], Awaitable[None]] | None = None
+        self.before_model = before_model
 
     @property
     def model(self) -> str:

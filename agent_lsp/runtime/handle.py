@@ -1,0 +1,147 @@
+"""SessionHandle: a session and everything it owns, built once by the runtime; ``aclose`` releases it all."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_lsp import events as ev
+from agent_lsp.core.commands import COMMANDS, Commands, CommandSpec
+from agent_lsp.core.session import Session
+from agent_lsp.runtime.external import ExternalTools
+from agent_lsp.runtime.temp import remove_temp_dir
+from agent_lsp.workspace.roots import Workspace
+
+if TYPE_CHECKING:
+    from agent_lsp.config.loader import LoadedSettings
+    from agent_lsp.extensions.manifest import Manifest
+    from agent_lsp.mcp.manager import McpManager
+    from agent_lsp.model.router import ModelRouter
+    from agent_lsp.store.checkpoints import ShadowGitCheckpointer
+    from agent_lsp.store.sessions import SessionRecorder, SessionStore
+    from agent_lsp.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SessionHandle:
+    """A session and the things it owns. Every field is given at construction (adapters contribute through
+    ``SessionSetup``); what changes later is the session's own state (model, mode, history)."""
+
+    session: Session
+    workspace: Workspace
+    settings: LoadedSettings
+    trusted: bool
+    trust_reason: str
+    notices: list[ev.Notice]  # said while the session was built, for the adapter to show when it is ready
+    registry: ToolRegistry  # the session's tools, concrete: MCP and discovery add to it (the core sees a ToolSet)
+    router: ModelRouter | None = None
+    commands: Commands | None = None
+    extensions: Sequence[Manifest] = ()  # the active extensions' manifests
+    external: ExternalTools | None = None  # MCP servers and discovered tools, started by the runtime
+    recorder: SessionRecorder | None = None
+    store: SessionStore | None = None
+    checkpointer: ShadowGitCheckpointer | None = None
+    temp_dir: Path | None = None  # removed by aclose
+    notice_sink: Callable[[ev.Notice], None] | None = None
+    background: list[asyncio.Task[None]] = field(default_factory=list)  # the adapter's tasks, cancelled on close
+
+    @property
+    def mcp(self) -> McpManager | None:
+        return self.external.mcp if self.external is not None else None
+
+    # --- models ---------------------------------------------------------------------------------------
+
+    def set_model(self, value: str) -> None:
+        """Switch model, or provider with ``provider:name`` (from the picker); the conversation carries on.
+        Raises ValueError naming what is wrong."""
+        if self.router is None:
+            self.session.model = value
+            return
+        client, model = self.router.switch(value)
+        self.session.client = client
+        self.session.model = model
+        self.session.options.allow_fallback = self.router.provider == "gemini"
+
+    async def model_choices(self) -> list[tuple[str, str]]:
+        """(value, name) pairs for the editors' model pickers: what the endpoints offer, the current model first."""
+        if self.router is None:
+            return [(self.session.model, self.session.model)]
+        return [(c.value, c.name) for c in await self.router.choices(self.session.model)]
+
+    @property
+    def provider(self) -> str:
+        return self.router.provider if self.router is not None else "gemini"
+
+    @property
+    def lists_models(self) -> bool:
+        """Whether the picker's models come from an endpoint (so they arrive later, over the network)."""
+        return self.router is not None and "openai" in self.router.providers
+
+    def provider_summary(self) -> str:
+        return self.router.describe() if self.router is not None else "unknown"
+
+    # --- commands and notices -------------------------------------------------------------------------
+
+    def command_specs(self) -> list[CommandSpec]:
+        """The slash commands to offer in the editor's menu: built-in and custom."""
+        return self.commands.specs() if self.commands is not None else list(COMMANDS)
+
+    def refresh_commands(self) -> bool:
+        """Reread custom command files if they changed (a cheap stat of each); problems become notices.
+        True when the set changed, so the adapter tells the editor."""
+        if self.commands is None:
+            return False
+        changed, problems = self.commands.refresh()
+        for problem in problems:
+            self.notify(ev.Notice("error", problem))
+        return changed
+
+    def notify(self, notice: ev.Notice) -> None:
+        """Deliver a notice now (during a prompt, or through the adapter's sink), else keep it for later."""
+        if self.session.running:
+            self.session.emit(notice)
+        elif self.notice_sink is not None:
+            self.notice_sink(notice)
+        else:
+            self.notices.append(notice)
+
+    # --- lifecycle ------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start what runs in the background (MCP servers, tool discovery). Needs the running event loop."""
+        if self.external is not None:
+            self.external.start(self.notify)
+
+    async def start_hooks(self, source: str) -> None:
+        """SessionStart hooks: their messages are shown, their context goes with the first prompt."""
+        hooks = self.session.hooks
+        if hooks is None or not hooks.has("SessionStart", source):
+            return
+        outcome = await hooks.fire("SessionStart", {"source": source}, source)
+        for level, message in outcome.notices:
+            self.notify(ev.Notice(level, message))
+        self.session.start_context = outcome.additional_context
+
+    async def aclose(self) -> None:
+        hooks = self.session.hooks
+        if hooks is not None and hooks.has("SessionEnd", "exit"):
+            # Best effort, bounded by each hook's timeout; nothing it says can keep the session open.
+            try:
+                await hooks.fire("SessionEnd", {"reason": "exit"}, "exit")
+            except Exception:
+                log.exception("SessionEnd hooks failed")
+        self.session.cancel()
+        for task in self.background:
+            task.cancel()
+        if self.external is not None:
+            await self.external.aclose()
+        if self.recorder is not None:
+            self.recorder.close()
+        if self.temp_dir is not None:
+            await asyncio.to_thread(remove_temp_dir, self.temp_dir)

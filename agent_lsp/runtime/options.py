@@ -1,0 +1,71 @@
+"""What the command line and the adapters hand the runtime: process-wide options and one session's setup."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_lsp import events as ev
+from agent_lsp.core.ports import Confirmer
+from agent_lsp.vocabulary import ApprovalMode
+from agent_lsp.workspace.filesystem import FileSystem
+
+if TYPE_CHECKING:
+    from agent_lsp.model.base import Content
+    from agent_lsp.tools.base import Tool
+    from agent_lsp.tools.context import ToolContext
+
+REPLAY_DELAY_ENV = "AGENT_LSP_REPLAY_DELAY"  # seconds between replayed chunks (demos and UI tests), both adapters
+
+
+def replay_delay(env: Mapping[str, str]) -> float:
+    """The replay pacing the environment asks for (0 when unset or not a number)."""
+    try:
+        return max(0.0, float(env.get(REPLAY_DELAY_ENV, "") or 0.0))
+    except ValueError:
+        return 0.0
+
+
+@dataclass
+class RuntimeOptions:
+    """What the command line (or the adapter) decided before any session exists."""
+
+    fake_responses: Path | None = None
+    model: str | None = None
+    approval_mode: ApprovalMode | None = None
+    checkpointing: bool | None = None  # None: settings decide (adapters pass True as their default)
+    chunk_delay: float = 0.0  # replay pacing, for demos
+    # Gemini CLI's -e/--extensions: only these extensions (["none"]: none); None: the enablement rules decide.
+    extensions: Sequence[str] | None = None
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    interactive: bool = True  # False when nobody can answer a confirmation (headless): "ask" becomes deny
+    policy_paths: Sequence[Path] = ()  # --policy: replaces the user tier's ~/.gemini/policies
+    allowed_tools: Sequence[str] = ()  # --allowed-tools: added to tools.allowed
+    allowed_mcp_server_names: Sequence[str] | None = None  # --allowed-mcp-server-names: replaces mcp.allowed
+    include_directories: Sequence[Path] = ()  # --include-directories: more workspace roots
+
+
+@dataclass
+class SessionSetup:
+    """Per-session inputs from the adapter."""
+
+    cwd: Path
+    confirmer: Confirmer
+    fs: FileSystem | None = None  # the editor's buffers; None: the disk
+    extra_roots: Sequence[Path] = ()
+    approval_mode: ApprovalMode | None = None
+    model: str | None = None
+    client_mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # from the editor: trusted
+    overrides: Mapping[str, Any] | None = None  # editor settings, nested like settings.json
+    editor_trust: bool | None = None
+    session_id: str | None = None
+    history: Sequence[Content] = ()
+    record: bool = True
+    # What the adapter contributes, given at construction (nothing is patched into a session afterwards):
+    notice_sink: Callable[[ev.Notice], None] | None = None  # notices outside a prompt (else kept in ``notices``)
+    # Built-in tools the editor provides instead, by name (ACP's terminal runs run_shell_command in the editor);
+    # each factory gets the session's ToolContext.
+    replace_tools: Mapping[str, Callable[[ToolContext], Tool]] = field(default_factory=dict)

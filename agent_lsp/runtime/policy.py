@@ -1,0 +1,93 @@
+"""Builder: the session's Policy (approval mode, settings rules, policy files) and the "allow and save" writer."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_lsp import events as ev
+from agent_lsp.tools.policy import Policy
+from agent_lsp.vocabulary import ApprovalMode
+
+if TYPE_CHECKING:
+    from agent_lsp.config.settings import McpSettings, SecuritySettings, ToolsSettings
+
+log = logging.getLogger(__name__)
+
+
+def start_mode(asked: ApprovalMode, security: SecuritySettings, notices: list[ev.Notice]) -> ApprovalMode:
+    """The mode asked for (adapter, command line, else settings), unless settings refuse yolo."""
+    if asked == "yolo" and security.disable_yolo_mode:
+        notices.append(ev.Notice("warning", "yolo mode is disabled by settings; using default"))
+        return "default"
+    return asked
+
+
+def build_policy(
+    *,
+    mode: ApprovalMode,
+    cwd: Path,
+    env: Mapping[str, str],
+    trusted: bool,
+    interactive: bool,
+    tools: ToolsSettings,
+    mcp: McpSettings,
+    policy_paths: Sequence[Path],
+    allowed_tools: Sequence[str],
+    allowed_mcp_server_names: Sequence[str] | None,
+    excluded_by_extensions: Sequence[str],
+    notices: list[ev.Notice],
+) -> Policy:
+    """Rules from settings, command-line flags, extensions and policy files (only a trusted folder's own)."""
+    from agent_lsp.policy.loader import load_policies, policy_sources
+
+    policies = load_policies(policy_sources(cwd, trusted=trusted, policy_paths=policy_paths, env=env))
+    notices.extend(ev.Notice("error", str(problem)) for problem in policies.errors)
+    policy = Policy(
+        mode="default",
+        core=tools.core,
+        allowed=[*tools.allowed, *allowed_tools],
+        exclude=[*tools.exclude, *excluded_by_extensions],
+        trusted=trusted,
+        interactive=interactive,
+        rules=policies.rules,
+        mcp_allowed=allowed_mcp_server_names if allowed_mcp_server_names is not None else mcp.allowed,
+        mcp_excluded=mcp.excluded,
+    )
+    refused = policy.set_mode(mode)
+    if refused:
+        notices.append(ev.Notice("warning", f"Approval mode {mode} refused: {refused}"))
+    return policy
+
+
+def save_allowed_rules(rules: list[str]) -> None:
+    """ "Allow always and save": append allow rules to ~/.gemini/policies/auto-saved.toml, the file Gemini CLI
+    0.61 saves them in (user tier, priority 950), so both agents honour them."""
+    from agent_lsp.policy.loader import user_policies_dir
+    from agent_lsp.policy.settings_rules import parse_entry
+    from agent_lsp.workspace.filesystem import atomic_write
+
+    path = user_policies_dir() / "auto-saved.toml"
+    try:
+        existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    except OSError as exc:
+        log.warning("could not update %s: %s", path, exc)
+        return
+    blocks = []
+    for entry in rules:
+        name, prefix = parse_entry(entry)
+        lines = ["[[rule]]", f"toolName = {json.dumps(name)}"]
+        if prefix:
+            lines.append(f"commandPrefix = {json.dumps(prefix)}")
+        lines += ['decision = "allow"', "priority = 950"]
+        block = "\n".join(lines)
+        if block not in existing:
+            blocks.append(block)
+    if not blocks:
+        return
+    head = existing.rstrip("\n") + "\n\n" if existing.strip() else ""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, head + "\n\n".join(blocks) + "\n")

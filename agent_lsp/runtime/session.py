@@ -1,0 +1,120 @@
+"""Builder: the Session itself, from parts already built (model, tools, policy, memory, hooks, commands, sinks)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from agent_lsp import events as ev
+from agent_lsp.core.commands import Commands
+from agent_lsp.core.ports import Confirmer
+from agent_lsp.core.session import Session, SessionOptions
+from agent_lsp.model.base import Content, ModelClient
+from agent_lsp.runtime.memory import Memory
+from agent_lsp.runtime.policy import save_allowed_rules
+from agent_lsp.runtime.recording import Recording
+from agent_lsp.runtime.tools import ToolSet
+from agent_lsp.tools.policy import Policy
+from agent_lsp.workspace.roots import Workspace
+
+if TYPE_CHECKING:
+    from agent_lsp.config.settings import ModelSettings
+    from agent_lsp.core.scheduler import Scheduler
+    from agent_lsp.hooks.system import HookSystem
+    from agent_lsp.model.router import ModelRouter
+    from agent_lsp.store.checkpoints import ShadowGitCheckpointer
+
+
+def build_session(
+    *,
+    session_id: str,
+    model_settings: ModelSettings,
+    max_attempts: int,
+    truncate_threshold: int,
+    client: ModelClient,
+    router: ModelRouter,
+    model_name: str,
+    confirmer: Confirmer,
+    history: Sequence[Content],
+    workspace: Workspace,
+    policy: Policy,
+    tools: ToolSet,
+    memory: Memory,
+    checkpointer: ShadowGitCheckpointer | None,
+    hooks: HookSystem | None,
+    recording: Recording,
+    commands: Commands,
+    before_model: Callable[[], Awaitable[None]] | None,
+) -> Session:
+    from agent_lsp.core.mentions import MentionExpander
+    from agent_lsp.core.prompts import folder_tree, system_prompt
+    from agent_lsp.core.retry import RetryPolicy
+    from agent_lsp.core.scheduler import Scheduler
+    from agent_lsp.tools.read_many_files import read_paths_for_prompt
+
+    def scheduler_factory(
+        emit: Callable[[ev.AgentEvent], None],
+        history: Callable[[], Sequence[Content]],
+        delivered: Callable[[], Awaitable[None]],
+    ) -> Scheduler:
+        return Scheduler(
+            tools.registry,
+            policy,
+            confirmer,
+            emit,
+            delivered=delivered,
+            temp_dir=tools.ctx.temp_dir,
+            checkpointer=checkpointer,
+            jit_memory=memory.jit,
+            history=history,
+            on_save_rule=save_allowed_rules,
+            truncate_threshold=truncate_threshold,
+            hooks=hooks,
+        )
+
+    async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
+        return await read_paths_for_prompt(tools.ctx, paths)
+
+    # The folder listing is computed once: walking the disk on every request would be the slowest part of a turn.
+    tree = folder_tree(workspace.primary)
+    skills = tools.skills
+
+    def instruction() -> str:
+        # Read on every request, so /memory reload, a mode change and /skills take effect on the next one.
+        return system_prompt(
+            workspace.roots,
+            memory=memory.text,
+            plan_mode=policy.mode == "plan",
+            tree=tree,
+            skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
+        )
+
+    options = SessionOptions(
+        model=model_name,
+        max_session_turns=model_settings.max_session_turns,
+        compression_threshold=model_settings.compression_threshold
+        or model_settings.chat_compression.context_percentage_threshold,
+        loop_detection=not model_settings.disable_loop_detection,
+        retry=RetryPolicy(max_attempts=max_attempts),
+        # Pro → flash fallback is a Gemini notion; another provider's 429s are just retried.
+        allow_fallback=router.provider == "gemini",
+        token_limit=router.token_limit,
+    )
+    recorder = recording.recorder
+    return Session(
+        model=client,
+        registry=tools.registry,
+        scheduler_factory=scheduler_factory,
+        policy=policy,
+        options=options,
+        system_prompt=instruction,
+        session_id=session_id,
+        history=history,
+        sinks=recording.sinks,
+        expand_prompt=MentionExpander(read_mentions),
+        commands=commands,
+        on_history=recorder.record_history if recorder is not None else None,
+        roots=workspace.roots,
+        hooks=hooks,
+        before_model=before_model,
+    )
