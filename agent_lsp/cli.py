@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-MODES = ("default", "auto_edit", "yolo", "plan")
+TYPE_CHECKING = False  # not typing's: importing typing would cost ``agent-lsp acp`` its fast initialize
+if TYPE_CHECKING:
+    from agent_lsp.vocabulary import ApprovalMode
+
 SUBCOMMANDS = ("run", "acp", "lsp", "demo", "skills", "extensions")
 # Gemini CLI's exit codes (its Fatal*Error classes).
 EXIT_AUTH = 41
@@ -24,12 +28,42 @@ def _list(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def _mode(value: str) -> ApprovalMode:
+    """--approval-mode's string becomes an ApprovalMode here, at the edge."""
+    from agent_lsp.vocabulary import parse_mode
+
+    try:
+        return parse_mode(value, "--approval-mode")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class _Modes:
+    """The vocabulary's approval modes, read only when help is shown: ``agent-lsp acp`` answers ``initialize``
+    before the vocabulary (and the typing module it needs) is imported."""
+
+    def __iter__(self) -> Iterator[str]:
+        from agent_lsp.vocabulary import APPROVAL_MODES
+
+        return iter(APPROVAL_MODES)
+
+    def __contains__(self, value: object) -> bool:
+        return value in list(self)
+
+
+def _approval_mode_flag(p: argparse.ArgumentParser) -> None:
+    # A metavar, so argparse does not list the choices (and import them) while the parser is built.
+    p.add_argument(
+        "--approval-mode", type=_mode, choices=_Modes(), metavar="MODE", help="when tools may run: %(choices)s"
+    )
+
+
 def _headless_flags(p: argparse.ArgumentParser) -> None:
     """Gemini CLI's flags for one-shot runs, shared by ``agent-lsp`` and ``agent-lsp run``."""
     p.add_argument("-p", "--prompt", help="run this prompt headless (appended to piped stdin) and exit")
     p.add_argument("-m", "--model", help="the model (default: settings model.name, else Gemini CLI's default)")
     p.add_argument("-y", "--yolo", action="store_true", help="approve every tool call (approval mode yolo)")
-    p.add_argument("--approval-mode", choices=MODES, help="when tools may run without asking")
+    _approval_mode_flag(p)
     p.add_argument("-o", "--output-format", choices=("text", "json", "stream-json"), default="text")
     p.add_argument(
         "-r",
@@ -91,7 +125,7 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 
     def server(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--model", "-m", help="the model (default: settings model.name)")
-        sp.add_argument("--approval-mode", choices=MODES, help="when tools may run without asking")
+        _approval_mode_flag(sp)
         sp.add_argument("--fake-responses", type=Path, metavar="FILE", help="replay a --fake-responses JSONL file")
         sp.add_argument("--log-file", type=Path, help="write logs here (stdout carries protocol frames only)")
         sp.add_argument("--debug", "-d", action="store_true", help="verbose logs")

@@ -10,14 +10,17 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from agent_lsp import events as ev
 from agent_lsp.cli import EXIT_AUTH, EXIT_CANCELLED, EXIT_INPUT, EXIT_TURN_LIMIT
-from agent_lsp.core.ports import ConfirmationResult
+from agent_lsp.core.ports import ConfirmationResult, Confirmer, Outcome
 from agent_lsp.headless_output import SessionStats, json_output, stream_event, stream_line
 from agent_lsp.render import render
-from agent_lsp.tools.policy import ApprovalMode
+from agent_lsp.vocabulary import ApprovalMode
+
+if TYPE_CHECKING:
+    from agent_lsp.runtime import RuntimeOptions
 
 DEMO_DIR = Path(__file__).parent / "demo"
 
@@ -40,8 +43,8 @@ class TerminalConfirmer:
         if details.diff is not None and details.diff.unified:
             self.out.write(details.diff.unified + "\n")
         answer = await asyncio.to_thread(input, f"Allow {call.name} — {details.title}? [y]es/[a]lways/[n]o: ")
-        choice = answer.strip().lower()[:1]
-        return ConfirmationResult({"y": "proceed_once", "a": "proceed_always"}.get(choice, "reject"))  # type: ignore[arg-type]
+        answers: dict[str, Outcome] = {"y": "proceed_once", "a": "proceed_always"}
+        return ConfirmationResult(answers.get(answer.strip().lower()[:1], "reject"))
 
 
 class DemoConfirmer:
@@ -76,6 +79,12 @@ class HeadlessRequest:
     ask_on_terminal: bool = False  # ``agent-lsp run`` on a TTY asks there; ``-p`` never does (as Gemini CLI)
 
 
+def write_notice(err: TextIO, notice: ev.Notice) -> None:
+    # Settings, trust and MCP notices are for the person: stderr, as Gemini CLI's feedback, in every format.
+    err.write(render(notice) or "")
+    err.flush()
+
+
 class _Output:
     """Writes one run's events in the chosen format and keeps Gemini CLI's stats."""
 
@@ -92,9 +101,7 @@ class _Output:
         self.out.flush()
 
     def notice(self, notice: ev.Notice) -> None:
-        # Settings, trust and MCP notices are for the person: stderr, as Gemini CLI's feedback, in every format.
-        self.err.write(render(notice) or "")
-        self.err.flush()
+        write_notice(self.err, notice)
 
     def event(self, event: ev.AgentEvent) -> None:
         self.stats.observe(event)
@@ -132,8 +139,8 @@ async def _drive(
     prompt: str,
     *,
     cwd: Path,
-    runtime_options: object,
-    confirmer: object,
+    runtime_options: RuntimeOptions,
+    confirmer: Confirmer,
     output_format: str,
     out: TextIO,
     err: TextIO,
@@ -141,11 +148,13 @@ async def _drive(
     session_id: str | None = None,
     model: str | None = None,
 ) -> tuple[ev.Stop, _Output, str | None]:
-    from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
+    from agent_lsp.runtime import Runtime, SessionSetup
 
-    assert isinstance(runtime_options, RuntimeOptions)
     runtime = Runtime(runtime_options)
-    setup = SessionSetup(cwd=cwd, confirmer=confirmer, session_id=session_id)  # type: ignore[arg-type]
+    # Notices after start-up (an MCP server failing later) go straight to stderr, as the start-up ones do below.
+    setup = SessionSetup(
+        cwd=cwd, confirmer=confirmer, session_id=session_id, notice_sink=lambda notice: write_notice(err, notice)
+    )
     if resume_id is not None:
         handle, _events = await runtime.load_session(resume_id, setup)
     else:
@@ -154,7 +163,6 @@ async def _drive(
     for notice in handle.notices:
         output.notice(notice)
     handle.notices.clear()
-    handle.notice_sink = output.notice
     stop = ev.Stop("error")
     try:
         if handle.mcp is not None:

@@ -7,7 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
+from agent_lsp.vocabulary import ApprovalMode  # the one definition of the modes
+
 TelemetryTarget = Literal["local", "otlp", "gcp"]
 
 

@@ -124,8 +124,9 @@ class SessionHandle:
         if hooks is None or not hooks.has("SessionStart", source):
             return
         outcome = await hooks.fire("SessionStart", {"source": source}, source)
-        for level, message in outcome.notices:
-            self.notify(ev.Notice(level, message))
+        # Still part of creating the session: kept with the other start-up notices, in order, for the adapter
+        # to show once the editor knows the session (not through the sink, which may run ahead of that).
+        self.notices.extend(ev.Notice(level, message) for level, message in outcome.notices)
         self.session.start_context = outcome.additional_context
 
     async def aclose(self) -> None:

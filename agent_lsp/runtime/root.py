@@ -170,6 +170,7 @@ class Runtime:
             model_settings=s.model,
             max_attempts=s.general.max_attempts,
             truncate_threshold=s.tools.truncate_tool_output_threshold,
+            permanent_approval=s.security.enable_permanent_tool_approval,
             client=client,
             router=router,
             model_name=model_name,

@@ -31,6 +31,7 @@ def build_session(
     model_settings: ModelSettings,
     max_attempts: int,
     truncate_threshold: int,
+    permanent_approval: bool,
     client: ModelClient,
     router: ModelRouter,
     model_name: str,
@@ -68,6 +69,7 @@ def build_session(
             jit_memory=memory.jit,
             history=history,
             on_save_rule=save_allowed_rules,
+            # TODO(merge with h-core): permanent_approval=permanent_approval,  (Scheduler gains it on that branch)
             truncate_threshold=truncate_threshold,
             hooks=hooks,
         )
