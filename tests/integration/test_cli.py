@@ -119,6 +119,15 @@ def test_default_mode_without_a_terminal_answers_the_model(project: Path, tmp_pa
     assert (project / "b.txt").read_text() == "new\n"
 
 
+def test_an_unknown_approval_mode_names_the_choices(project: Path) -> None:
+    for args in (("run", "--approval-mode", "always", "hi"), ("--approval-mode", "always", "-p", "hi")):
+        result = run_cli(*args, cwd=project)
+        assert result.returncode == 2 and result.stdout == ""
+        assert "--approval-mode must be one of default, auto_edit, yolo, plan (got 'always')" in result.stderr
+    shown = run_cli("acp", "--help", cwd=project)
+    assert "when tools may run: default, auto_edit, yolo, plan" in " ".join(shown.stdout.split())
+
+
 def test_demo_fixes_the_bug(tmp_path: Path) -> None:
     result = run_cli("demo", cwd=tmp_path, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
