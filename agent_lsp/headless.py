@@ -273,6 +273,7 @@ def run_headless(request: HeadlessRequest) -> int:
         allowed_tools=request.allowed_tools,
         allowed_mcp_server_names=request.allowed_mcp_server_names,
         include_directories=request.include_directories,
+        warm_model=False,
     )
     problem = Runtime(options).check_auth()
     if problem:

@@ -38,7 +38,9 @@ class SessionHandle:
     settings: LoadedSettings
     trusted: bool
     trust_reason: str
-    notices: list[ev.Notice]  # said while the session was built, for the adapter to show when it is ready
+    # Said while the session was created or loaded, in order, for the adapter to show once the editor knows the
+    # session; ``notice_sink`` gets what is said after (``notify``).
+    notices: list[ev.Notice]
     registry: ToolRegistry  # the session's tools, concrete: MCP and discovery add to it (the core sees a ToolSet)
     router: ModelRouter | None = None
     commands: Commands | None = None

@@ -46,6 +46,9 @@ class RuntimeOptions:
     allowed_tools: Sequence[str] = ()  # --allowed-tools: added to tools.allowed
     allowed_mcp_server_names: Sequence[str] | None = None  # --allowed-mcp-server-names: replaces mcp.allowed
     include_directories: Sequence[Path] = ()  # --include-directories: more workspace roots
+    # Build the model client on a thread while the user types (editors). Headless sends its prompt at once, so
+    # there is nothing to win, and a warm-up thread still running when the process exits only races shutdown.
+    warm_model: bool = True
 
 
 @dataclass

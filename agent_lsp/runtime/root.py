@@ -57,7 +57,7 @@ class Runtime:
         # Load the model client while the user types, once the session/new answer is out (the delay lets
         # the adapter write it first): see GeminiClient.warm. The replay model has nothing to warm.
         warm = getattr(handle.session.client, "warm", None)
-        if callable(warm):
+        if callable(warm) and self.options.warm_model:
             asyncio.get_running_loop().call_later(0.05, warm)
         await handle.start_hooks("resume" if setup.history else "startup")
         return handle
@@ -70,7 +70,8 @@ class Runtime:
         handle = await self.create_session(dataclasses.replace(setup, session_id=session_id, history=loaded.history))
         handle.session.title = loaded.info.title or None
         if loaded.skipped:
-            handle.notify(
+            # Said while the session is being opened: kept with the start-up notices (see SessionHandle.notices).
+            handle.notices.append(
                 ev.Notice(
                     "warning",
                     f"{loaded.skipped} unreadable line(s) of this session's recording were left out "
