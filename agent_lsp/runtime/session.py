@@ -69,7 +69,7 @@ def build_session(
             jit_memory=memory.jit,
             history=history,
             on_save_rule=save_allowed_rules,
-            # TODO(merge with h-core): permanent_approval=permanent_approval,  (Scheduler gains it on that branch)
+            permanent_approval=permanent_approval,  # security.enablePermanentToolApproval
             truncate_threshold=truncate_threshold,
             hooks=hooks,
         )
