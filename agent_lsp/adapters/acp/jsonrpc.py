@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_lsp.adapters import wire
+from agent_lsp.adapters.acp.framing import LineFrames
 from agent_lsp.adapters.coalesce import TextMerger
 from agent_lsp.adapters.wire import CODES
 
@@ -98,10 +99,7 @@ class Connection:
         self._source = source
         self._writer = writer
         self._handler: Handler | None = None
-        self._buffer = bytearray()
-        self._scanned = 0  # bytes of the buffer already known to hold no newline (big frames stay linear)
-        self._max_frame = max_frame or wire.max_frame_bytes()
-        self._skipping = False  # inside an oversized frame: discard up to its newline
+        self._frames = LineFrames(max_frame or wire.max_frame_bytes(), self._reject)
         self._next_id = 0
         self._outgoing: dict[int, asyncio.Future[Any]] = {}
         self._incoming: dict[RequestId, tuple[asyncio.Task[None], RequestContext]] = {}
@@ -172,14 +170,15 @@ class Connection:
         self._handler = handler
         try:
             while True:
-                line = self._next_line()
+                line = self._frames.next_line()
                 if line is None:
                     chunk = await self._source.read(1 << 16)
                     if not chunk:
-                        if self._buffer.strip() and not self._skipping:
-                            self._handle_line(bytes(self._buffer))
+                        last = self._frames.last()
+                        if last is not None:
+                            self._handle_line(last)
                         break
-                    self._buffer += chunk
+                    self._frames.feed(chunk)
                     continue
                 self._handle_line(line)
         finally:
@@ -203,29 +202,6 @@ class Connection:
                 await task
         self._merger.flush()
         self._closed = True
-
-    def _next_line(self) -> bytes | None:
-        """The next complete frame; an oversized one is answered once and dropped without being buffered."""
-        while True:
-            index = self._buffer.find(b"\n", self._scanned)
-            if index >= 0:
-                line = bytes(self._buffer[:index])
-                del self._buffer[: index + 1]
-                self._scanned = 0
-                if self._skipping:
-                    self._skipping = False
-                    continue
-                if len(line) > self._max_frame:
-                    self._reject(wire.too_big(len(line), self._max_frame))
-                    continue
-                return line
-            if len(self._buffer) > self._max_frame:
-                if not self._skipping:
-                    self._reject(wire.too_big(len(self._buffer), self._max_frame))
-                self._skipping = True
-                self._buffer.clear()
-            self._scanned = len(self._buffer)
-            return None
 
     def _handle_line(self, line: bytes) -> None:
         if not line.strip():
