@@ -46,6 +46,10 @@ class SessionChannel:
         for notice in [*start_up, *held]:
             self.notice(notice)
 
+    def close(self) -> None:
+        """The session was closed: nothing more is sent about it."""
+        self.closed = True
+
     def notice(self, notice: ev.Notice) -> None:
         """A notice from outside any prompt (the session's notice sink)."""
         if self._open and self.state.notices_supported:

@@ -132,6 +132,6 @@ class SessionLifecycle:
 
     async def _shut(self, live: LiveSession) -> None:
         live.cancel()
-        live.channel.closed = True
+        live.channel.close()
         self.sessions.remove(live)
         await live.handle.aclose()
