@@ -1,11 +1,11 @@
 """``agent-lsp acp``: serve ACP over stdin/stdout through one JSON-RPC connection, from the first frame on.
 
 There is no start-up shortcut: ``initialize`` goes through the connection like every other request. Answering
-it by hand before anything loaded (and warming imports in a thread) made ``initialize`` alone fast (~48 ms
-against ~190 ms) but changed nothing a user feels: spawn → ``session/new`` answered was 413–417 ms and spawn →
-first chunk 840–863 ms with and without it, in every combination (bench/acp_startup.py, bench/acp_first_chunk.py
-and an interleaved A/B run of 15 spawns each on the 2-core machine, 2026-11-23). The runtime loads when the
-first session is created, which is where its cost is paid either way.
+it by hand before asyncio loaded (and importing the runtime in a thread meanwhile) made ``initialize`` alone
+~55 ms sooner, but not what a user feels: against that shortcut, this path's spawn → ``session/new`` answered
+differs by +4 ms (paired median; quartiles -32..+42 ms, around 270 ms) and spawn → first chunk by +8 ms
+(-42..+58, around 640 ms), with the same CPU time (30 interleaved rounds on the 2-core machine, 2026-11-23, as
+bench/acp_startup.py and bench/acp_first_chunk.py measure). The runtime loads with the first session.
 """
 
 from __future__ import annotations
