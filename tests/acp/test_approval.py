@@ -292,3 +292,33 @@ async def test_every_tool_of_an_mcp_server_can_be_allowed_at_once(
     }
     finals = [u for u in editor.updates() if u["sessionUpdate"] == "tool_call_update" and u.get("status")]
     assert [u["status"] for u in finals if u["status"] in ("completed", "failed")] == ["completed", "completed"]
+
+
+async def test_allow_in_all_future_sessions_is_offered_and_saved(
+    tmp_path: Path, project: Path, env: dict[str, str], _private_home: Path
+) -> None:
+    """With security.enablePermanentToolApproval, the question offers Gemini CLI's proceed_always_and_save; choosing
+    it writes a policy rule, so a session in a new agent process runs the same program without asking."""
+    (_private_home / ".gemini").mkdir()
+    (_private_home / ".gemini" / "settings.json").write_text(
+        json.dumps({"security": {"enablePermanentToolApproval": True}})
+    )
+    turns = [call_turn(("run_shell_command", {"command": "echo saved"})), text_turn("done")]
+    editor = EditorClient(answer="proceed_always_and_save")
+    async with connect(editor, agent_argv(write_script(tmp_path / "a.jsonl", turns)), env, project) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        assert (await conn.prompt(session_id=session.session_id, prompt=[text_block("echo")])).stop_reason == "end_turn"
+    editor.checker.assert_clean()
+    options = editor.permission_requests[0]["options"]
+    assert [o["optionId"] for o in options] == ["proceed_once", "proceed_always", "proceed_always_and_save", "reject"]
+    assert options[2]["name"] == "Allow this command in all future sessions" and options[2]["kind"] == "allow_always"
+    assert "echo" in (_private_home / ".gemini" / "policies" / "auto-saved.toml").read_text()
+
+    later = EditorClient(answer="reject")
+    async with connect(later, agent_argv(write_script(tmp_path / "b.jsonl", turns)), env, project) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        assert (await conn.prompt(session_id=session.session_id, prompt=[text_block("echo")])).stop_reason == "end_turn"
+    later.checker.assert_clean()
+    assert later.permission_requests == []
+    finals = [u for u in later.updates() if u["sessionUpdate"] == "tool_call_update" and u.get("status") == "completed"]
+    assert len(finals) == 1 and "saved" in json.dumps(finals[0])
