@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_lsp.adapters.acp.agent import AcpAgent, AgentOptions
+from agent_lsp.adapters.acp.agent import METHODS as ACP_METHODS
 from agent_lsp.adapters.lsp import capabilities as lsp_caps
 from agent_lsp.adapters.wire import MAX_DEPTH, MAX_FRAME_ENV
 from tests.acp.harness import SchemaChecker, agent_env, text_turn, write_script
@@ -365,7 +365,7 @@ def acp_examples(project: Path, sid: str) -> dict[str, Any]:
 
 def acp_plan(rng: random.Random, project: Path, sid: str) -> Plan:
     plan = Plan(acp_frame, rng)
-    methods = AcpAgent(AgentOptions(env={})).methods()
+    methods = ACP_METHODS
     examples = acp_examples(project, sid)
     destructive = ("session/close", "session/delete")
     for method in sorted(methods, key=lambda m: (m in destructive, m)):

@@ -55,7 +55,7 @@ class EditorClient:
         *,
         fs: bool = False,
         terminal: bool = False,
-        answer: PermissionAnswer | str = "allow_once",
+        answer: PermissionAnswer | str = "proceed_once",
         missing_as_empty: bool = False,
     ) -> None:
         self.fs = fs

@@ -192,7 +192,7 @@ class RawClient:
 
     async def _default_answer(self, request: dict[str, Any]) -> Any:
         if request["method"] == "session/request_permission":
-            return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+            return {"outcome": {"outcome": "selected", "optionId": "proceed_once"}}
         raise LookupError(request["method"])
 
     async def _read(self) -> None:

@@ -5,6 +5,7 @@ answer in the same turn while Cancel ends it, and notices reach clients that onl
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ async def test_the_question_comes_after_the_text_and_the_tool_call_it_is_about(
     assert sorted(calls.values()) == sorted(titles)
 
 
-@pytest.mark.parametrize("answer", ["reject_once"])
+@pytest.mark.parametrize("answer", ["reject", "an-option-never-offered"])
 async def test_reject_tells_the_model_and_it_answers_in_the_same_turn(
     tmp_path: Path, project: Path, env: dict[str, str], answer: str
 ) -> None:
@@ -260,3 +261,64 @@ async def test_a_loaded_session_replays_its_notices_as_notices(
         replayed = [u for u in again.checker.updates(sid) if u["sessionUpdate"] == "agent_message_chunk"]
     again.checker.assert_clean()
     assert [u["content"]["text"] for u in replayed] == live
+
+
+async def test_every_tool_of_an_mcp_server_can_be_allowed_at_once(
+    tmp_path: Path, project: Path, env: dict[str, str]
+) -> None:
+    """The per-server choice (Gemini CLI's proceed_always_server) is offered over ACP too: answering it once lets
+    the server's other tools run without asking for the rest of the session."""
+    server = Path(__file__).parent.parent / "mcp" / "servers" / "echo_server.py"
+    (project / ".gemini").mkdir()
+    settings = {"mcpServers": {"echo": {"command": sys.executable, "args": [str(server), "--name", "acp-echo"]}}}
+    (project / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    script = write_script(
+        tmp_path / "mcp.jsonl",
+        [call_turn(("add", {"a": 2, "b": 3})), call_turn(("echo", {"text": "hi"})), text_turn("5, and hi.")],
+    )
+    editor = EditorClient(answer="proceed_always_server")
+    async with connect(editor, agent_argv(script), env, project) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("add, then echo")])
+    assert response.stop_reason == "end_turn"
+    editor.checker.assert_clean()
+    assert len(editor.permission_requests) == 1  # echo ran without asking
+    options = editor.permission_requests[0]["options"]
+    assert [o["optionId"] for o in options] == ["proceed_once", "proceed_always", "proceed_always_server", "reject"]
+    assert options[2] == {
+        "optionId": "proceed_always_server",
+        "name": "Always allow every tool of `echo` this session",
+        "kind": "allow_always",
+    }
+    finals = [u for u in editor.updates() if u["sessionUpdate"] == "tool_call_update" and u.get("status")]
+    assert [u["status"] for u in finals if u["status"] in ("completed", "failed")] == ["completed", "completed"]
+
+
+async def test_allow_in_all_future_sessions_is_offered_and_saved(
+    tmp_path: Path, project: Path, env: dict[str, str], _private_home: Path
+) -> None:
+    """With security.enablePermanentToolApproval, the question offers Gemini CLI's proceed_always_and_save; choosing
+    it writes a policy rule, so a session in a new agent process runs the same program without asking."""
+    (_private_home / ".gemini").mkdir()
+    (_private_home / ".gemini" / "settings.json").write_text(
+        json.dumps({"security": {"enablePermanentToolApproval": True}})
+    )
+    turns = [call_turn(("run_shell_command", {"command": "echo saved"})), text_turn("done")]
+    editor = EditorClient(answer="proceed_always_and_save")
+    async with connect(editor, agent_argv(write_script(tmp_path / "a.jsonl", turns)), env, project) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        assert (await conn.prompt(session_id=session.session_id, prompt=[text_block("echo")])).stop_reason == "end_turn"
+    editor.checker.assert_clean()
+    options = editor.permission_requests[0]["options"]
+    assert [o["optionId"] for o in options] == ["proceed_once", "proceed_always", "proceed_always_and_save", "reject"]
+    assert options[2]["name"] == "Allow this command in all future sessions" and options[2]["kind"] == "allow_always"
+    assert "echo" in (_private_home / ".gemini" / "policies" / "auto-saved.toml").read_text()
+
+    later = EditorClient(answer="reject")
+    async with connect(later, agent_argv(write_script(tmp_path / "b.jsonl", turns)), env, project) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        assert (await conn.prompt(session_id=session.session_id, prompt=[text_block("echo")])).stop_reason == "end_turn"
+    later.checker.assert_clean()
+    assert later.permission_requests == []
+    finals = [u for u in later.updates() if u["sessionUpdate"] == "tool_call_update" and u.get("status") == "completed"]
+    assert len(finals) == 1 and "saved" in json.dumps(finals[0])

@@ -77,7 +77,7 @@ async def test_cancel_during_permission_wait(tmp_path: Path, project: Path, env:
     async def hold(request: dict[str, Any]) -> str:
         asked.set()
         await never.wait()  # the user never answers
-        return "allow_once"
+        return "proceed_once"
 
     editor = EditorClient(answer=hold)
     async with connect(editor, agent_argv(script), env, project) as conn:

@@ -72,7 +72,7 @@ async def test_stale_buffer_refuses_the_write(tmp_path: Path, project: Path, env
 
     async def user_types_meanwhile(request: dict[str, Any]) -> str:
         editor.buffers[str(app)] = app.read_text() + "# edited while the agent waited\n"
-        return "allow_once"
+        return "proceed_once"
 
     editor = EditorClient(fs=True, answer=user_types_meanwhile)
     async with connect(editor, agent_argv(script), env, project) as conn:
@@ -121,7 +121,7 @@ async def test_codecompanion_like_client_sees_the_diff_in_the_permission_request
 
 async def test_cancel_kills_the_editor_terminal(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
     script = write_script(tmp_path / "t.jsonl", [call_turn(("run_shell_command", {"command": "sleep 30"}))])
-    editor = EditorClient(terminal=True, answer="allow_once")
+    editor = EditorClient(terminal=True, answer="proceed_once")
     async with connect(editor, agent_argv(script), env, project) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         prompt = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("wait")]))

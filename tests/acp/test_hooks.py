@@ -10,7 +10,7 @@ from pathlib import Path
 from acp import text_block
 
 from tests.acp.editor import EditorClient, connect
-from tests.acp.harness import agent_argv
+from tests.acp.harness import RawClient, agent_argv, write_script
 from tests.fakes.fake_gemini import FakeGemini
 from tests.replay_lines import call_line, text_line
 
@@ -55,3 +55,27 @@ async def test_hooks_block_a_tool_and_speak_to_the_editor(
     assert "guard hooks active" in shown
     answer = [p["functionResponse"]["response"] for c in second for p in c["parts"] if "functionResponse" in p]
     assert answer == [{"error": "Tool execution blocked: shell is off limits"}]
+
+
+async def test_a_message_raised_while_the_session_opens_follows_its_answer(
+    tmp_path: Path, project: Path, env: dict[str, str], _private_home: Path
+) -> None:
+    """A SessionStart hook speaks while session/new is still being answered: a client that shows notices gets the
+    notice once, right after the answer that told it the session id (never an update for an unknown session)."""
+    hook = _private_home / "hello.py"
+    hook.write_text("import json\nprint(json.dumps({'systemMessage': 'hello from the start hook'}))\n")
+    hooks = {"SessionStart": [{"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}]}
+    (_private_home / ".gemini").mkdir()
+    (_private_home / ".gemini" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    script = write_script(tmp_path / "none.jsonl", [])
+    async with RawClient.spawn(agent_argv(script), env, project) as client:
+        await client.initialize({"session": {"notices": {}}})
+        rid, answered = await client.start_request("session/new", {"cwd": str(project), "mcpServers": []})
+        sid = (await answered)["result"]["sessionId"]
+        await client.wait_for(lambda: any(u["sessionUpdate"] == "notice" for u in client.checker.updates(sid)))
+        await client.result("session/list", {"cwd": str(project)})  # a round trip: nothing else is on its way
+    client.checker.assert_clean()
+    frames = client.checker.frames
+    answer = next(i for i, f in enumerate(frames) if f.get("id") == rid and "result" in f)
+    notices = [i for i, f in enumerate(frames) if "hello from the start hook" in json.dumps(f)]
+    assert len(notices) == 1 and notices[0] > answer

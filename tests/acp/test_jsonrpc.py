@@ -13,6 +13,7 @@ import pytest
 
 from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError
 from agent_lsp.adapters.acp.stdio import PipeSource, PipeWriter
+from agent_lsp.adapters.wire import CODES
 
 
 class Peer:
@@ -75,7 +76,7 @@ class Handlers:
     async def _boom(self) -> Any:
         raise ValueError("kaboom")
 
-    def notify(self, method: str, params: Any) -> None:
+    def notification(self, method: str, params: Any) -> None:
         self.notes.append((method, params))
 
 
@@ -87,8 +88,8 @@ async def wired() -> AsyncIterator[tuple[Connection, Peer, Handlers, asyncio.Tas
     await source.start()
     await writer.start()
     handlers = Handlers()
-    conn = Connection(source, writer, handlers.dispatch, handlers.notify)
-    serving = asyncio.ensure_future(conn.serve())
+    conn = Connection(source, writer)
+    serving = asyncio.ensure_future(conn.serve(handlers))
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 26)
     transport, _ = await loop.connect_read_pipe(
@@ -200,7 +201,7 @@ async def test_end_of_input_answers_every_request_already_read(wired: Any, monke
     assert answers[0]["error"]["code"] == -32700
     by_id = {a["id"]: a for a in answers[1:]}
     assert by_id[1]["result"] == {"x": 1}
-    assert by_id[2]["error"]["code"] == jsonrpc.REQUEST_CANCELLED
+    assert by_id[2]["error"]["code"] == CODES["cancelled"] == -32800
     assert conn.closed
     with pytest.raises(ConnectionError):
         await conn.request("fs/read_text_file", {})

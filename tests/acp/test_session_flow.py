@@ -70,11 +70,14 @@ async def test_multi_tool_session(tmp_path: Path, project: Path, env: dict[str, 
     diff = asked[0]["content"][0]
     assert diff["type"] == "diff" and diff["oldText"].startswith("def greet") and "'Hi '" in diff["newText"]
     assert asked[2]["content"][0]["oldText"] is None and asked[2]["content"][0]["newText"] == "print('new')\n"
-    assert [o["kind"] for o in editor.permission_requests[0]["options"]] == [
-        "allow_once",
-        "allow_always",
-        "reject_once",
+    # Gemini CLI's option ids, from the shared vocabulary; an edit is "all edits this session".
+    options = editor.permission_requests[0]["options"]
+    assert [(o["optionId"], o["kind"]) for o in options] == [
+        ("proceed_once", "allow_once"),
+        ("proceed_always", "allow_always"),
+        ("reject", "reject_once"),
     ]
+    assert options[1]["name"] == "Allow all edits this session"
 
     # The shell's output arrived while it ran: an update with the first line and not yet the second.
     shell_id = next(i for i, u in started.items() if u["kind"] == "execute")
@@ -113,7 +116,7 @@ async def test_allow_always_is_remembered_for_the_session(tmp_path: Path, projec
             text_turn("ok"),
         ],
     )
-    editor = EditorClient(answer="allow_always")
+    editor = EditorClient(answer="proceed_always")
     async with connect(editor, agent_argv(script), env, project) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         response = await conn.prompt(session_id=session.session_id, prompt=[text_block("twice")])

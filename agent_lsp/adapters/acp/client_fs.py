@@ -8,7 +8,8 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agent_lsp.adapters.acp.jsonrpc import RESOURCE_NOT_FOUND, Connection, RpcError
+from agent_lsp.adapters.acp.jsonrpc import Connection, RpcError
+from agent_lsp.adapters.wire import CODES
 from agent_lsp.errors import ToolError
 from agent_lsp.workspace.filesystem import LocalFileSystem, check_unchanged
 
@@ -19,7 +20,7 @@ _MISSING_WORDS = ("not found", "no such file", "enoent", "does not exist", "does
 
 def looks_missing(error: RpcError) -> bool:
     """Clients report a missing file in many ways; recognise the common ones."""
-    if error.code == RESOURCE_NOT_FOUND:
+    if error.code == CODES["not_found"]:
         return True
     text = f"{error.message} {error.data if error.data is not None else ''}".lower()
     return any(word in text for word in _MISSING_WORDS)

@@ -1,16 +1,12 @@
-"""The ``initialize`` exchange: what the client can do, and what we answer (stdlib only: it runs before anything
-heavy is imported, within the start-up budget)."""
+"""The ``initialize`` exchange and credentials: what the client can do, what we answer, which auth methods."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from agent_lsp import __version__
-
-# Neither typing nor dataclasses: together they cost ~20 ms before the first answer could go out.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 PROTOCOL_VERSION = 1
 API_KEY_METHOD = "gemini-api-key"
@@ -32,29 +28,15 @@ AUTH_METHODS: list[dict[str, Any]] = [
 ]
 
 
+@dataclass(frozen=True)
 class ClientCapabilities:
     """The parts of the client's capabilities we act on; anything malformed counts as absent."""
 
-    __slots__ = ("name", "notices", "read_text_file", "terminal", "write_text_file")
-
-    def __init__(
-        self,
-        *,
-        read_text_file: bool = False,
-        write_text_file: bool = False,
-        terminal: bool = False,
-        notices: bool = False,
-        name: str = "",
-    ) -> None:
-        self.read_text_file = read_text_file
-        self.write_text_file = write_text_file
-        self.terminal = terminal
-        self.notices = notices
-        self.name = name
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
-        return f"ClientCapabilities({fields})"
+    read_text_file: bool = False
+    write_text_file: bool = False
+    terminal: bool = False
+    notices: bool = False
+    name: str = ""
 
     @classmethod
     def from_initialize(cls, params: Mapping[str, Any] | None) -> ClientCapabilities:

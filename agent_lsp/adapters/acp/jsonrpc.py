@@ -13,23 +13,20 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_lsp.adapters import wire
+from agent_lsp.adapters.acp.framing import LineFrames
 from agent_lsp.adapters.coalesce import TextMerger
-from agent_lsp.adapters.wire import INTERNAL_ERROR as INTERNAL_ERROR
-from agent_lsp.adapters.wire import INVALID_PARAMS as INVALID_PARAMS
-from agent_lsp.adapters.wire import INVALID_REQUEST as INVALID_REQUEST
-from agent_lsp.adapters.wire import METHOD_NOT_FOUND as METHOD_NOT_FOUND
-from agent_lsp.adapters.wire import PARSE_ERROR as PARSE_ERROR
+from agent_lsp.adapters.wire import CODES
+
+if TYPE_CHECKING:
+    from agent_lsp.vocabulary import ErrorMeaning
 
 log = logging.getLogger(__name__)
-REQUEST_CANCELLED = -32800
 # After the client closes our input, requests it already sent may still finish and be answered for this long
 # (a client that closed its side can still read ours); what is left then is cancelled and answered as such.
 END_OF_INPUT_GRACE_S = 5.0
-AUTH_REQUIRED = -32000
-RESOURCE_NOT_FOUND = -32002
 
 CANCEL_REQUEST = "$/cancel_request"
 RequestId = int | str | None
@@ -51,9 +48,14 @@ class RpcError(Exception):
         return error
 
     @classmethod
+    def of(cls, meaning: ErrorMeaning, message: str, data: Any = None) -> RpcError:
+        """An error by what it means (``vocabulary.ErrorMeaning``); ``wire.CODES`` picks the code."""
+        return cls(CODES[meaning], message, data)
+
+    @classmethod
     def invalid_params(cls, where: str, why: str) -> RpcError:
         """-32602 naming the offending field (``where`` is a path such as ``prompt[2].data``)."""
-        return cls(INVALID_PARAMS, f"Invalid params: {where} {why}", {"field": where})
+        return cls.of("invalid_params", f"Invalid params: {where} {why}", {"field": where})
 
 
 @dataclass
@@ -69,9 +71,15 @@ class RequestContext:
     cancelled: bool = False
 
 
-Dispatcher = Callable[[str, Any, RequestContext], Awaitable[Any]]
-"""Called synchronously for each request; returns the awaitable producing the result (raise RpcError)."""
-NotificationHandler = Callable[[str, Any], None]
+class Handler(Protocol):
+    """What serves the requests and notifications of one connection (the ACP agent)."""
+
+    def dispatch(self, method: str, params: Any, ctx: RequestContext) -> Awaitable[Any]:
+        """Called synchronously as each request arrives; returns the awaitable producing the result (or raises
+        RpcError)."""
+        ...
+
+    def notification(self, method: str, params: Any) -> None: ...
 
 
 class FrameWriter(Protocol):
@@ -85,24 +93,13 @@ class ByteSource(Protocol):
 
 
 class Connection:
-    def __init__(
-        self,
-        source: ByteSource,
-        writer: FrameWriter,
-        dispatch: Dispatcher,
-        notify: NotificationHandler,
-        *,
-        pending_input: bytes = b"",
-        max_frame: int | None = None,
-    ) -> None:
+    """Built on its byte streams first, so the agent can be built with it; ``serve(agent)`` then runs it."""
+
+    def __init__(self, source: ByteSource, writer: FrameWriter, *, max_frame: int | None = None) -> None:
         self._source = source
         self._writer = writer
-        self._dispatch = dispatch
-        self._notify = notify
-        self._buffer = bytearray(pending_input)
-        self._scanned = 0  # bytes of the buffer already known to hold no newline (big frames stay linear)
-        self._max_frame = max_frame or wire.max_frame_bytes()
-        self._skipping = False  # inside an oversized frame: discard up to its newline
+        self._handler: Handler | None = None
+        self._frames = LineFrames(max_frame or wire.max_frame_bytes(), self._reject)
         self._next_id = 0
         self._outgoing: dict[int, asyncio.Future[Any]] = {}
         self._incoming: dict[RequestId, tuple[asyncio.Task[None], RequestContext]] = {}
@@ -167,18 +164,21 @@ class Connection:
 
     # ---- receiving ----
 
-    async def serve(self) -> None:
-        """Read and handle frames until end of input; then finish (or cancel and answer) what is still running."""
+    async def serve(self, handler: Handler) -> None:
+        """Read and hand frames to ``handler`` until end of input; then finish (or cancel and answer) what is
+        still running."""
+        self._handler = handler
         try:
             while True:
-                line = self._next_line()
+                line = self._frames.next_line()
                 if line is None:
                     chunk = await self._source.read(1 << 16)
                     if not chunk:
-                        if self._buffer.strip() and not self._skipping:
-                            self._handle_line(bytes(self._buffer))
+                        last = self._frames.last()
+                        if last is not None:
+                            self._handle_line(last)
                         break
-                    self._buffer += chunk
+                    self._frames.feed(chunk)
                     continue
                 self._handle_line(line)
         finally:
@@ -203,29 +203,6 @@ class Connection:
         self._merger.flush()
         self._closed = True
 
-    def _next_line(self) -> bytes | None:
-        """The next complete frame; an oversized one is answered once and dropped without being buffered."""
-        while True:
-            index = self._buffer.find(b"\n", self._scanned)
-            if index >= 0:
-                line = bytes(self._buffer[:index])
-                del self._buffer[: index + 1]
-                self._scanned = 0
-                if self._skipping:
-                    self._skipping = False
-                    continue
-                if len(line) > self._max_frame:
-                    self._reject(wire.too_big(len(line), self._max_frame))
-                    continue
-                return line
-            if len(self._buffer) > self._max_frame:
-                if not self._skipping:
-                    self._reject(wire.too_big(len(self._buffer), self._max_frame))
-                self._skipping = True
-                self._buffer.clear()
-            self._scanned = len(self._buffer)
-            return None
-
     def _handle_line(self, line: bytes) -> None:
         if not line.strip():
             return
@@ -233,25 +210,20 @@ class Connection:
         if isinstance(message, wire.Rejection):
             self._reject(message, size=len(line))
             return
-        self.handle_message(message)
+        self._handle_message(message)
 
     def _reject(self, rejection: wire.Rejection, *, size: int | None = None) -> None:
         log.warning("bad frame%s: %s", f" ({size} bytes)" if size is not None else "", rejection.message)
         if rejection.answer:
             self._send_error(rejection.id, RpcError(rejection.code, rejection.message))
 
-    def handle_message(self, message: dict[str, Any]) -> None:
-        """Handle one decoded frame (also used for a frame read before the connection existed)."""
-        checked = wire.check(message)
-        if isinstance(checked, wire.Rejection):
-            self._reject(checked)
-            return
+    def _handle_message(self, message: dict[str, Any]) -> None:
         try:
-            self._route(checked)
+            self._route(message)
         except Exception as exc:  # a bug: the request still gets its one answer, the connection lives on
             log.exception("handling %s failed", message.get("method", "an answer"))
             if "id" in message and "method" in message and message["id"] not in self._incoming:
-                self._send_error(message["id"], RpcError(INTERNAL_ERROR, f"Internal error: {exc}"))
+                self._send_error(message["id"], RpcError.of("internal", f"Internal error: {exc}"))
 
     def _route(self, message: dict[str, Any]) -> None:
         method = message.get("method")
@@ -264,11 +236,12 @@ class Connection:
             self._handle_notification(method, params)
             return
         if rid in self._incoming:
-            self._send_error(rid, RpcError(INVALID_REQUEST, f"Invalid request: id {rid!r} is already in use"))
+            self._send_error(rid, RpcError.of("invalid_request", f"Invalid request: id {rid!r} is already in use"))
             return
         ctx = RequestContext(rid, method)
+        assert self._handler is not None, "frames are read only while serving"
         try:
-            awaitable = self._dispatch(method, params, ctx)
+            awaitable = self._handler.dispatch(method, params, ctx)
         except RpcError as exc:
             self._send_error(rid, exc)
             return
@@ -284,11 +257,11 @@ class Connection:
                 return
             except asyncio.CancelledError:
                 if ctx.cancelled and not self._closed:
-                    self._send_error(ctx.request_id, RpcError(REQUEST_CANCELLED, "Request cancelled"))
+                    self._send_error(ctx.request_id, RpcError.of("cancelled", "Request cancelled"))
                 raise
             except Exception as exc:
                 log.exception("handler for %s failed", ctx.method)
-                self._send_error(ctx.request_id, RpcError(INTERNAL_ERROR, f"Internal error: {exc}"))
+                self._send_error(ctx.request_id, RpcError.of("internal", f"Internal error: {exc}"))
                 return
             self.send({"jsonrpc": "2.0", "id": ctx.request_id, "result": result if result is not None else {}})
             for callback in ctx.after_response:
@@ -312,8 +285,9 @@ class Connection:
             else:
                 task.cancel()
             return
+        assert self._handler is not None, "frames are read only while serving"
         try:
-            self._notify(method, params)
+            self._handler.notification(method, params)
         except RpcError as exc:
             log.warning("bad %s notification: %s", method, exc.message)
         except Exception:
@@ -330,7 +304,7 @@ class Connection:
             text = error.get("message") if isinstance(error, dict) else None
             data = error.get("data") if isinstance(error, dict) else None
             future.set_exception(
-                RpcError(code if isinstance(code, int) else INTERNAL_ERROR, str(text or "unknown error"), data)
+                RpcError(code if isinstance(code, int) else CODES["internal"], str(text or "unknown error"), data)
             )
         else:
             future.set_result(message.get("result"))

@@ -1,4 +1,5 @@
-"""What a session offers the editor: modes, config options, slash commands; and client MCP servers in our shape."""
+"""ACP's shapes of what a session offers the editor (modes, config options, slash commands), built from the
+shared vocabulary, the model catalog and the command specs; and the client's MCP servers in our settings shape."""
 
 from __future__ import annotations
 
@@ -7,27 +8,27 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.acp.jsonrpc import RpcError
 from agent_lsp.model.catalog import CHOICES
+from agent_lsp.vocabulary import MODES, PermissionChoice
 
 if TYPE_CHECKING:
     from agent_lsp.core.commands import CommandSpec
 
-MODES: tuple[tuple[str, str, str], ...] = (
-    ("default", "Default", "Ask before file edits, shell commands and other tools that change things."),
-    ("auto_edit", "Auto edit", "Apply file edits without asking; still ask before shell commands."),
-    ("yolo", "YOLO", "Run every tool without asking. Only in trusted folders."),
-    ("plan", "Plan", "Read-only: explore and propose a plan; no edits and no commands."),
-)
-MODE_IDS = tuple(m[0] for m in MODES)
 MODELS: tuple[tuple[str, str], ...] = tuple((c.id, c.name) for c in CHOICES)
 MODEL_OPTION = "model"
 MODE_OPTION = "mode"
 
 
 def mode_state(current: str) -> dict[str, Any]:
+    """ACP SessionModeState."""
     return {
         "currentModeId": current,
-        "availableModes": [{"id": i, "name": n, "description": d} for i, n, d in MODES],
+        "availableModes": [{"id": m.id, "name": m.name, "description": m.description} for m in MODES],
     }
+
+
+def permission_options(choices: list[PermissionChoice]) -> list[dict[str, Any]]:
+    """ACP PermissionOption entries for the vocabulary's permission choices."""
+    return [{"optionId": c.option_id, "name": c.name, "kind": c.kind} for c in choices]
 
 
 def config_options(model: str, mode: str, choices: list[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
@@ -52,7 +53,7 @@ def config_options(model: str, mode: str, choices: list[tuple[str, str]] | None 
             "category": "mode",
             "type": "select",
             "currentValue": mode,
-            "options": [{"value": i, "name": n, "description": d} for i, n, d in MODES],
+            "options": [{"value": m.id, "name": m.name, "description": m.description} for m in MODES],
         },
     ]
 

@@ -1,0 +1,107 @@
+"""``initialize`` and ``authenticate``: what the client can do, which credentials serve it, and the Runtime
+built from them (lazily: the runtime's imports are paid by the first session, not by ``initialize``)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_lsp.adapters.acp import handshake
+from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_str
+
+if TYPE_CHECKING:
+    from agent_lsp.runtime import Runtime
+    from agent_lsp.vocabulary import ApprovalMode
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AgentOptions:
+    """What the command line decided for every session of this process."""
+
+    fake_responses: Path | None = None
+    model: str | None = None
+    approval_mode: ApprovalMode | None = None
+    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+class Access:
+    """The handshake state of one connection: the client's capabilities and the credentials' Runtime."""
+
+    def __init__(self, options: AgentOptions) -> None:
+        self.options = options
+        self.env = options.env
+        if self.env.get("GOOGLE_GEMINI_BASE_URL", "").strip() and not _has_key(self.env):
+            # A custom endpoint (a proxy or a local fake) needs no credentials, but the client wants a key.
+            self.env["GEMINI_API_KEY"] = "no-key-needed"
+        self.client = handshake.ClientCapabilities()
+        self._runtime: Runtime | None = None
+
+    @property
+    def _replay(self) -> bool:
+        return self.options.fake_responses is not None
+
+    async def initialize(self, params: dict[str, Any], ctx: RequestContext) -> Any:
+        problem = handshake.check_initialize(params)
+        if problem:
+            raise RpcError.invalid_params("protocolVersion", problem.removeprefix("protocolVersion "))
+        self.client = handshake.ClientCapabilities.from_initialize(params)
+        return handshake.initialize_result(auth_required=handshake.auth_required(self.env, replay=self._replay))
+
+    async def authenticate(self, params: dict[str, Any], ctx: RequestContext) -> Any:
+        method = require_str(params, "methodId")
+        if not handshake.auth_required(self.env, replay=self._replay):
+            return {}  # a replay model or a custom endpoint: whatever the client picked is fine
+        env = handshake.credentials_env(method, meta(params), self.env)
+        if env is None:
+            raise RpcError.invalid_params(
+                "methodId", f"must be {handshake.API_KEY_METHOD} or {handshake.VERTEX_METHOD}"
+            )
+        from agent_lsp.errors import AuthError
+        from agent_lsp.model.auth import resolve_auth
+
+        try:
+            config = resolve_auth(env)
+        except AuthError as exc:
+            raise RpcError.of("auth_required", str(exc)) from exc
+        # Kept in this process only: never written anywhere, never logged (AuthConfig hides the key).
+        self.env.clear()
+        self.env.update(env)
+        self._runtime = None  # the next session is built with these credentials
+        log.info("authenticated: %s", config.describe())
+        return {}
+
+    def runtime(self) -> Runtime:
+        """The Runtime for new sessions; -32000 saying what to set when no credentials can serve them."""
+        if self._runtime is None:
+            from agent_lsp.runtime import Runtime, RuntimeOptions, replay_delay
+
+            self._runtime = Runtime(
+                RuntimeOptions(
+                    fake_responses=self.options.fake_responses,
+                    model=self.options.model,
+                    approval_mode=self.options.approval_mode,
+                    checkpointing=True,
+                    chunk_delay=replay_delay(self.env),
+                    env=self.env,
+                )
+            )
+        problem = self._runtime.check_auth()
+        if problem:
+            raise RpcError.of("auth_required", f"Authentication required. {problem}")
+        return self._runtime
+
+
+def meta(params: dict[str, Any]) -> dict[str, Any]:
+    """A request's ``_meta`` object ({} when absent or malformed)."""
+    value = params.get("_meta")
+    return value if isinstance(value, dict) else {}
+
+
+def _has_key(env: Mapping[str, str]) -> bool:
+    return any(env.get(k, "").strip() for k in ("GEMINI_API_KEY", "GOOGLE_API_KEY"))

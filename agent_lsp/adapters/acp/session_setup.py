@@ -1,0 +1,80 @@
+"""A ``SessionSetup`` from ``session/new``/``load``/``resume`` params: folders, MCP servers, and everything the
+editor contributes (confirmer, file system, terminal shell, notice sink), given at construction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_lsp.adapters.acp.channel import SessionChannel
+from agent_lsp.adapters.acp.confirmer import AcpConfirmer
+from agent_lsp.adapters.acp.handshake import ClientCapabilities
+from agent_lsp.adapters.acp.jsonrpc import Connection, RpcError, require_list, require_str
+from agent_lsp.adapters.acp.live import SessionTable
+from agent_lsp.adapters.acp.session_config import mcp_servers_from_acp
+
+if TYPE_CHECKING:
+    from agent_lsp.runtime import SessionSetup
+
+
+def session_setup(
+    params: dict[str, Any],
+    channel: SessionChannel,
+    client: ClientCapabilities,
+    sessions: SessionTable,
+    *,
+    mcp_required: bool,
+) -> SessionSetup:
+    from agent_lsp.runtime import SessionSetup
+
+    conn, sid = channel.conn, channel.id
+    cwd = absolute_dir(require_str(params, "cwd"), "cwd")
+    extra = [
+        absolute_dir(d, f"additionalDirectories[{i}]")
+        for i, d in enumerate(require_list(params, "additionalDirectories", default_empty=True))
+    ]
+    servers = require_list(params, "mcpServers", default_empty=not mcp_required)
+    setup = SessionSetup(
+        cwd=cwd,
+        confirmer=AcpConfirmer(conn, sid),
+        extra_roots=extra,
+        client_mcp_servers=mcp_servers_from_acp(servers),
+        session_id=sid,
+        notice_sink=channel.notice,
+        replace_tools=_editor_tools(conn, channel, client),
+    )
+    if client.read_text_file or client.write_text_file:
+        from agent_lsp.adapters.acp.client_fs import ClientFileSystem
+
+        roots = [cwd.resolve(), *(e.resolve() for e in extra)]
+
+        def current_roots() -> tuple[Path, ...] | list[Path]:
+            # The workspace's roots once the session is open (/directory add changes them); until then, these.
+            live = sessions.get(sid)
+            return live.handle.workspace.roots if live is not None else roots
+
+        setup.fs = ClientFileSystem(conn, sid, current_roots, read=client.read_text_file, write=client.write_text_file)
+    sessions.remember(cwd)
+    return setup
+
+
+def _editor_tools(conn: Connection, channel: SessionChannel, client: ClientCapabilities) -> dict[str, Any]:
+    """Built-in tools the editor runs instead: the shell in its terminal, when it offers ``terminal``."""
+    if not client.terminal:
+        return {}
+    from agent_lsp.adapters.acp.terminal_tool import TerminalShellTool
+    from agent_lsp.tools.shell import SHELL_TOOL_NAME
+
+    return {SHELL_TOOL_NAME: lambda ctx: TerminalShellTool(ctx, conn, channel.id, channel.attach_terminal)}
+
+
+def absolute_dir(raw: Any, where: str) -> Path:
+    """An existing absolute folder named by the client; -32602 naming ``where`` otherwise."""
+    if not isinstance(raw, str) or not raw:
+        raise RpcError.invalid_params(where, "is required and must be an absolute path")
+    path = Path(raw)
+    if not path.is_absolute():
+        raise RpcError.invalid_params(where, f"must be an absolute path (got {raw!r})")
+    if not path.is_dir():
+        raise RpcError.invalid_params(where, f"is not an existing folder: {raw}")
+    return path

@@ -1,0 +1,137 @@
+"""The session lifecycle over ACP: ``session/new``, ``load``, ``resume``, ``list``, ``close``, ``delete``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_lsp.adapters.acp.access import Access, meta
+from agent_lsp.adapters.acp.channel import SessionChannel
+from agent_lsp.adapters.acp.configuration import SessionConfiguration
+from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError, optional_str, require_str
+from agent_lsp.adapters.acp.live import LiveSession, SessionTable
+
+if TYPE_CHECKING:
+    from agent_lsp.runtime import SessionHandle, SessionSetup
+
+log = logging.getLogger(__name__)
+LIST_PAGE_SIZE = 50
+CLOSE_WAIT_S = 10.0
+
+
+class SessionLifecycle:
+    def __init__(
+        self, conn: Connection, access: Access, sessions: SessionTable, configuration: SessionConfiguration
+    ) -> None:
+        self.conn = conn
+        self.access = access
+        self.sessions = sessions
+        self.configuration = configuration
+
+    async def new(self, params: dict[str, Any], ctx: RequestContext) -> Any:
+        runtime = self.access.runtime()
+        from agent_lsp.store.sessions import new_session_id
+
+        channel = self._channel(new_session_id())
+        setup = self._setup(params, channel, mcp_required=True)
+        live = self._open(channel, await runtime.create_session(setup), setup)
+        return {"sessionId": channel.id, **self._answer(live, ctx)}
+
+    async def load(self, params: dict[str, Any], ctx: RequestContext, *, replay: bool = True) -> Any:
+        runtime = self.access.runtime()
+        from agent_lsp.store.sessions import SessionNotFoundError
+
+        channel = self._channel(require_str(params, "sessionId"))
+        setup = self._setup(params, channel, mcp_required=replay)
+        old = self.sessions.get(channel.id)
+        if old is not None:
+            await self._shut(old)
+        try:
+            handle, events = await runtime.load_session(channel.id, setup)
+        except (SessionNotFoundError, ValueError) as exc:
+            raise RpcError.of("not_found", f"No saved session {channel.id!r} in {setup.cwd}") from exc
+        live = self._open(channel, handle, setup)
+        if replay:
+            await channel.replay(events)
+        return self._answer(live, ctx)
+
+    async def resume(self, params: dict[str, Any], ctx: RequestContext) -> Any:
+        return await self.load(params, ctx, replay=False)
+
+    async def list(self, params: dict[str, Any], ctx: RequestContext) -> Any:
+        from agent_lsp.adapters.acp.session_setup import absolute_dir
+        from agent_lsp.store.sessions import SessionStore
+
+        raw = optional_str(params, "cwd")
+        cwds = self.sessions.cwds
+        cwd = absolute_dir(raw, "cwd") if raw else (cwds[-1] if cwds else Path.cwd())
+        self.sessions.remember(cwd)
+        size = meta(params).get("pageSize")
+        limit = size if isinstance(size, int) and size > 0 else LIST_PAGE_SIZE
+        try:
+            page, cursor = await asyncio.to_thread(
+                SessionStore(cwd.resolve()).list, optional_str(params, "cursor"), limit
+            )
+        except ValueError as exc:
+            raise RpcError.invalid_params("cursor", "is not a cursor this agent gave out") from exc
+        sessions = [{"sessionId": s.id, "cwd": s.cwd, "title": s.title, "updatedAt": s.updated} for s in page]
+        return {"sessions": sessions, "nextCursor": cursor}
+
+    async def close(self, params: dict[str, Any], ctx: RequestContext) -> Any:
+        await self._shut(self.sessions.require(require_str(params, "sessionId")))
+        return {}
+
+    async def delete(self, params: dict[str, Any], ctx: RequestContext) -> Any:
+        from agent_lsp.store.sessions import SessionStore
+
+        sid = require_str(params, "sessionId")
+        live = self.sessions.get(sid)
+        if live is not None:
+            await self._shut(live)
+        for cwd in [*self.sessions.cwds, Path.cwd()]:
+            if await asyncio.to_thread(SessionStore(cwd.resolve()).delete, sid):
+                return {}
+        raise RpcError.of("not_found", f"No saved session {sid!r}")
+
+    async def close_all(self) -> None:
+        for live in self.sessions.all():
+            try:
+                await asyncio.wait_for(self._shut(live), CLOSE_WAIT_S)
+            except Exception:
+                log.exception("closing session %s failed", live.id)
+
+    # ---- steps ----
+
+    def _channel(self, session_id: str) -> SessionChannel:
+        return SessionChannel(self.conn, session_id, notices=self.access.client.notices)
+
+    def _setup(self, params: dict[str, Any], channel: SessionChannel, *, mcp_required: bool) -> SessionSetup:
+        from agent_lsp.adapters.acp.session_setup import session_setup
+
+        return session_setup(params, channel, self.access.client, self.sessions, mcp_required=mcp_required)
+
+    def _open(self, channel: SessionChannel, handle: SessionHandle, setup: SessionSetup) -> LiveSession:
+        from agent_lsp.workspace.filesystem import LocalFileSystem
+
+        channel.set_context_size(handle.session.context_window)
+        live = LiveSession(channel, handle, setup.fs or LocalFileSystem())
+        self.sessions.add(live)
+        return live
+
+    def _answer(self, live: LiveSession, ctx: RequestContext) -> dict[str, Any]:
+        """The modes/configOptions answer; the command list and held notices follow right after it."""
+
+        def announce() -> None:
+            self.configuration.announce_commands(live)
+            live.channel.open(start_up=live.handle.notices)
+
+        ctx.after_response.append(announce)
+        return self.configuration.offer(live, ctx)
+
+    async def _shut(self, live: LiveSession) -> None:
+        live.cancel()
+        live.channel.close()
+        self.sessions.remove(live)
+        await live.handle.aclose()

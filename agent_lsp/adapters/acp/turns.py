@@ -1,0 +1,63 @@
+"""Prompt runs over ACP: ``session/prompt`` streams a turn's events as updates; ``session/cancel`` stops it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import Any
+
+from agent_lsp import events as ev
+from agent_lsp.adapters.acp.configuration import SessionConfiguration
+from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_list, require_str
+from agent_lsp.adapters.acp.live import LiveSession, SessionTable
+
+
+class PromptRuns:
+    def __init__(self, sessions: SessionTable, configuration: SessionConfiguration) -> None:
+        self.sessions = sessions
+        self.configuration = configuration
+
+    def prompt(self, params: dict[str, Any], ctx: RequestContext) -> Awaitable[Any]:
+        """Counted as the request arrives (not when its task first runs), so a second prompt sent right behind
+        the first is refused, and a cancel that arrives before the turn began still stops it."""
+        live = self.sessions.require(require_str(params, "sessionId"))
+        live.prompting += 1
+        return self._run(live, params, ctx)
+
+    def cancel(self, params: Any) -> None:
+        """The ``session/cancel`` notification (an unknown session is nothing to cancel)."""
+        sid = params.get("sessionId") if isinstance(params, dict) else None
+        live = self.sessions.get(sid) if isinstance(sid, str) else None
+        if live is not None:
+            live.cancel()
+
+    async def _run(self, live: LiveSession, params: dict[str, Any], ctx: RequestContext) -> Any:
+        from agent_lsp.adapters.acp.prompt import prompt_from_blocks
+
+        try:
+            if live.prompting > 1 or live.handle.session.running:
+                raise RpcError.of("busy", "A prompt is already running in this session; cancel it first")
+            ctx.on_cancel = live.cancel
+            prompt, attachments = await prompt_from_blocks(require_list(params, "prompt"), live.fs.read_text)
+            if live.cancel_pending:
+                return {"stopReason": "cancelled"}
+            if live.handle.refresh_commands():  # a .toml command was added, edited or removed
+                self.configuration.announce_commands(live)
+            live.channel.send_held()
+            stop: str = "end_turn"
+            error: ev.Error | None = None
+            async for event in live.handle.session.send(prompt, attachments=attachments):
+                if isinstance(event, ev.Error):
+                    error = event
+                elif isinstance(event, ev.Stop):
+                    stop = event.reason
+                live.channel.send_event(event)
+                await live.channel.conn.drain()
+            if stop == "error":
+                message = error.message if error is not None else "The turn failed."
+                auth = error is not None and error.status in (401, 403)
+                raise RpcError.of("auth_required" if auth else "internal", message)
+            return {"stopReason": stop}
+        finally:
+            live.prompting -= 1
+            if not live.prompting:
+                live.cancel_pending = False
