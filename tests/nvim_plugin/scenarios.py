@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_lsp.vocabulary import APPROVAL_MODES
 from tests.replay_lines import call_line, text_line
 
 STATS = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
@@ -137,6 +138,8 @@ SCENARIOS: dict[str, Scenario] = {
         ],
         {"stats.py": TWO},
     ),
+    "permission_options": Scenario([]),
+    "server_lists": Scenario([], env={"AGENT_NVIM_MODES": ",".join(APPROVAL_MODES)}),
     "custom_command": Scenario(
         [text_line("Committed: ", "the custom command ran.")],
         {

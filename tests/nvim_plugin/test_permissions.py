@@ -67,3 +67,8 @@ def test_inline_review_hands_over_to_the_diff_tab_and_rejects_whole(nvim_specs: 
     result = nvim_specs.result("inline_handover")
     result.check()
     assert "max(len(values), 1)" in (result.project / "stats.py").read_text()
+
+
+@pytest.mark.nvim_spec("permission_options")
+def test_every_offered_option_is_a_choice_and_its_id_is_the_answer(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("permission_options").check()
