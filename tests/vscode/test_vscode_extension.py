@@ -78,6 +78,19 @@ def test_manifest_is_publishable_and_keeps_programs_out_of_workspace_settings() 
     assert "agentLsp.openChat" in bindings
 
 
+def test_the_settings_editor_offers_the_servers_approval_modes() -> None:
+    """The manifest is static (the settings editor reads it before any server runs), so its list of modes is the
+    one copy the extension keeps; it must be the server's, in the server's order."""
+    from agent_lsp.vocabulary import APPROVAL_MODES, MODES
+
+    setting = json.loads((EXT / "package.json").read_text())["contributes"]["configuration"]["properties"][
+        "agentLsp.approvalMode"
+    ]
+    assert tuple(setting["enum"]) == APPROVAL_MODES
+    assert setting["enumDescriptions"] == [m.description for m in MODES]
+    assert setting["default"] in APPROVAL_MODES
+
+
 def _pip_cache() -> str:
     """The real user's pip cache (HOME is a temp dir in tests), so the server's dependencies download once."""
     return os.environ.get("PIP_CACHE_DIR") or str(Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "pip")
