@@ -36,15 +36,21 @@ command("AgentMode", function(o)
   require("agent_lsp").set_mode(o.args ~= "" and o.args or nil)
 end, {
   nargs = "?",
-  complete = function()
-    return { "default", "auto_edit", "yolo", "plan" }
+  complete = function(arglead)
+    return require("agent_lsp.session").complete("modes", arglead)
   end,
   desc = "Set the agent's approval mode",
 })
 
 command("AgentModel", function(o)
   require("agent_lsp").set_model(o.args ~= "" and o.args or nil)
-end, { nargs = "?", desc = "Set the agent's model" })
+end, {
+  nargs = "?",
+  complete = function(arglead)
+    return require("agent_lsp.session").complete("models", arglead)
+  end,
+  desc = "Set the agent's model",
+})
 
 command("AgentExplain", function(o)
   require("agent_lsp").explain(o.line1, o.line2)

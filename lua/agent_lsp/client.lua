@@ -83,6 +83,9 @@ end
 ---@return vim.lsp.Client?
 function M.find(root)
   for _, client in ipairs(vim.lsp.get_clients({ name = M.NAME })) do
+    if client:is_stopped() then
+      goto continue -- shutting down (:LspStop): it would refuse every request; a new one is started instead
+    end
     if root == nil or client.root_dir == root then
       return client
     end
@@ -91,6 +94,7 @@ function M.find(root)
         return client
       end
     end
+    ::continue::
   end
   return nil
 end

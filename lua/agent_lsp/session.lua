@@ -11,19 +11,37 @@ local M = {}
 ---@field name string
 ---@field description string?
 
----@class agent_lsp.Session
+---@class agent_lsp.Model
+---@field modelId string
+---@field name string
+
+---@class agent_lsp.Command
+---@field name string
+---@field description string?
+---@field input { hint: string }?
+
+---What the server says a session offers (the agent/newSession and agent/loadSession answer): the plugin keeps no
+---list of its own of modes, models or slash commands.
+---@class agent_lsp.Described
+---@field modes { currentModeId: string?, availableModes: agent_lsp.Mode[] }
+---@field models { currentModelId: string?, availableModels: agent_lsp.Model[] }
+---@field commands agent_lsp.Command[]
+
+---@class agent_lsp.Session: agent_lsp.Described
 ---@field id string
 ---@field client_id integer
 ---@field cwd string
----@field modes { currentModeId: string?, availableModes: agent_lsp.Mode[] }
----@field models { currentModelId: string?, availableModels: { modelId: string, name: string }[] }
----@field commands table[]
 ---@field title string?
 ---@field request integer? The running turn's request id
 ---@field usage { used: integer, size: integer }?
 
 ---@type agent_lsp.Session?
 M.current = nil
+
+---The latest description any session got from the server: a session the server started for us (a code action)
+---and command-line completion before a session exists start from it.
+---@type agent_lsp.Described?
+M.described = nil
 
 ---@type (fun(session: agent_lsp.Session?))[]? Callbacks waiting for a session being created
 local waiting = nil
@@ -48,8 +66,15 @@ function M.refresh_status()
     return
   end
   local parts = { s.title or "new session" }
-  if s.modes.currentModeId then
-    parts[#parts + 1] = "mode: " .. s.modes.currentModeId
+  local mode = s.modes.currentModeId
+  if mode then
+    for _, m in ipairs(s.modes.availableModes or {}) do
+      if m.id == mode then
+        mode = m.name or mode -- the server's own name for it
+        break
+      end
+    end
+    parts[#parts + 1] = "mode: " .. mode
   end
   parts[#parts + 1] = s.request and "working… (" .. config.options.keymaps.cancel .. " cancels)" or "ready"
   view.set_status(table.concat(parts, " · "))
@@ -65,21 +90,39 @@ local function client_of(s)
   return nil
 end
 
+---Keep what the server said a session offers, for sessions and completions that have no description yet.
+---@param s agent_lsp.Session
+local function remember(s)
+  M.described = vim.deepcopy({ modes = s.modes, models = s.models, commands = s.commands })
+end
+
 ---@param id string
 ---@param client_id integer
 ---@param cwd string
----@param described table?
+---@param described table? The server's description of this session; nil: the lists of the last one described,
+---  with no current mode or model until the server says so
 ---@return agent_lsp.Session
 local function make(id, client_id, cwd, described)
-  described = described or {}
-  return {
+  local s = {
     id = id,
     client_id = client_id,
     cwd = cwd,
-    modes = described.modes or { availableModes = {} },
-    models = described.models or { availableModels = {} },
-    commands = described.commands or {},
+    modes = { availableModes = {} },
+    models = { availableModels = {} },
+    commands = {},
   }
+  if described then
+    s.modes = type(described.modes) == "table" and described.modes or s.modes
+    s.models = type(described.models) == "table" and described.models or s.models
+    s.commands = type(described.commands) == "table" and described.commands or s.commands
+    remember(s)
+  elseif M.described then
+    local last = vim.deepcopy(M.described)
+    s.modes = { availableModes = last.modes.availableModes or {} }
+    s.models = { availableModels = last.models.availableModels or {} }
+    s.commands = last.commands
+  end
+  return s
 end
 
 ---Create a new session and make it current (the chat is cleared).
@@ -215,6 +258,7 @@ function M.on_update(params, client_id)
     s.usage = { used = update.used, size = update.size }
   elseif kind == "available_commands_update" then
     s.commands = update.availableCommands or s.commands
+    remember(s)
   else
     view.transcript():apply(update)
   end
@@ -272,9 +316,10 @@ function M.load(id, callback)
       client_mod.report("agent/loadSession", err or "no result")
       return callback and callback(nil)
     end
-    s.modes = result.modes or s.modes
-    s.models = result.models or s.models
-    s.commands = result.commands or s.commands
+    s.modes = type(result.modes) == "table" and result.modes or s.modes
+    s.models = type(result.models) == "table" and result.models or s.models
+    s.commands = type(result.commands) == "table" and result.commands or s.commands
+    remember(s)
     M.refresh_status()
     emit("AgentSession", { sessionId = id, loaded = true })
     return callback and callback(s)
@@ -314,6 +359,7 @@ local function switch(sw, value)
           s[sw.state] = result[sw.state]
         end
         s[sw.state][sw.current] = id
+        remember(s)
         M.refresh_status()
       end)
     end
@@ -364,6 +410,37 @@ function M.set_model(model)
     prompt = "Model",
     kind = "agent_lsp_model",
   }, model)
+end
+
+---@type table<string, { state: string, list: string, id: string }>
+local LISTS = {
+  modes = { state = "modes", list = "availableModes", id = "id" },
+  models = { state = "models", list = "availableModels", id = "modelId" },
+}
+
+---Command-line completion for :AgentMode / :AgentModel: the ids the server offers, from the current session or
+---else the last one described. Before any session exists there is nothing to offer yet: one is opened in the
+---background (as the command itself would), so the next <Tab> lists what the server offers.
+---@param what "modes"|"models"
+---@param arglead string
+---@return string[]
+function M.complete(what, arglead)
+  local spec = LISTS[what]
+  local described = M.current or M.described
+  if not described then
+    vim.schedule(function()
+      M.ensure(function() end)
+    end)
+    return {}
+  end
+  local out = {}
+  for _, item in ipairs((described[spec.state] or {})[spec.list] or {}) do
+    local id = item[spec.id]
+    if type(id) == "string" and vim.startswith(id, arglead or "") then
+      out[#out + 1] = id
+    end
+  end
+  return out
 end
 
 return M

@@ -72,6 +72,9 @@ def run_spec(name: str, tmp: Path) -> SpecResult:
     responses.write_text("".join(json.dumps(line) + "\n" for line in scenario.script))
     home = tmp / "home"
     home.mkdir()
+    for relative, text in scenario.home_files.items():
+        (home / relative).parent.mkdir(parents=True, exist_ok=True)
+        (home / relative).write_text(text)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "NVIM", "VIM", "XDG_"))}
     env.update(
         {

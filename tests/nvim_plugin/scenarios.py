@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_lsp.vocabulary import APPROVAL_MODES
 from tests.replay_lines import call_line, text_line
 
 STATS = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
@@ -39,6 +40,7 @@ class Scenario:
     script: list[dict[str, Any]]
     files: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    home_files: dict[str, str] = field(default_factory=dict)  # under the spec's temp HOME
 
 
 TODOS = {
@@ -137,6 +139,13 @@ SCENARIOS: dict[str, Scenario] = {
         ],
         {"stats.py": TWO},
     ),
+    "permission_options": Scenario([]),
+    # Both server processes of the spec replay the script from its start: the same call, asked once only.
+    "permission_save": Scenario(
+        [call_line("run_shell_command", {"command": "echo saved-rule", "description": "Say it"}), text_line("Ran it.")],
+        home_files={".gemini/settings.json": '{"security": {"enablePermanentToolApproval": true}}\n'},
+    ),
+    "server_lists": Scenario([], env={"AGENT_NVIM_MODES": ",".join(APPROVAL_MODES)}),
     "custom_command": Scenario(
         [text_line("Committed: ", "the custom command ran.")],
         {

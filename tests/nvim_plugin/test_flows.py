@@ -27,6 +27,11 @@ def test_mode_switch_through_select(nvim_specs: SpecPool) -> None:
     nvim_specs.result("mode").check()
 
 
+@pytest.mark.nvim_spec("server_lists")
+def test_modes_models_and_commands_come_from_the_server(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("server_lists").check()
+
+
 @pytest.mark.nvim_spec("actions")
 def test_code_action_and_fix_range(nvim_specs: SpecPool) -> None:
     nvim_specs.result("actions").check()

@@ -67,3 +67,16 @@ def test_inline_review_hands_over_to_the_diff_tab_and_rejects_whole(nvim_specs: 
     result = nvim_specs.result("inline_handover")
     result.check()
     assert "max(len(values), 1)" in (result.project / "stats.py").read_text()
+
+
+@pytest.mark.nvim_spec("permission_save")
+def test_allow_in_all_future_sessions_is_saved_and_honoured_after_a_restart(nvim_specs: SpecPool) -> None:
+    result = nvim_specs.result("permission_save")
+    result.check()
+    saved = result.tmp / "home" / ".gemini" / "policies" / "auto-saved.toml"
+    assert 'commandPrefix = "echo"' in saved.read_text()
+
+
+@pytest.mark.nvim_spec("permission_options")
+def test_every_offered_option_is_a_choice_and_its_id_is_the_answer(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("permission_options").check()

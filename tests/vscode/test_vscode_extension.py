@@ -78,6 +78,19 @@ def test_manifest_is_publishable_and_keeps_programs_out_of_workspace_settings() 
     assert "agentLsp.openChat" in bindings
 
 
+def test_the_settings_editor_offers_the_servers_approval_modes() -> None:
+    """The manifest is static (the settings editor reads it before any server runs), so its list of modes is the
+    one copy the extension keeps; it must be the server's, in the server's order."""
+    from agent_lsp.vocabulary import APPROVAL_MODES, MODES
+
+    setting = json.loads((EXT / "package.json").read_text())["contributes"]["configuration"]["properties"][
+        "agentLsp.approvalMode"
+    ]
+    assert tuple(setting["enum"]) == APPROVAL_MODES
+    assert setting["enumDescriptions"] == [m.description for m in MODES]
+    assert setting["default"] in APPROVAL_MODES
+
+
 def _pip_cache() -> str:
     """The real user's pip cache (HOME is a temp dir in tests), so the server's dependencies download once."""
     return os.environ.get("PIP_CACHE_DIR") or str(Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "pip")
@@ -97,7 +110,8 @@ def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
         timeout=780,
         PIP_CACHE_DIR=_pip_cache(),
     )
-    assert "e2e: 10 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
+    assert "e2e: 12 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
+    assert "mode picker ok: the server's modes" in proc.stdout
     assert "the panel shows the server setting itself up" in proc.stdout
     assert "bootstrap ok: the server installed itself into" in proc.stdout
     assert "(agent-lsp 0.1.0)" in proc.stdout
@@ -112,6 +126,8 @@ def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
     assert "run 7 ok: one hunk accepted, one rejected inline; disk, buffer, undo and the model's report checked" in (
         proc.stdout
     )
+    assert "'all future sessions' saved the rule" in proc.stdout
+    assert "run 10 ok: the saved command ran in a new chat without a question" in proc.stdout
     assert "run 8 ok: after a crash mid-turn the panel reattached by itself and said so in words" in proc.stdout
     assert "slash menu ok: the custom /git:commit was offered in the slash menu and ran" in proc.stdout
     assert shot.stat().st_size > 10_000, "the panel screenshot is empty"

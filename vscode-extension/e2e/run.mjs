@@ -157,6 +157,24 @@ function script() {
       ],
     },
     textLine("The hidden check ", "printed hidden-ok."),
+    // Run 10: the same command in a new chat runs without a question (run 9 saved it for all future sessions).
+    {
+      method: "generateContentStream",
+      response: [
+        {
+          candidates: [
+            {
+              content: {
+                role: "model",
+                parts: [{ functionCall: { name: "run_shell_command", id: "e2e-10", args: { command: "echo hidden-ok", description: "The saved check" } } }],
+              },
+              finishReason: "STOP",
+            },
+          ],
+        },
+      ],
+    },
+    textLine("The saved check ", "ran without asking."),
     // Run 8: a turn the server dies in (it waits for approval when the test kills the server).
     {
       method: "generateContentStream",
@@ -166,7 +184,8 @@ function script() {
             {
               content: {
                 role: "model",
-                parts: [{ functionCall: { name: "run_shell_command", id: "e2e-8", args: { command: "echo never-run", description: "Interrupted by the crash" } } }],
+                // Not echo: run 9 allowed echo in all future sessions, and this call must wait for approval.
+                parts: [{ functionCall: { name: "run_shell_command", id: "e2e-8", args: { command: "printf never-run", description: "Interrupted by the crash" } } }],
               },
               finishReason: "STOP",
             },
@@ -222,6 +241,9 @@ async function main() {
   const commandFile = path.join(dirs.home, ".gemini", "commands", "git", "commit.toml");
   fs.mkdirSync(path.dirname(commandFile), { recursive: true });
   fs.writeFileSync(commandFile, 'description = "Write a commit message"\nprompt = "Write a commit message for: {{args}}"\n');
+  // The user lets permission questions offer "allow in all future sessions" (Gemini CLI's setting).
+  fs.writeFileSync(path.join(dirs.home, ".gemini", "settings.json"), JSON.stringify({ security: { enablePermanentToolApproval: true } }));
+  const autoSaved = path.join(dirs.home, ".gemini", "policies", "auto-saved.toml");
   const scriptFile = path.join(tmp, "replay.jsonl");
   fs.writeFileSync(scriptFile, script() + "\n");
   // Server paths are machine-scoped settings: code-server's extension host reads them from Machine/settings.json.
@@ -351,6 +373,21 @@ async function main() {
       const version = spawnSync(venvPython, ["-P", "-m", "agent_lsp", "--version"], { encoding: "utf8" }).stdout.trim();
       log(`bootstrap ok: the server installed itself into ${path.dirname(marker)} (${version})`);
     }
+    // The mode picker lists the modes the server described, by the server's names (the extension has no list).
+    const serverPython = bootstrap
+      ? path.join(path.dirname(findFile(dirs["user-data"], "agent-lsp-install.json")), "bin", "python")
+      : python;
+    const modeNames = JSON.parse(
+      spawnSync(serverPython, ["-P", "-c", "import json; from agent_lsp.vocabulary import MODES; print(json.dumps([m.name for m in MODES]))"], {
+        encoding: "utf8",
+      }).stdout,
+    );
+    await waitFor("the mode picker to fill", async () => (await chat.locator("#mode option").count()) > 0);
+    const shownModes = await chat.locator("#mode option").allInnerTexts();
+    if (JSON.stringify(shownModes.map((m) => m.trim())) !== JSON.stringify(modeNames)) {
+      throw new Error(`the mode picker shows ${JSON.stringify(shownModes)}, the server offers ${JSON.stringify(modeNames)}`);
+    }
+    log(`mode picker ok: the server's modes ${modeNames.join(", ")}`);
     // The panel opened a chat nobody wrote in yet: History has nothing to offer.
     await chat.locator("#sessions").focus();
     await page.waitForTimeout(1000);
@@ -593,12 +630,41 @@ async function main() {
       await page.screenshot({ path: hidden });
       log(`screenshot of the notification: ${hidden}`);
     }
-    await asked.getByRole("button", { name: "Allow once" }).click();
+    // Every option the server offers is a button, "all future sessions" included; that one is chosen.
+    const forever = asked.getByRole("button", { name: "Allow this command in all future sessions" });
+    await forever.waitFor();
+    for (const name of ["Allow once", "Allow for this session", "Reject"]) {
+      await asked.getByRole("button", { name, exact: true }).waitFor();
+    }
+    await forever.click();
     await openAgentView(page);
     await chat.locator(".msg.agent", { hasText: "printed hidden-ok" }).waitFor();
     await chat.locator(".tool", { hasText: "hidden-ok" }).first().waitFor();
     await chat.locator("#progress").waitFor({ state: "hidden" });
-    log("run 9 ok: a question asked with the panel hidden came as a notification naming the command");
+    if (!/"optionId":\s*"proceed_always_and_save"/.test(agentLog(dirs["user-data"]))) {
+      throw new Error("the answer was not proceed_always_and_save");
+    }
+    await waitFor("the saved rule", () => fs.existsSync(autoSaved));
+    const rule = fs.readFileSync(autoSaved, "utf8");
+    if (!rule.includes('toolName = "run_shell_command"') || !rule.includes('commandPrefix = "echo"')) {
+      throw new Error(`auto-saved.toml does not allow echo:\n${rule}`);
+    }
+    log("run 9 ok: a question asked with the panel hidden came as a notification naming the command; 'all future sessions' saved the rule");
+
+    // Run 10: a new chat (a new session) runs the same command without asking.
+    const asking = (agentLog(dirs["user-data"]).match(/agent\/requestPermission/g) ?? []).length;
+    await chat.locator('[data-action="newChat"]').click();
+    await chat.locator("#input").fill("Run the saved check");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".msg.agent", { hasText: "ran without asking" }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    if ((await chat.locator(".tool.status-completed", { hasText: "hidden-ok" }).count()) !== 1) {
+      throw new Error("the saved command did not run in the new chat");
+    }
+    if ((agentLog(dirs["user-data"]).match(/agent\/requestPermission/g) ?? []).length !== asking) {
+      throw new Error("the saved command was asked about again");
+    }
+    log("run 10 ok: the saved command ran in a new chat without a question");
 
     // Run 8: the server dies mid-turn. vscode-languageclient restarts it; the panel says so in words,
     // reattaches by itself (no Restart click) and the chat goes on.
@@ -653,7 +719,7 @@ async function main() {
       throw new Error(`History shows a bare session id: ${history.join(" | ")}`);
     }
     log(`history ok: ${history.join(" | ")}`);
-    console.log("e2e: 10 passed, 0 failed");
+    console.log("e2e: 12 passed, 0 failed");
   } catch (err) {
     failed = true;
     const shot = path.join(tmp, "failure.png");

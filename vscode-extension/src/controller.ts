@@ -5,9 +5,6 @@ import type { InlineReview } from "./inlineReview";
 import type { Cancellation, Connection, Host } from "./host";
 import type { FromWebview } from "./messages";
 import {
-  ALLOW_ONCE,
-  ALLOW_SESSION,
-  REJECT,
   REVIEW_DIFF,
   choices,
   describe,
@@ -394,8 +391,8 @@ export class ChatController {
   }
 
   private async notify(requestId: string, params: RequestPermissionParams): Promise<void> {
-    const labels = choices(params.options).map((c) => c.label);
-    const shown = [ALLOW_ONCE, ALLOW_SESSION, REJECT].filter((l) => labels.includes(l));
+    // Every option the server offers, as in the panel: a notification's buttons are all a hidden panel leaves.
+    const shown = choices(params.options).map((c) => c.label);
     if (diffOf(params) !== undefined) {
       shown.push(REVIEW_DIFF);
     }

@@ -14,7 +14,7 @@ import { CONFIG_SECTION, SERVER_COMMANDS } from "./protocol";
 import { pythonCandidates } from "./pythonFinder";
 import { AgentServer } from "./server";
 import { PROGRAM_SETTINGS, type SettingReader } from "./settings";
-import type { ChatState } from "./state";
+import { type ChatState, sessionSummary } from "./state";
 import { VscodeHost } from "./vscodeHost";
 
 let server: AgentServer | undefined;
@@ -112,7 +112,8 @@ export function activate(context: vscode.ExtensionContext): void {
       status.command = "agentLsp.cancel";
     } else {
       status.text = state.serverStatus === "failed" ? "$(warning) Agent" : "$(comment-discussion) Agent";
-      status.tooltip = state.serverMessage ?? "Open the agent chat";
+      const summary = sessionSummary(state);
+      status.tooltip = state.serverMessage ?? (summary ? `Open the agent chat (${summary})` : "Open the agent chat");
       status.command = "agentLsp.chat.focus";
     }
     status.show();

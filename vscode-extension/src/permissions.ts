@@ -21,7 +21,11 @@ export interface Choice {
   detail: string;
 }
 
-/** The buttons for a question: the three plain ones first, extra server options by their own names. */
+/**
+ * The buttons for a question, one per option the server offers, in its order: the first of each plain kind gets
+ * the short label (Allow once / Allow for this session / Reject), every other option its own name (per MCP
+ * server, all future sessions, anything new).
+ */
 export function choices(options: PermissionOption[]): Choice[] {
   const seen = new Set<PermissionKind>();
   return options.map((o) => {
@@ -96,10 +100,13 @@ export class PermissionBroker {
     return true;
   }
 
-  /** Answers with the first option of a kind (the diff review's Accept / Reject). */
+  /**
+   * Answers with the first option of the first kind offered, in the order of `kinds` (the reviews' Accept is
+   * allow_once before allow_always, whatever order the server lists them in).
+   */
   answerKind(requestId: string, kinds: PermissionKind[], modifiedContent?: string): boolean {
-    const entry = this.pending.get(requestId);
-    const option = entry?.params.options.find((o) => kinds.includes(o.kind));
+    const options = this.pending.get(requestId)?.params.options ?? [];
+    const option = kinds.map((k) => options.find((o) => o.kind === k)).find((o) => o !== undefined);
     return option !== undefined && this.answer(requestId, option.optionId, modifiedContent);
   }
 

@@ -20,8 +20,11 @@ export const SERVER_COMMANDS = {
   cancel: "agent.cancel",
 } as const;
 
-export const APPROVAL_MODES = ["default", "auto_edit", "yolo", "plan"] as const;
-export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+/**
+ * The server's approval modes when this was written, for documentation only: the extension takes the list from
+ * the session's description (`modes`), and the server judges a configured mode, naming the ones it accepts.
+ */
+export type ApprovalMode = "default" | "auto_edit" | "yolo" | "plan" | (string & {});
 
 export interface TextBlock {
   type: "text";
@@ -164,6 +167,11 @@ export interface UpdateParams {
 
 export type PermissionKind = "allow_once" | "allow_always" | "reject_once" | "reject_always";
 
+/**
+ * One answer the server offers (ACP PermissionOption). The ids are the server's (`proceed_once`, `proceed_always`,
+ * `proceed_always_server`, `proceed_always_and_save`, `reject`, …); the extension renders whatever it is offered
+ * and answers with the chosen id, so a new option needs no change here.
+ */
 export interface PermissionOption {
   optionId: string;
   name: string;

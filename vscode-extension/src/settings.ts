@@ -1,7 +1,7 @@
 // Extension settings → how to start the server, and the initializationOptions / configuration it is sent.
 
 import * as path from "node:path";
-import { APPROVAL_MODES, CONFIG_SECTION } from "./protocol";
+import { CONFIG_SECTION } from "./protocol";
 
 /** Reads one setting of the `agentLsp` section (vscode.workspace.getConfiguration("agentLsp").get in production). */
 export type SettingReader = <T>(key: string) => T | undefined;
@@ -81,8 +81,9 @@ export function serverSettings(get: SettingReader, workspaceTrusted: boolean): R
   if (model) {
     section.model = model;
   }
-  const mode = get<string>("approvalMode");
-  if (mode && (APPROVAL_MODES as readonly string[]).includes(mode)) {
+  // Which modes exist is the server's word: an unknown one is sent on and the server says what it accepts.
+  const mode = (get<string>("approvalMode") ?? "").trim();
+  if (mode) {
     section.approvalMode = mode;
   }
   const checkpointing = get<boolean>("checkpointing");

@@ -281,6 +281,13 @@ export function addNotice(state: ChatState, severity: string, text: string): Cha
   return bump(state, { items: [...state.items, { kind: "notice", id: nextId("notice"), severity, text }] });
 }
 
+/** The current mode and model in the server's words ("Auto edit · gemini-2.5-pro"), for the status bar's tooltip. */
+export function sessionSummary(state: ChatState): string {
+  const mode = state.modes.find((m) => m.id === state.currentMode)?.name ?? state.currentMode;
+  const model = state.models.find((m) => m.modelId === state.currentModel)?.name ?? state.currentModel;
+  return [mode && `Mode: ${mode}`, model && `Model: ${model}`].filter(Boolean).join(" · ");
+}
+
 /** The words the status bar shows for the running turn: the last tool's title, else "Thinking…". */
 export function progressText(state: ChatState): string {
   for (let i = state.items.length - 1; i >= 0; i--) {

@@ -72,7 +72,11 @@ test("initializationOptions carry only the server's keys and the workspace trust
   assert.deepEqual(options, {
     agentLsp: { trustWorkspace: false, model: "gemini-2.5-flash", approvalMode: "yolo", checkpointing: false },
   });
-  assert.deepEqual(serverSettings(reader({ approvalMode: "bogus" }), true), { agentLsp: { trustWorkspace: true } });
+  // The server judges modes (and names the ones it has), so an unknown one is passed on, not dropped silently.
+  assert.deepEqual(serverSettings(reader({ approvalMode: " careful " }), true), {
+    agentLsp: { trustWorkspace: true, approvalMode: "careful" },
+  });
+  assert.deepEqual(serverSettings(reader({ approvalMode: "" }), true), { agentLsp: { trustWorkspace: true } });
 });
 
 test("webview messages are checked for shape", () => {

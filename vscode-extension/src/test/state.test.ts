@@ -67,6 +67,8 @@ test("plan, usage, title, mode and notices", () => {
   assert.deepEqual(s.usage, { used: 500, size: 1000 });
   assert.equal(s.title, "Fix the bug");
   assert.equal(s.currentMode, "plan");
+  assert.equal(S.sessionSummary({ ...s, modes: [{ id: "plan", name: "Plan" }], models: [], currentModel: "m-1" }), "Mode: Plan · Model: m-1");
+  assert.equal(S.sessionSummary(S.emptyState()), "");
   assert.equal(s.items[0].kind, "notice");
 });
 
