@@ -669,7 +669,7 @@ async def test_lsp_survives_the_fuzz(tmp_path: Path, _private_home: Path) -> Non
 
 
 async def test_lsp_before_initialize_and_after_shutdown(tmp_path: Path, _private_home: Path) -> None:
-    """Junk and requests ahead of initialize (the hand-answered path), then shutdown, a late request, exit."""
+    """Junk and requests ahead of initialize (read before pygls sees them), then shutdown, a late request, exit."""
     project = tmp_path / "project"
     project.mkdir()
     argv = [sys.executable, "-m", "agent_lsp", "lsp", "--fake-responses", str(replay_script(tmp_path))]
@@ -713,7 +713,7 @@ async def test_lsp_before_initialize_and_after_shutdown(tmp_path: Path, _private
 
 
 async def test_lsp_malformed_initialize_first(tmp_path: Path, _private_home: Path) -> None:
-    """An initialize the hand-answering path must not accept: answered -32602 by the full server instead."""
+    """A malformed initialize is answered -32602 naming the field; a good one afterwards still starts the server."""
     project = tmp_path / "project"
     project.mkdir()
     argv = [sys.executable, "-m", "agent_lsp", "lsp", "--fake-responses", str(replay_script(tmp_path))]

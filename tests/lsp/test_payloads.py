@@ -68,7 +68,9 @@ def test_show_message_request_fallback() -> None:
     assert [a["title"] for a in payload["actions"]] == ["Allow once", "Allow all edits this session", "Reject"]
     assert "a.py" in payload["message"] and "+x = 2" in payload["message"]
     shell = ev.ConfirmationDetails(type="exec", title="Shell", command="rm -rf build", root_commands=("rm",))
-    assert permissions.show_message_request(shell)["type"] == 2 and "rm -rf build" in permissions.permission_message(shell)
+    assert permissions.show_message_request(shell)["type"] == 2 and "rm -rf build" in permissions.permission_message(
+        shell
+    )
     assert permissions.outcome_from_action({"title": "Allow all edits this session"}, EDIT) == "proceed_always"
     assert permissions.outcome_from_action({"title": "Reject"}, EDIT) == "reject"
     assert permissions.outcome_from_action({"title": "Allow for this session"}, EDIT) == "reject"  # not offered
