@@ -16,7 +16,6 @@ import threading
 from collections.abc import Generator, Mapping
 from typing import Any, BinaryIO
 
-import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
@@ -46,9 +45,9 @@ class AgentProtocol(LanguageServerProtocol):
     def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
         general = params.capabilities.general
         if general is not None and general.position_encodings:
-            # documents.py counts UTF-16 code units, the encoding every client must support.
-            general = attrs.evolve(general, position_encodings=[types.PositionEncodingKind.Utf16])
-            params = attrs.evolve(params, capabilities=attrs.evolve(params.capabilities, general=general))
+            # documents.py counts UTF-16 code units, the encoding every client must support (these params are
+            # this request's own, structured from its frame).
+            general.position_encodings = [types.PositionEncodingKind.Utf16]
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         result.capabilities.experimental = lsp_caps.experimental()
         return result

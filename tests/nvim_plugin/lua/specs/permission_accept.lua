@@ -22,7 +22,7 @@ return function()
   H.eq(#questions, 1, "permission questions")
   H.contains(questions[1].prompt, "Agent wants to: ")
   H.eq(questions[1].labels[1], "Review diff", "first choice")
-  H.ok(vim.tbl_contains(questions[1].labels, "Allow"), "an Allow choice")
+  H.ok(vim.tbl_contains(questions[1].labels, "Allow once"), "an Allow choice")
 
   -- The tab shows the file buffer itself beside the proposal, both in diff mode.
   local wins = vim.api.nvim_tabpage_list_wins(0)
