@@ -36,3 +36,20 @@ async def test_second_prompt_is_busy_and_the_first_stays_cancellable(launch: Any
     # The session is free again.
     again = await asyncio.wait_for(editor.request("agent/prompt", {"sessionId": session, "prompt": "more"}), 10)
     assert again["stopReason"] == "end_turn"
+
+
+async def test_an_unknown_session_is_not_found_with_the_shared_code(launch: Any) -> None:
+    """Both servers answer "not found" -32002 (adapters/wire.CODES); a bad mode is invalid params naming the field."""
+    editor = await launch([text_line("unused")])
+    for method, params in (
+        ("agent/prompt", {"sessionId": "no-such", "prompt": "hi"}),
+        ("agent/setMode", {"sessionId": "no-such", "modeId": "plan"}),
+        ("agent/loadSession", {"sessionId": "0123456789abcdef"}),
+    ):
+        with pytest.raises(JsonRpcException) as missing:
+            await asyncio.wait_for(editor.request(method, params), 10)
+        assert missing.value.code == -32002, method
+    session = await editor.new_session()
+    with pytest.raises(JsonRpcException) as bad:
+        await asyncio.wait_for(editor.request("agent/setMode", {"sessionId": session, "modeId": "turbo"}), 10)
+    assert bad.value.code == -32602 and "modeId must be one of default, auto_edit, yolo, plan" in bad.value.message

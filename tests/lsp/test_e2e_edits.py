@@ -53,7 +53,7 @@ async def test_show_message_request_fallback_edits_the_open_buffer(launch: Any) 
     result = await editor.request("agent/prompt", {"sessionId": session, "prompt": "return 2 instead"})
     assert result["stopReason"] == "end_turn"
     (question,) = editor.message_requests
-    assert [a["title"] for a in question["actions"]] == ["Allow once", "Allow for this session", "Reject"]
+    assert [a["title"] for a in question["actions"]] == ["Allow once", "Allow all edits this session", "Reject"]
     assert "app.py" in question["message"]
     assert editor.client.shown_documents and editor.client.shown_documents[0].uri == uri
     (edit,) = editor.edits

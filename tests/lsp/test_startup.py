@@ -1,4 +1,5 @@
-"""The pre-answered ``initialize``: answered once, and every message sent meanwhile is still handled in order."""
+"""Start-up over a real subprocess: ``initialize`` answered once by pygls (with our additions), and every message
+sent meanwhile still handled in order."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from agent_lsp.adapters.lsp.capabilities import COMMANDS
 from tests.lsp.conftest import server_env
 
 
@@ -35,7 +37,13 @@ def test_initialize_is_answered_once_and_queued_messages_follow(tmp_path: Path) 
     project.mkdir()
     uri = (project / "a.py").as_uri()
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            # Neovim offers UTF-8 first: the server keeps to UTF-16, which its document store counts in.
+            "params": {"processId": None, "capabilities": {"general": {"positionEncodings": ["utf-8", "utf-16"]}}},
+        },
         {"jsonrpc": "2.0", "method": "initialized", "params": {}},
         {
             "jsonrpc": "2.0",
@@ -70,6 +78,14 @@ def test_initialize_is_answered_once_and_queued_messages_follow(tmp_path: Path) 
     # in a thread while shutdown has nothing to wait for): JSON-RPC matches answers by id.
     assert answers[0]["id"] == 1 and sorted(a["id"] for a in answers) == [1, 2, 3]
     by_id = {a["id"]: a for a in answers}
-    assert by_id[1]["result"]["capabilities"]["experimental"]["agent"]["protocolVersion"] == 1
+    caps = by_id[1]["result"]["capabilities"]
+    assert caps["experimental"]["agent"]["protocolVersion"] == 1
+    assert caps["experimental"]["agent"]["permissionRequests"] == "agent/requestPermission"
+    assert caps["positionEncoding"] == "utf-16"
+    assert caps["textDocumentSync"]["change"] == 2 and caps["textDocumentSync"]["save"] == {"includeText": False}
+    assert sorted(caps["executeCommandProvider"]["commands"]) == sorted(COMMANDS)
+    assert caps["codeActionProvider"]["codeActionKinds"] == ["quickfix", "refactor.rewrite"]
+    assert caps["workspace"]["workspaceFolders"] == {"supported": True, "changeNotifications": True}
+    assert by_id[1]["result"]["serverInfo"]["name"] == "agent-lsp"
     assert by_id[2]["result"] == {"sessions": [], "nextCursor": None}
     assert by_id[3]["result"] is None

@@ -1,14 +1,9 @@
-"""What the server announces in its ``initialize`` answer: plain dicts, importable before pygls is.
-
-main.py answers ``initialize`` from here before the protocol library has loaded, so this module must stay
-free of heavy imports (only the standard library and agent_lsp's version string).
-"""
+"""What the server announces beyond what pygls derives from its registered features: names and the
+``experimental.agent`` capability (plain data, no protocol library)."""
 
 from __future__ import annotations
 
 from typing import Any
-
-from agent_lsp import __version__
 
 SERVER_NAME = "agent-lsp"
 
@@ -31,24 +26,17 @@ NOTIFICATIONS = ("agent/cancel",)
 PROTOCOL_VERSION = 1
 
 
-def server_capabilities() -> dict[str, Any]:
+CODE_ACTION_KINDS = ("quickfix", "refactor.rewrite")
+
+
+def experimental() -> dict[str, Any]:
+    """What our own clients read from ``capabilities.experimental``: the agent protocol this server speaks."""
     return {
-        "positionEncoding": "utf-16",
-        "textDocumentSync": {"openClose": True, "change": 2, "save": {"includeText": False}},
-        "codeActionProvider": {"codeActionKinds": ["quickfix", "refactor.rewrite"], "resolveProvider": False},
-        "executeCommandProvider": {"commands": list(COMMANDS)},
-        "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}},
-        "experimental": {
-            "agent": {
-                "protocolVersion": PROTOCOL_VERSION,
-                "requests": list(REQUESTS),
-                "notifications": list(NOTIFICATIONS),
-                "updates": "agent/update",
-                "permissionRequests": "agent/requestPermission",
-            }
-        },
+        "agent": {
+            "protocolVersion": PROTOCOL_VERSION,
+            "requests": list(REQUESTS),
+            "notifications": list(NOTIFICATIONS),
+            "updates": "agent/update",
+            "permissionRequests": "agent/requestPermission",
+        }
     }
-
-
-def initialize_result() -> dict[str, Any]:
-    return {"capabilities": server_capabilities(), "serverInfo": {"name": SERVER_NAME, "version": __version__}}

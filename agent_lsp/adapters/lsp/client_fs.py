@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from agent_lsp.adapters.lsp import client as caps
 from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
-from agent_lsp.adapters.lsp.documents import Document, DocumentStore, canonical, path_to_uri
+from agent_lsp.adapters.lsp.documents import Document, DocumentStore, canonical, path_to_uri, uri_to_path
 from agent_lsp.adapters.lsp.edits import change_edit, create_edit, text_edits
 from agent_lsp.errors import ToolError
 from agent_lsp.workspace.filesystem import LocalFileSystem, check_unchanged, read_disk_text
@@ -35,15 +36,32 @@ class LspFileSystem:
         self._unsaved: dict[Path, str] = {}
         self._changed = asyncio.Event()
 
-    # --- mirror bookkeeping (called by the server's didOpen/didChange/didClose/didSave handlers) --------
+    # --- the editor's account of its buffers (textDocument/didOpen, didChange, didClose, didSave) ----------
 
-    def document_changed(self, path: Path | None = None) -> None:
+    def did_open(self, params: Mapping[str, Any]) -> None:
+        doc = params["textDocument"]
+        opened = self.documents.open(doc["uri"], doc["text"], doc.get("version"), doc.get("languageId", ""))
+        self._document_changed(opened.path if opened else None)
+
+    def did_change(self, params: Mapping[str, Any]) -> None:
+        doc = params["textDocument"]
+        self.documents.change(doc["uri"], doc.get("version"), params.get("contentChanges") or [])
+        self._document_changed()
+
+    def did_close(self, params: Mapping[str, Any]) -> None:
+        uri = params["textDocument"]["uri"]
+        self.documents.close(uri)
+        self._document_changed(uri_to_path(uri))
+
+    def did_save(self, params: Mapping[str, Any]) -> None:
+        path = uri_to_path(params["textDocument"]["uri"])
+        if path is not None:
+            self._unsaved.pop(canonical(path), None)
+
+    def _document_changed(self, path: Path | None = None) -> None:
         if path is not None:
             self._unsaved.pop(canonical(path), None)
         self._changed.set()
-
-    def forget_unsaved(self, path: Path) -> None:
-        self._unsaved.pop(canonical(path), None)
 
     # --- FileSystem ------------------------------------------------------------------------------------
 

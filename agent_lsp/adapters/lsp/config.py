@@ -14,10 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent_lsp.vocabulary import APPROVAL_MODES, ApprovalMode, parse_mode
+
 log = logging.getLogger(__name__)
 
 SECTION = "agentLsp"
-APPROVAL_MODES = ("default", "auto_edit", "yolo", "plan")
 _SECRET = re.compile(r"api[_-]?key|^key$|secret|password|credential", re.I)
 _KNOWN = {"model", "approvalMode", "approval_mode", "checkpointing", "mcpServers", "trustWorkspace", "settings"}
 
@@ -25,7 +26,7 @@ _KNOWN = {"model", "approvalMode", "approval_mode", "checkpointing", "mcpServers
 @dataclass(frozen=True)
 class LspConfig:
     model: str | None = None
-    approval_mode: str | None = None
+    approval_mode: ApprovalMode | None = None
     checkpointing: bool | None = None
     mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     trust: bool | None = None
@@ -49,10 +50,13 @@ def parse_config(raw: Any) -> LspConfig:
     if model is not None and not isinstance(model, str):
         problems.append("model must be a string")
         model = None
-    mode = section.get("approvalMode", section.get("approval_mode"))
-    if mode is not None and mode not in APPROVAL_MODES:
-        problems.append(f"approvalMode must be one of {', '.join(APPROVAL_MODES)}")
-        mode = None
+    raw_mode = section.get("approvalMode", section.get("approval_mode"))
+    mode: ApprovalMode | None = None
+    if raw_mode is not None:
+        try:
+            mode = parse_mode(raw_mode)
+        except ValueError:
+            problems.append(f"approvalMode must be one of {', '.join(APPROVAL_MODES)}")  # never the value
     checkpointing = section.get("checkpointing")
     if isinstance(checkpointing, Mapping):
         checkpointing = checkpointing.get("enabled")

@@ -2,18 +2,17 @@
 
 A client that advertised ``experimental.agent.permissionRequests`` gets ACP's RequestPermissionRequest
 (the diff included). Any other client gets ``window/showMessageRequest`` with three plain actions, after
-``window/showDocument`` opened the file concerned when it can. Reject tells the model; a dismissed question
-(or a cancelled permission request) stops the turn.
+``window/showDocument`` opened the file concerned when it can; both offer the shared vocabulary's choices.
+Reject tells the model; a dismissed question (or a cancelled permission request) stops the turn.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from agent_lsp import events as ev
 from agent_lsp.adapters.lsp import client as caps
-from agent_lsp.adapters.lsp import convert
+from agent_lsp.adapters.lsp import permissions
 from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
 from agent_lsp.adapters.lsp.documents import path_to_uri
 from agent_lsp.adapters.updates import edited_proposal
@@ -23,30 +22,30 @@ log = logging.getLogger(__name__)
 
 
 class LspConfirmer:
-    def __init__(self, client: LspClient, session_id: Callable[[], str]) -> None:
+    def __init__(self, client: LspClient, session_id: str) -> None:
         self.client = client
         self.session_id = session_id
 
     async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
         if caps.wants_permission_requests(self.client.capabilities):
-            params = convert.permission_request(self.session_id(), call, details)
+            params = permissions.permission_request(self.session_id, call, details)
             try:
                 answer = await self.client.request("agent/requestPermission", params)
             except ClientRequestError as exc:
                 log.warning("agent/requestPermission failed, treating as a rejection: %s", exc)
                 return ConfirmationResult("reject")
-            outcome = convert.outcome_from_permission(answer, details)
+            outcome = permissions.outcome_from_permission(answer, details)
             edited = edited_proposal(answer, details)
             if outcome not in ("reject", "cancel") and edited is not None:
                 return ConfirmationResult("modify", edited)
             return ConfirmationResult(outcome)
         await self._show_file(details)
         try:
-            answer = await self.client.request("window/showMessageRequest", convert.show_message_request(details))
+            answer = await self.client.request("window/showMessageRequest", permissions.show_message_request(details))
         except ClientRequestError as exc:
             log.warning("window/showMessageRequest failed, treating as a rejection: %s", exc)
             return ConfirmationResult("reject")
-        return ConfirmationResult(convert.outcome_from_action(answer))
+        return ConfirmationResult(permissions.outcome_from_action(answer, details))
 
     async def _show_file(self, details: ev.ConfirmationDetails) -> None:
         path = details.diff.path if details.diff is not None else details.path

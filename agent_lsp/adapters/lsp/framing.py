@@ -1,4 +1,4 @@
-"""``Content-Length`` framing read defensively from a blocking byte stream (stdlib only: used before pygls loads).
+"""``Content-Length`` framing read defensively from a blocking byte stream (stdlib only).
 
 Whatever arrives, memory stays bounded and the reader finds the next sound frame: header lines are read
 at most ``MAX_HEADER_LINE`` bytes at a time, a frame over the size limit is skipped without being kept,

@@ -1,7 +1,9 @@
-"""pygls wiring: thin handlers that turn LSP messages into AgentService calls (plain JSON both ways).
+"""pygls wiring: thin handlers that route LSP messages to the service's parts (plain JSON both ways).
 
-Standard requests arrive as lsprotocol objects and are unstructured to dicts at the door; our own requests
-to the client are sent as raw JSON-RPC messages so their params never pass through lsprotocol's types.
+Standard requests arrive as lsprotocol objects and are unstructured to dicts at the door (with the converter we
+gave pygls); what we send the client (notifications, our requests) goes out as plain JSON through the frame
+writer (outbox.py), never through lsprotocol's types. Only public pygls API is used here; what we rely on
+beyond it is in pygls_glue.py.
 """
 
 from __future__ import annotations
@@ -11,92 +13,76 @@ import contextlib
 import logging
 import os
 import threading
-import uuid
-from collections.abc import Mapping
-from concurrent.futures import Future
+from collections.abc import Generator, Mapping
 from typing import Any, BinaryIO
 
-from cattrs import Converter
 from lsprotocol import types
-from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
+from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from agent_lsp import __version__
+from agent_lsp.adapters import wire
 from agent_lsp.adapters.coalesce import TextMerger
 from agent_lsp.adapters.lsp import capabilities as lsp_caps
 from agent_lsp.adapters.lsp import transport
-from agent_lsp.adapters.lsp.client import ClientRequestError
 from agent_lsp.adapters.lsp.framing import FrameReader
-from agent_lsp.adapters.lsp.service import INVALID_PARAMS, AgentService, RequestError, ServiceOptions
+from agent_lsp.adapters.lsp.outbox import Outbox
+from agent_lsp.adapters.lsp.params import RequestError
+from agent_lsp.adapters.lsp.pygls_glue import AnswerWatch, json_converter
+from agent_lsp.adapters.lsp.service import AgentService, ServiceOptions
+
+__all__ = ["build_server", "json_converter", "run"]
 
 log = logging.getLogger(__name__)
 EXIT_WAIT_S = 10.0  # how long an exit right behind shutdown waits for the sessions to close
 
 
 class AgentProtocol(LanguageServerProtocol):
-    """Adds raw JSON requests/notifications, a pre-answered ``initialize`` and prompt-aware cancellation."""
+    """pygls's protocol, with two additions to the ``initialize`` answer pygls builds from our features."""
 
-    preanswered_id: Any = None
-    service: AgentService | None = None
-
-    def __init__(self, server: Any, converter: Converter) -> None:
-        super().__init__(server, converter)
-        self.outgoing: set[str] = set()  # our requests awaiting the client's answer (transport.Gate reads it)
-        self.in_flight: set[Any] = set()  # the client's requests handed to pygls and not answered yet
-
-    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:  # type: ignore[override]
-        self.in_flight.discard(msg_id)
-        if self.preanswered_id is not None and msg_id == self.preanswered_id:
-            self.preanswered_id = None  # main.py already answered initialize before pygls was imported
-            return
-        super()._send_response(msg_id, result, error)
-
-    def _handle_cancel_notification(self, msg_id: Any) -> None:  # type: ignore[override]
-        # A cancelled prompt still ends its turn properly and answers {"stopReason": "cancelled"}.
-        if self.service is not None and self.service.cancel_request(msg_id):
-            return
-        super()._handle_cancel_notification(msg_id)
-
-    def notify_raw(self, method: str, params: Any) -> None:
-        self._send_data(JsonRPCNotification(method=method, jsonrpc="2.0", params=params))
-
-    def request_raw(self, method: str, params: Any) -> tuple[str, Future[Any]]:
-        msg_id = f"agent-{uuid.uuid4().hex}"
-        future: Future[Any] = Future()
-        self._request_futures[msg_id] = future
-        self._result_types[msg_id] = None  # the answer stays plain JSON
-        self.outgoing.add(msg_id)
-        self._send_data(JsonRPCRequestMessage(id=msg_id, method=method, jsonrpc="2.0", params=params))
-        return msg_id, future
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        general = params.capabilities.general
+        if general is not None and general.position_encodings:
+            # documents.py counts UTF-16 code units, the encoding every client must support (these params are
+            # this request's own, structured from its frame).
+            general.position_encodings = [types.PositionEncodingKind.Utf16]
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = lsp_caps.experimental()
+        return result
 
 
 class PyglsClient:
-    """The :class:`LspClient` the service talks to."""
+    """The :class:`LspClient` the service talks to: the client's capabilities, and our messages to it."""
 
-    def __init__(self, server: AgentServer) -> None:
-        self.server = server
+    def __init__(self) -> None:
         self.raw_capabilities: dict[str, Any] = {}
+        self.outbox: Outbox | None = None
         self._pending: list[tuple[str, Any]] = []  # said before the transport existed (settings problems)
-        self._merger = TextMerger(lambda method, params: self.server.agent_protocol.notify_raw(method, params))
+        self._merger = TextMerger(self._send)
 
     @property
     def capabilities(self) -> Mapping[str, Any]:
         return self.raw_capabilities
 
+    def attach(self, outbox: Outbox) -> None:
+        self.outbox = outbox
+
+    def _send(self, method: str, params: Any) -> None:
+        assert self.outbox is not None
+        self.outbox.notify(method, params)
+
     def notify(self, method: str, params: Any) -> None:
-        protocol = self.server.agent_protocol
-        if protocol.writer is None:
+        if self.outbox is None:
             self._pending.append((method, params))
             return
         self.flush()
-        protocol.notify_raw(method, params)
+        self.outbox.notify(method, params)
 
     def notify_text(self, method: str, params: Any) -> None:
         """Streamed text, merged with the next within a frame (adapters/coalesce.py); see flush()."""
-        if self.server.agent_protocol.writer is None:
+        if self.outbox is None:
             self._pending.append((method, params))
             return
         self._flush_pending()
@@ -110,34 +96,12 @@ class PyglsClient:
     def _flush_pending(self) -> None:
         pending, self._pending = self._pending, []
         for method, params in pending:
-            self.server.agent_protocol.notify_raw(method, params)
+            self._send(method, params)
 
     async def request(self, method: str, params: Any) -> Any:
-        protocol = self.server.agent_protocol
+        assert self.outbox is not None
         self.flush()  # the text the model wrote before a question reaches the editor first
-        msg_id, future = protocol.request_raw(method, params)
-        try:
-            return await asyncio.wrap_future(future)
-        except JsonRpcException as exc:
-            raise ClientRequestError(f"{method}: {exc.message} ({exc.code})") from exc
-        except asyncio.CancelledError:
-            protocol._request_futures.pop(msg_id, None)
-            protocol.outgoing.discard(msg_id)
-            protocol.notify_raw("$/cancelRequest", {"id": msg_id})
-            raise
-
-
-def json_converter() -> Converter:
-    """lsprotocol's converter, except that params and results of methods it does not know stay plain JSON
-    (pygls would turn them into namedtuples, renaming keys such as ``_meta``)."""
-    converter = get_converter()
-
-    def keep(obj: dict[str, Any], cls: type[Any]) -> Any:
-        return cls(**obj)
-
-    for message in (JsonRPCRequestMessage, JsonRPCResponseMessage, JsonRPCNotification):
-        converter.register_structure_hook(message, keep)
-    return converter
+        return await self.outbox.request(method, params)
 
 
 class AgentServer(LanguageServer):
@@ -146,31 +110,15 @@ class AgentServer(LanguageServer):
         super().__init__(
             lsp_caps.SERVER_NAME, __version__, protocol_cls=AgentProtocol, converter_factory=lambda: self.converter
         )
-        self.client = PyglsClient(self)
+        self.client = PyglsClient()
         self.service = AgentService(self.client, options)
-        self.initialized_raw = False
         self.shut_down = asyncio.Event()  # the shutdown request has finished closing sessions
-        self.agent_protocol.service = self.service
-
-    @property
-    def agent_protocol(self) -> AgentProtocol:
-        protocol = self.protocol
-        assert isinstance(protocol, AgentProtocol)
-        return protocol
 
     def as_json(self, params: Any) -> Any:
         """lsprotocol objects → the JSON the client sent (camelCase dicts); plain JSON passes through."""
         if params is None or isinstance(params, dict | list | str | int | float | bool):
             return params
-        return self.protocol._converter.unstructure(params)
-
-
-def adopt_initialize(server: AgentServer, params: Mapping[str, Any]) -> None:
-    """Take the client's capabilities and settings, preferably as the exact JSON it sent."""
-    caps = params.get("capabilities")
-    server.client.raw_capabilities = dict(caps) if isinstance(caps, Mapping) else {}
-    server.service.initialize(params)
-    server.initialized_raw = True
+        return self.converter.unstructure(params)
 
 
 def _request(server: AgentServer, method: str, handler: Any) -> None:
@@ -181,7 +129,7 @@ def _request(server: AgentServer, method: str, handler: Any) -> None:
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):
-            raise JsonRpcException(message=f"Invalid params: {method} takes an object", code=INVALID_PARAMS)
+            raise JsonRpcException(message=f"Invalid params: {method} takes an object", code=wire.INVALID_PARAMS)
         try:
             return await handler(raw, server.protocol.msg_id)
         except RequestError as exc:
@@ -193,16 +141,20 @@ def _request(server: AgentServer, method: str, handler: Any) -> None:
 def build_server(options: ServiceOptions) -> AgentServer:
     server = AgentServer(options)
     service = server.service
+    sessions, prompts, commands, fs = service.sessions, service.prompts, service.commands, service.fs
 
     @server.feature(types.INITIALIZE)
-    def initialize(params: types.InitializeParams) -> None:
-        if not server.initialized_raw:  # main.py did not see this initialize
-            adopt_initialize(server, server.as_json(params))
+    def initialize(params: types.InitializeParams) -> types.InitializeResult | None:
+        raw = server.as_json(params)
+        caps = raw.get("capabilities")
+        server.client.raw_capabilities = dict(caps) if isinstance(caps, Mapping) else {}
+        service.initialize(raw)
+        return None
 
     @server.feature(types.INITIALIZED)
     async def initialized(_params: Any) -> None:
         server.client.flush()
-        await service.initialized()
+        await service.config.check_auth()
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(*_args: Any) -> None:
@@ -211,37 +163,37 @@ def build_server(options: ServiceOptions) -> AgentServer:
         finally:
             server.shut_down.set()
 
-    _request(server, "agent/newSession", lambda p, _id: service.new_session(p))
-    _request(server, "agent/loadSession", lambda p, _id: service.load_session(p))
-    _request(server, "agent/listSessions", lambda p, _id: service.list_sessions(p))
-    _request(server, "agent/setMode", lambda p, _id: service.set_mode(p))
-    _request(server, "agent/setModel", lambda p, _id: service.set_model(p))
-    _request(server, "agent/prompt", service.prompt)
+    _request(server, "agent/newSession", lambda p, _id: sessions.new_session(p))
+    _request(server, "agent/loadSession", lambda p, _id: sessions.load_session(p))
+    _request(server, "agent/listSessions", lambda p, _id: sessions.list_sessions(p))
+    _request(server, "agent/setMode", lambda p, _id: sessions.set_mode(p))
+    _request(server, "agent/setModel", lambda p, _id: sessions.set_model(p))
+    _request(server, "agent/prompt", prompts.prompt)
 
     @server.feature("agent/cancel")
     def cancel(params: Any) -> None:
         raw = server.as_json(params)
-        service.cancel(raw if isinstance(raw, dict) else {})
+        prompts.cancel(raw if isinstance(raw, dict) else {})
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(params: types.WorkDoneProgressCancelParams) -> None:
-        service.cancel_progress(params.token)
+        prompts.cancel_progress(params.token)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        service.did_open(server.as_json(params))
+        fs.did_open(server.as_json(params))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        service.did_change(server.as_json(params))
+        fs.did_change(server.as_json(params))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        service.did_close(server.as_json(params))
+        fs.did_close(server.as_json(params))
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        service.did_save(server.as_json(params))
+        fs.did_save(server.as_json(params))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
@@ -251,9 +203,12 @@ def build_server(options: ServiceOptions) -> AgentServer:
     def did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
         service.did_change_workspace_folders(server.as_json(params))
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION)
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind(k) for k in lsp_caps.CODE_ACTION_KINDS]),
+    )
     def code_action(params: types.CodeActionParams) -> list[Any]:
-        return service.code_actions(server.as_json(params))
+        return commands.code_actions(server.as_json(params))
 
     for name in lsp_caps.COMMANDS:
         _command(server, name)
@@ -264,7 +219,7 @@ def _command(server: AgentServer, name: str) -> None:
     async def run(*arguments: Any) -> Any:
         try:
             args = [server.as_json(a) for a in arguments]
-            return await server.service.execute_command(name, args, server.protocol.msg_id)
+            return await server.service.commands.execute(name, args, server.protocol.msg_id)
         except RequestError as exc:
             raise JsonRpcException(message=str(exc), code=exc.code) from exc
 
@@ -282,7 +237,7 @@ class ClientLogHandler(logging.Handler):
         self._busy = threading.local()
 
     def emit(self, record: logging.LogRecord) -> None:
-        if getattr(self._busy, "on", False) or self.server.agent_protocol.writer is None:
+        if getattr(self._busy, "on", False) or self.server.client.outbox is None:
             return
         self._busy.on = True
         try:
@@ -294,41 +249,30 @@ class ClientLogHandler(logging.Handler):
             self._busy.on = False
 
 
-def run(
-    options: ServiceOptions,
-    *,
-    reader: FrameReader,
-    stdout: BinaryIO,
-    first: transport.Item | None = None,
-    preanswered: Mapping[str, Any] | None = None,
-    debug: bool = False,
-) -> int:
-    """Serve until exit. ``first``: the frame main.py read; ``preanswered``: that frame when it was the
-    initialize request main.py already answered (raw JSON)."""
+def run(options: ServiceOptions, *, reader: FrameReader, stdout: BinaryIO, debug: bool = False) -> int:
+    """Serve until exit."""
     server = build_server(options)
-    protocol = server.agent_protocol
-    if preanswered is not None:
-        protocol.preanswered_id = preanswered["id"]
-        params = preanswered.get("params")
-        adopt_initialize(server, params if isinstance(params, Mapping) else {})
     handler = ClientLogHandler(server, logging.DEBUG if debug else logging.WARNING)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     agent_log = logging.getLogger("agent_lsp")
     agent_log.addHandler(handler)
     threading.Thread(target=_warm_imports, name="agent-lsp-warm", daemon=True).start()
     writer = transport.FrameWriter(stdout)
-    protocol.set_writer(writer)
+    outbox = Outbox(writer.write)
+    server.client.attach(outbox)
+    in_flight: set[Any] = set()  # the client's requests handed to pygls and not answered yet
+    server.protocol.set_writer(AnswerWatch(writer.write, in_flight.discard, writer.close))
     gate = transport.Gate(
-        protocol,
+        server.protocol,
         server.converter,
         writer.write,
-        outgoing=protocol.outgoing,
-        in_flight=protocol.in_flight,
-        preanswered=preanswered["id"] if preanswered is not None else None,
+        outbox=outbox,
+        in_flight=in_flight,
+        cancel=server.service.prompts.cancel_request,
         before_exit=lambda: _settle(server),
     )
     try:
-        return transport.serve(gate, reader, first)
+        return transport.serve(gate, reader)
     finally:
         agent_log.removeHandler(handler)
         server.shutdown()  # type: ignore[no-untyped-call]

@@ -5,14 +5,15 @@ pygls 2.1 decodes and types a message inside its own read loop; when that fails 
 request is never answered. So frames are read here (``framing.FrameReader``), decoded and checked
 (``adapters.wire``) and typed with the server's own converter; a frame that fails any step is answered
 with the right JSON-RPC error (notifications never are); only sound, typed messages reach
-``protocol.handle_message``. This is the one place that stands in for pygls's ``start_io``.
+``protocol.handle_message``. Answers to our own requests go to the ``Outbox`` (pygls never sees them), and a
+``$/cancelRequest`` for a running prompt ends its turn instead (the turn answers ``stopReason: cancelled``).
+This is the one place that stands in for pygls's ``start_io``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import threading
 from collections.abc import Awaitable, Callable
@@ -26,6 +27,7 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 
 from agent_lsp.adapters import wire
 from agent_lsp.adapters.lsp.framing import FrameReader
+from agent_lsp.adapters.lsp.outbox import Outbox, frame
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +36,7 @@ SETTLE_POLL_S = 0.02
 QUEUED_FRAMES = 16  # read ahead of the handler at most this many frames
 SHUTDOWN_WAIT_S = 5.0  # how long shutdown waits for the requests sent before it
 SHUTDOWN = "shutdown"
+CANCEL = "$/cancelRequest"
 Item = bytes | dict[str, Any] | wire.Rejection
 
 
@@ -65,11 +68,6 @@ class FrameWriter:
                 self._stream.close()
 
 
-def frame(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message, separators=(",", ":")).encode("utf-8")
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
 class Gate:
     """Checks, types and routes one message at a time; answers what cannot be handled."""
 
@@ -79,17 +77,17 @@ class Gate:
         converter: Converter,
         write: Callable[[bytes], None],
         *,
-        outgoing: set[Any],
+        outbox: Outbox,
         in_flight: set[Any] | None = None,
-        preanswered: Any = None,
+        cancel: Callable[[Any], bool] | None = None,
         before_exit: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.protocol = protocol
         self.converter = converter
         self.write = write
-        self.outgoing = outgoing  # ids of our own requests still waiting for the client's answer
+        self.outbox = outbox  # our own requests still waiting for the client's answer
         self.in_flight = in_flight if in_flight is not None else set()  # requests pygls has not answered yet
-        self.preanswered = preanswered  # the initialize request main.py already answered
+        self.cancel = cancel  # True when it took a $/cancelRequest (a running prompt's)
         self.before_exit = before_exit
         self.shutting_down = False
 
@@ -122,6 +120,10 @@ class Gate:
         if request and rid in self.in_flight:
             self.reject(wire.Rejection(rid, wire.INVALID_REQUEST, f"Invalid request: id {rid!r} is already in use"))
             return
+        if method == CANCEL and not request and self.cancel is not None:
+            params = message.get("params")
+            if isinstance(params, dict) and self.cancel(params.get("id")):
+                return
         typed = self._typed(message, request)
         if typed is None:
             return
@@ -147,16 +149,7 @@ class Gate:
         try:
             typed = self.converter.structure(message, kind)
         except Exception as exc:
-            why = _why(exc)
-            if request and rid == self.preanswered:
-                # Already answered on the fast path: set pygls up with what can be used, say nothing more.
-                log.warning("initialize params are malformed (%s); continuing with defaults", why)
-                try:
-                    return self.converter.structure({**message, "params": {"capabilities": {}}}, kind)
-                except Exception:
-                    log.exception("setting pygls up after a malformed initialize failed")
-                    return None
-            text = f"Invalid params for {method}: {why}"
+            text = f"Invalid params for {method}: {_why(exc)}"
             self.reject(wire.Rejection(rid, wire.INVALID_PARAMS, text, answer=request))
             return None
         if request and not hasattr(typed, "id"):
@@ -173,22 +166,8 @@ class Gate:
             await asyncio.sleep(SETTLE_POLL_S)
 
     def _answer_from_client(self, message: dict[str, Any]) -> None:
-        rid = message.get("id")
-        if rid not in self.outgoing:
-            log.info("ignoring an answer to unknown request %r", rid)  # never a request of ours in flight
-            return
-        self.outgoing.discard(rid)
-        error = message.get("error")
-        if error is not None and not (
-            isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str)
-        ):
-            message = {"jsonrpc": "2.0", "id": rid, "error": {"code": wire.INTERNAL_ERROR, "message": str(error)}}
-        message = {**message, "jsonrpc": "2.0"}
-        try:
-            typed = self.protocol.structure_message(message)
-            self.protocol.handle_message(typed)
-        except Exception:
-            log.exception("handling the answer to %r failed", rid)
+        if not self.outbox.answer(message):
+            log.info("ignoring an answer to unknown request %r", message.get("id"))  # never a request of ours
 
     def reject(self, rejection: wire.Rejection) -> None:
         log.warning("%s%s", rejection.message, "" if rejection.answer else " (a notification: not answered)")
@@ -209,7 +188,7 @@ def _why(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def serve(gate: Gate, reader: FrameReader, first: Item | None) -> int:
+def serve(gate: Gate, reader: FrameReader, first: Item | None = None) -> int:
     """Run the loop until end of input or ``exit``; returns the exit code."""
     try:
         asyncio.run(_serve(gate, reader, first))

@@ -22,10 +22,7 @@ return function()
   H.eq(#questions, 1, "permission questions")
   H.contains(questions[1].prompt, "Agent wants to: ")
   H.eq(questions[1].labels[1], "Review diff", "first choice")
-  -- The server's own words ("Allow once" from the shared vocabulary; "Allow" before it).
-  H.ok(vim.iter(questions[1].labels):any(function(label)
-    return vim.startswith(label, "Allow")
-  end), "an Allow choice")
+  H.ok(vim.tbl_contains(questions[1].labels, "Allow once"), "an Allow choice")
 
   -- The tab shows the file buffer itself beside the proposal, both in diff mode.
   local wins = vim.api.nvim_tabpage_list_wins(0)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import base64
 
 from agent_lsp import events as ev
-from agent_lsp.adapters.lsp import convert
-from agent_lsp.adapters.lsp.capabilities import initialize_result
+from agent_lsp.adapters.lsp import code_actions, context, permissions, progress
 from agent_lsp.adapters.lsp.config import merge, parse_config
 from agent_lsp.model.base import Part
 from tests.acp_schema import validate
@@ -21,7 +20,7 @@ CALL = ev.ToolCallInfo("c1", "replace", {"file_path": "a.py"}, "Edit a.py", "edi
 
 
 def test_progress_tracker_names_the_running_tool_and_its_place() -> None:
-    tracker = convert.ProgressTracker()
+    tracker = progress.ProgressTracker()
     assert tracker.message(ev.Thought("Planning", "…")) == "Thinking: Planning"
     for cid in ("a", "b"):
         assert tracker.message(ev.ToolCallRequest(ev.ToolCallInfo(cid, "grep_search", {}, ""))) is None
@@ -34,57 +33,69 @@ def test_progress_tracker_names_the_running_tool_and_its_place() -> None:
     assert tracker.message(failed) == "Edit a.py failed: no match for it"
     assert tracker.message(ev.Content("Here")) == "Writing the answer…"
     assert tracker.message(ev.Content(" it is")) is None  # once per model response
-    assert convert.progress_title("  fix   the\nbug " + "x" * 80).startswith("Agent: fix the bug x")
-    assert len(convert.progress_title("y" * 200)) <= len("Agent: ") + convert.TITLE_LIMIT
-    assert convert.progress_summary("fix  the\nbug") == "Working on: fix the bug"
-    assert convert.progress_end("cancelled", "partial") == {"kind": "end", "message": "Cancelled"}
-    assert convert.progress_end("end_turn", "Fixed it.\nDetails follow.") == {
+    assert progress.progress_title("  fix   the\nbug " + "x" * 80).startswith("Agent: fix the bug x")
+    assert len(progress.progress_title("y" * 200)) <= len("Agent: ") + progress.TITLE_LIMIT
+    assert progress.progress_summary("fix  the\nbug") == "Working on: fix the bug"
+    assert progress.progress_end("cancelled", "partial") == {"kind": "end", "message": "Cancelled"}
+    assert progress.progress_end("end_turn", "Fixed it.\nDetails follow.") == {
         "kind": "end",
         "message": "Done: Fixed it. Details follow.",
     }
 
 
 def test_permission_request_is_acp_shaped_and_answers_map_back() -> None:
-    request = convert.permission_request("s1", CALL, EDIT)
+    request = permissions.permission_request("s1", CALL, EDIT)
     validate("RequestPermissionRequest", request)
     assert request["toolCall"]["content"][0]["type"] == "diff"
     selected = {"outcome": {"outcome": "selected", "optionId": "proceed_always"}}
-    assert convert.outcome_from_permission(selected, EDIT) == "proceed_always"
-    assert convert.outcome_from_permission({"outcome": {"outcome": "cancelled"}}, EDIT) == "cancel"
+    assert permissions.outcome_from_permission(selected, EDIT) == "proceed_always"
+    assert permissions.outcome_from_permission({"outcome": {"outcome": "cancelled"}}, EDIT) == "cancel"
     rejected = {"outcome": {"outcome": "selected", "optionId": "reject"}}
-    assert convert.outcome_from_permission(rejected, EDIT) == "reject"
+    assert permissions.outcome_from_permission(rejected, EDIT) == "reject"
     bogus = {"outcome": {"outcome": "selected", "optionId": "proceed_always_server"}}
-    assert convert.outcome_from_permission(bogus, EDIT) == "reject"  # not offered for an edit
-    assert convert.outcome_from_permission(None, EDIT) == "cancel"
-    mcp = ev.ConfirmationDetails(type="mcp", title="t", server="srv", tool="tool")
-    assert "proceed_always_server" in [o["optionId"] for o in convert.permission_options(mcp)]
+    assert permissions.outcome_from_permission(bogus, EDIT) == "reject"  # not offered for an edit
+    assert permissions.outcome_from_permission(None, EDIT) == "cancel"
+    mcp = ev.ConfirmationDetails(type="mcp", title="t", server="srv", tool="tool", savable=True)
+    ids = [o["optionId"] for o in permissions.permission_options(mcp)]
+    assert ids == ["proceed_once", "proceed_always", "proceed_always_server", "proceed_always_and_save", "reject"]
+    saved = {"outcome": {"outcome": "selected", "optionId": "proceed_always_and_save"}}
+    assert permissions.outcome_from_permission(saved, mcp) == "proceed_always_save"
 
 
 def test_show_message_request_fallback() -> None:
-    payload = convert.show_message_request(EDIT)
-    assert [a["title"] for a in payload["actions"]] == ["Allow once", "Allow for this session", "Reject"]
+    payload = permissions.show_message_request(EDIT)
+    # The same choices as agent/requestPermission offers, by title.
+    assert [a["title"] for a in payload["actions"]] == ["Allow once", "Allow all edits this session", "Reject"]
     assert "a.py" in payload["message"] and "+x = 2" in payload["message"]
     shell = ev.ConfirmationDetails(type="exec", title="Shell", command="rm -rf build", root_commands=("rm",))
-    assert convert.show_message_request(shell)["type"] == 2 and "rm -rf build" in convert.permission_message(shell)
-    assert convert.outcome_from_action({"title": "Allow for this session"}) == "proceed_always"
-    assert convert.outcome_from_action({"title": "Reject"}) == "reject"
-    assert convert.outcome_from_action(None) == "cancel"
+    assert permissions.show_message_request(shell)["type"] == 2 and "rm -rf build" in permissions.permission_message(
+        shell
+    )
+    assert permissions.outcome_from_action({"title": "Allow all edits this session"}, EDIT) == "proceed_always"
+    assert permissions.outcome_from_action({"title": "Reject"}, EDIT) == "reject"
+    assert permissions.outcome_from_action({"title": "Allow for this session"}, EDIT) == "reject"  # not offered
+    assert permissions.outcome_from_action(None, EDIT) == "cancel"
+    savable = ev.ConfirmationDetails(type="exec", title="Shell", command="ls", root_commands=("ls",), savable=True)
+    titles = [a["title"] for a in permissions.show_message_request(savable)["actions"]]
+    assert "Allow this command in all future sessions" in titles
+    chosen = {"title": "Allow this command in all future sessions"}
+    assert permissions.outcome_from_action(chosen, savable) == "proceed_always_save"
 
 
 def test_prompt_input_keeps_text_prompts_strings_and_builds_parts() -> None:
-    assert convert.prompt_input("/memory show") == "/memory show"
+    assert context.prompt_input("/memory show") == "/memory show"
     blocks = [
         {"type": "text", "text": "look at"},
         {"type": "resource_link", "uri": "file:///p/my%20file.py", "name": "my file.py"},
     ]
-    assert convert.prompt_input(blocks) == "look at @/p/my\\ file.py "
+    assert context.prompt_input(blocks) == "look at @/p/my\\ file.py "
     image = base64.b64encode(b"\x89PNG").decode()
-    parts = convert.prompt_input(
+    parts = context.prompt_input(
         [{"type": "text", "text": "see"}, {"type": "image", "mimeType": "image/png", "data": image}]
     )
     assert isinstance(parts, list) and isinstance(parts[1], Part)
     assert parts[1].inline_data is not None and parts[1].inline_data.data == b"\x89PNG"
-    with_context = convert.prompt_input(
+    with_context = context.prompt_input(
         "why?", {"uri": "file:///p/a.py", "range": _rng(2, 0, 4, 0), "selectedText": "x = 1\ny = 2\n"}
     )
     assert isinstance(with_context, str)
@@ -98,16 +109,16 @@ def _rng(l1: int, c1: int, l2: int, c2: int) -> dict[str, dict[str, int]]:
 def test_code_actions_follow_diagnostics_selection_and_only() -> None:
     diag = {"range": _rng(3, 0, 3, 4), "message": "undefined name"}
     far = {"range": _rng(30, 0, 30, 1), "message": "elsewhere"}
-    actions = convert.code_actions("file:///p/a.py", _rng(3, 2, 3, 2), [diag, far], None)
+    actions = code_actions.code_actions("file:///p/a.py", _rng(3, 2, 3, 2), [diag, far], None)
     assert [a["title"] for a in actions] == ["Fix with agent: undefined name", "Explain with agent"]
     assert actions[0]["diagnostics"] == [diag]
-    selected = convert.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [], None)
+    selected = code_actions.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [], None)
     assert [a["title"] for a in selected] == ["Explain with agent", "Edit selection with agent…"]
-    everything = convert.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [diag], [""])
+    everything = code_actions.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [diag], [""])
     assert len(everything) == 3  # the empty kind is every kind's root
-    only_fix = convert.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [diag], ["quickfix"])
+    only_fix = code_actions.code_actions("file:///p/a.py", _rng(1, 0, 5, 0), [diag], ["quickfix"])
     assert [a["kind"] for a in only_fix] == ["quickfix"]
-    prompt = convert.command_prompt(
+    prompt = code_actions.command_prompt(
         "agent.fix", {"uri": "file:///p/a.py", "range": diag["range"], "diagnostics": [diag]}
     )
     assert "undefined name" in prompt and "line 4" in prompt
@@ -139,12 +150,3 @@ def test_config_parsing_drops_secrets_and_merges() -> None:
     # workspace/configuration answers null for a section nobody set (Eglot): no settings, no complaint.
     assert parse_config({"agentLsp": None}) == parse_config({})
     assert parse_config({"agentLsp": 3}).problems == ("'agentLsp' must be an object",)
-
-
-def test_initialize_result_advertises_the_agent_extension() -> None:
-    result = initialize_result()
-    caps = result["capabilities"]
-    assert caps["experimental"]["agent"]["permissionRequests"] == "agent/requestPermission"
-    assert "agent.fix" in caps["executeCommandProvider"]["commands"]
-    assert caps["textDocumentSync"]["change"] == 2 and caps["positionEncoding"] == "utf-16"
-    assert result["serverInfo"]["name"] == "agent-lsp"

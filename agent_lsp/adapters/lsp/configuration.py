@@ -1,0 +1,125 @@
+"""What the editor configures: workspace roots, ``agentLsp`` settings, and the runtime built from them.
+
+The runtime (and with it the model SDK, tools and settings) is imported when it is first needed (the first
+session, or the credentials check after ``initialized``), not before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_lsp.adapters.lsp import client as caps
+from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
+from agent_lsp.adapters.lsp.config import LspConfig, merge, parse_config
+from agent_lsp.adapters.lsp.documents import canonical, uri_to_path
+from agent_lsp.adapters.lsp.messages import show_message
+from agent_lsp.vocabulary import ApprovalMode
+
+if TYPE_CHECKING:
+    from agent_lsp.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ServiceOptions:
+    """What the command line decided."""
+
+    fake_responses: Path | None = None
+    model: str | None = None
+    approval_mode: ApprovalMode | None = None
+
+
+class Configuration:
+    """The editor's folders and settings; ``runtime()`` builds the Runtime once from them."""
+
+    def __init__(self, client: LspClient, options: ServiceOptions) -> None:
+        self.client = client
+        self.options = options
+        self.config = LspConfig()
+        self.roots: list[Path] = []
+        self._runtime: Runtime | None = None
+
+    def initialize(self, params: Mapping[str, Any]) -> None:
+        for folder in params.get("workspaceFolders") or []:
+            path = folder_path(folder)
+            if path is not None:
+                self.roots.append(path)
+        if not self.roots:
+            root = params.get("rootUri")
+            path = uri_to_path(root) if isinstance(root, str) else None
+            if path is None and isinstance(params.get("rootPath"), str):
+                path = Path(params["rootPath"])
+            if path is not None:
+                self.roots.append(path)
+        self.apply(params.get("initializationOptions"))
+
+    async def check_auth(self) -> None:
+        """Say at once when no model can be used, rather than at the first prompt."""
+        problem = await asyncio.to_thread(lambda: self.runtime().check_auth())
+        if problem:
+            self.client.notify("window/showMessage", show_message("error", f"Agent: {problem}"))
+
+    def default_cwd(self) -> Path:
+        return self.roots[0] if self.roots else Path(os.getcwd())
+
+    def folders_changed(self, params: Mapping[str, Any]) -> tuple[list[Path], list[Path]]:
+        """Update the roots from ``workspace/didChangeWorkspaceFolders``; returns (added, removed)."""
+        event = params.get("event") or {}
+        removed = [p for p in (folder_path(f) for f in event.get("removed") or []) if p is not None]
+        added = [p for p in (folder_path(f) for f in event.get("added") or []) if p is not None]
+        gone = {canonical(p) for p in removed}
+        self.roots = [r for r in self.roots if canonical(r) not in gone]
+        self.roots.extend(p for p in added if canonical(p) not in {canonical(r) for r in self.roots})
+        return added, removed
+
+    async def changed(self, settings: Any) -> bool:
+        """``workspace/didChangeConfiguration``: empty settings mean "ask me" (``workspace/configuration``).
+        False when the settings could not be had."""
+        if not settings and caps.capability(self.client.capabilities, "workspace.configuration"):
+            try:
+                answer = await self.client.request("workspace/configuration", {"items": [{"section": "agentLsp"}]})
+            except ClientRequestError as exc:
+                log.warning("workspace/configuration failed: %s", exc)
+                return False
+            # null is a valid answer (the client has no such section): nothing to apply.
+            settings = {"agentLsp": answer[0]} if isinstance(answer, list) and answer and answer[0] else None
+        self.apply(settings)
+        return True
+
+    def apply(self, raw: Any) -> None:
+        if raw is None:
+            return
+        update = parse_config(raw)
+        self.config = merge(self.config, update)
+        for problem in update.problems:
+            self.client.notify("window/showMessage", show_message("warning", f"Settings: {problem}"))
+        if self._runtime is not None and self.config.checkpointing is not None:
+            self._runtime.options.checkpointing = self.config.checkpointing
+
+    def runtime(self) -> Runtime:
+        if self._runtime is None:
+            from agent_lsp.runtime import Runtime, RuntimeOptions, replay_delay
+
+            checkpointing = self.config.checkpointing if self.config.checkpointing is not None else True
+            self._runtime = Runtime(
+                RuntimeOptions(
+                    fake_responses=self.options.fake_responses,
+                    model=self.options.model,
+                    approval_mode=self.options.approval_mode,
+                    checkpointing=checkpointing,
+                    chunk_delay=replay_delay(os.environ),
+                )
+            )
+        return self._runtime
+
+
+def folder_path(folder: Any) -> Path | None:
+    uri = folder.get("uri") if isinstance(folder, Mapping) else None
+    return uri_to_path(uri) if isinstance(uri, str) else None

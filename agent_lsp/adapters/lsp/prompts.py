@@ -1,0 +1,145 @@
+"""Prompt runs over LSP: agent/prompt with ``$/progress``, one prompt per session at a time, and cancellation.
+
+A prompt is cancelled by ``agent/cancel``, ``$/cancelRequest`` for its request or the cancel button of its
+progress; every way ends the turn properly, answering ``{"stopReason": "cancelled"}``.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from agent_lsp import events as ev
+from agent_lsp.adapters.lsp import client as caps
+from agent_lsp.adapters.lsp import progress
+from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
+from agent_lsp.adapters.lsp.context import prompt_input
+from agent_lsp.adapters.lsp.messages import notice_message, show_message
+from agent_lsp.adapters.lsp.params import RequestError
+from agent_lsp.adapters.lsp.sessions import LiveSession, Sessions
+from agent_lsp.adapters.updates import to_updates
+
+log = logging.getLogger(__name__)
+REPLY_LIMIT = 4000  # characters of the agent's answer shown by window/showMessage to plain clients
+
+
+class Prompts:
+    def __init__(self, client: LspClient, sessions: Sessions) -> None:
+        self.client = client
+        self.sessions = sessions
+
+    async def prompt(self, params: Mapping[str, Any], request_id: Any = None, summary: str = "") -> dict[str, Any]:
+        """Run one turn. ``summary``: what it is about in words, for progress (else the prompt's first line)."""
+        live = self.sessions.live(params)
+        try:
+            prompt = prompt_input(params.get("prompt", ""), params.get("context"))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise RequestError("invalid_params", f"bad prompt: {exc}") from exc
+        token = params.get("workDoneToken")
+        if token is not None and (not isinstance(token, int | str) or isinstance(token, bool)):
+            raise RequestError("invalid_params", "workDoneToken must be an integer or a string")
+        if live.handle.session.running or live.busy:
+            # The same answer (code and words) as ACP's session/prompt: the first prompt keeps running untouched.
+            raise RequestError("busy", "A prompt is already running in this session; cancel it first")
+        live.busy, live.cancel_pending = True, False  # claimed before the first await: no second prompt slips in
+        live.request_id = request_id
+        try:
+            return await self._run(live, prompt, token, summary)
+        finally:
+            live.busy = live.cancel_pending = False
+            live.request_id = live.token = None
+
+    async def _run(self, live: LiveSession, prompt: Any, token: Any, summary: str) -> dict[str, Any]:
+        session = live.handle.session
+        self.sessions.current = session.id
+        if token is None and caps.capability(self.client.capabilities, "window.workDoneProgress"):
+            token = await self._create_progress()
+        live.token = token
+        if live.cancel_pending:  # cancelled while the progress bar was being created
+            return {"stopReason": "cancelled"}
+        if live.handle.refresh_commands():  # a .toml command was added, edited or removed
+            update = {"sessionUpdate": "available_commands_update", "availableCommands": self.sessions.commands(live)}
+            self.client.notify("agent/update", {"sessionId": session.id, "update": update})
+        text = prompt if isinstance(prompt, str) else " ".join(p.text for p in prompt if p.text)
+        tracker = progress.ProgressTracker()
+        stop: str = "cancelled"
+        reply: list[str] = []
+        if token is not None:
+            about = summary or text
+            self._progress(
+                token, progress.progress_begin(progress.progress_title(about), progress.progress_summary(about))
+            )
+        try:
+            async for event in session.send(prompt):
+                self._deliver(live, event)
+                message = tracker.message(event)
+                if message and token is not None:
+                    self._progress(token, progress.progress_report(message))
+                if isinstance(event, ev.Content):
+                    reply.append(event.text)
+                elif isinstance(event, ev.Error):
+                    self.client.notify("window/showMessage", show_message("error", f"Agent: {event.message}"))
+                elif isinstance(event, ev.Notice) and event.level != "info":
+                    self.client.notify("window/showMessage", notice_message(event))
+                elif isinstance(event, ev.Stop):
+                    stop = event.reason
+        finally:
+            if token is not None:
+                self._progress(token, progress.progress_end(stop, "".join(reply)))
+            self.client.flush()  # all the text before the prompt's answer
+        answer = "".join(reply).strip()
+        if answer and not caps.knows_agent_protocol(self.client.capabilities):
+            # A client that cannot draw agent/update still gets to read the answer.
+            shown = answer if len(answer) <= REPLY_LIMIT else answer[: REPLY_LIMIT - 1] + "…"
+            self.client.notify("window/showMessage", show_message("info", shown))
+        return {"stopReason": stop}
+
+    async def _create_progress(self) -> str | None:
+        token = f"agent-{uuid.uuid4().hex[:12]}"
+        try:
+            await self.client.request("window/workDoneProgress/create", {"token": token})
+        except ClientRequestError as exc:
+            log.info("no progress for this prompt: %s", exc)
+            return None
+        return token
+
+    def _deliver(self, live: LiveSession, event: ev.AgentEvent) -> None:
+        updates, live.state = to_updates(event, live.state)
+        if isinstance(event, ev.Content) and len(updates) == 1:
+            # The model's streamed text: consecutive chunks within a frame go out as one message.
+            self.client.notify_text("agent/update", {"sessionId": live.id, "update": updates[0]})
+            return
+        for update in updates:
+            self.client.notify("agent/update", {"sessionId": live.id, "update": update})
+
+    def _progress(self, token: Any, value: dict[str, Any]) -> None:
+        self.client.notify("$/progress", {"token": token, "value": value})
+
+    def cancel(self, params: Mapping[str, Any]) -> None:
+        """``agent/cancel``: an unknown session is nothing to cancel (a notification has no answer)."""
+        sid = params.get("sessionId")
+        live = self.sessions.open.get(sid) if isinstance(sid, str) else None
+        if live is not None:
+            _cancel(live)
+
+    def cancel_request(self, request_id: Any) -> bool:
+        """``$/cancelRequest`` for a running prompt: end the turn (it answers stopReason "cancelled")."""
+        for live in self.sessions.open.values():
+            if live.request_id is not None and live.request_id == request_id:
+                _cancel(live)
+                return True
+        return False
+
+    def cancel_progress(self, token: Any) -> None:
+        for live in self.sessions.open.values():
+            if live.token is not None and live.token == token:
+                _cancel(live)
+
+
+def _cancel(live: LiveSession) -> None:
+    if live.handle.session.running:
+        live.handle.session.cancel()
+    elif live.busy:
+        live.cancel_pending = True

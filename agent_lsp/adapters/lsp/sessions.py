@@ -1,0 +1,236 @@
+"""Sessions over LSP: agent/newSession, loadSession, listSessions, setMode, setModel, and the settings they follow.
+
+Each session's id is made before the session, so its Confirmer and notice sink are given at construction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_lsp.adapters.lsp.client import LspClient
+from agent_lsp.adapters.lsp.client_fs import LspFileSystem
+from agent_lsp.adapters.lsp.configuration import Configuration
+from agent_lsp.adapters.lsp.confirmer import LspConfirmer
+from agent_lsp.adapters.lsp.messages import notice_message, show_message
+from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
+from agent_lsp.adapters.updates import UpdateState, to_updates
+from agent_lsp.model.catalog import CHOICE_IDS
+from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode
+
+if TYPE_CHECKING:
+    from agent_lsp.runtime import SessionHandle, SessionSetup
+
+
+@dataclass
+class LiveSession:
+    handle: SessionHandle
+    state: UpdateState = field(default_factory=UpdateState)
+    request_id: Any = None
+    token: Any = None
+    models: list[tuple[str, str]] | None = None  # the model picker: what the endpoints offer
+    busy: bool = False  # a prompt holds this session (from its arrival, not only once the turn runs)
+    cancel_pending: bool = False  # cancelled before its turn started
+
+    @property
+    def id(self) -> str:
+        return self.handle.session.id
+
+
+class Sessions:
+    """The open sessions of one server, and the one the editor used last (``current``)."""
+
+    def __init__(self, client: LspClient, config: Configuration, fs: LspFileSystem) -> None:
+        self.client = client
+        self.config = config
+        self.fs = fs
+        self.open: dict[str, LiveSession] = {}
+        self.current: str | None = None
+        self._lock = asyncio.Lock()
+
+    def live(self, params: Mapping[str, Any]) -> LiveSession:
+        sid = session_id(params)
+        live = self.open.get(sid)
+        if live is None:
+            raise RequestError("not_found", f"unknown sessionId {sid!r}; create one with agent/newSession")
+        return live
+
+    async def new_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        from agent_lsp.store.sessions import new_session_id
+
+        setup = self._setup(params, new_session_id())
+        live = await self._open(await self.config.runtime().create_session(setup))
+        return self.describe(live)
+
+    async def load_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        sid = session_id(params)
+        setup = self._setup(params, sid)  # bad params must not cost the open session
+        old = self.open.pop(sid, None)
+        if old is not None:
+            await old.handle.aclose()
+        from agent_lsp.store.sessions import SessionNotFoundError
+
+        try:
+            handle, replay = await self.config.runtime().load_session(sid, setup)
+        except SessionNotFoundError as exc:
+            raise RequestError("not_found", f"no saved session {sid} for {setup.cwd}") from exc
+        live = await self._open(handle)
+        for event in replay:
+            updates, live.state = to_updates(event, live.state, replay=True)
+            for update in updates:
+                self.client.notify("agent/update", {"sessionId": sid, "update": update, "replay": True})
+        return self.describe(live)
+
+    async def current_session(self) -> str:
+        """The session code actions and ``agent.prompt`` go to; made on first use."""
+        async with self._lock:
+            if self.current is None or self.current not in self.open:
+                await self.new_session({})
+            assert self.current is not None
+            return self.current
+
+    def _setup(self, params: Mapping[str, Any], sid: str) -> SessionSetup:
+        from agent_lsp.runtime import SessionSetup
+
+        problem = self.config.runtime().check_auth()
+        if problem:
+            self.client.notify("window/showMessage", show_message("error", f"Agent: {problem}"))
+            raise RequestError("auth_required", problem)
+        raw_cwd, model = opt_str(params, "cwd"), opt_str(params, "model")
+        cwd = Path(raw_cwd) if raw_cwd else self.config.default_cwd()
+        mode: ApprovalMode | None = self.config.config.approval_mode
+        if params.get("approvalMode") not in (None, ""):
+            try:
+                mode = parse_mode(params["approvalMode"])
+            except ValueError as exc:
+                raise RequestError("invalid_params", str(exc)) from exc
+        settings = self.config.config
+        return SessionSetup(
+            cwd=cwd,
+            confirmer=LspConfirmer(self.client, sid),
+            fs=self.fs,
+            extra_roots=[r for r in self.config.roots if r != cwd],
+            approval_mode=mode,
+            model=model or settings.model,
+            client_mcp_servers=settings.mcp_servers,
+            overrides=dict(settings.overrides) or None,
+            editor_trust=settings.trust,
+            session_id=sid,
+            notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
+        )
+
+    async def _open(self, handle: SessionHandle) -> LiveSession:
+        models = await handle.model_choices()
+        for notice in handle.notices:  # said while the session was being made
+            self.client.notify("window/showMessage", notice_message(notice))
+        handle.notices.clear()
+        live = LiveSession(handle, models=models)
+        self.open[live.id] = live
+        self.current = live.id
+        return live
+
+    def describe(self, live: LiveSession) -> dict[str, Any]:
+        session = live.handle.session
+        models = live.models if live.models is not None else [(m, m) for m in CHOICE_IDS]
+        if session.model not in (m for m, _ in models):
+            models = [(session.model, session.model), *models]
+        return {
+            "sessionId": session.id,
+            "modes": {
+                "currentModeId": session.policy.mode,
+                "availableModes": [{"id": m.id, "name": m.name, "description": m.description} for m in MODES],
+            },
+            "models": {
+                "currentModelId": session.model,
+                "availableModels": [{"modelId": m, "name": n} for m, n in models],
+            },
+            "provider": live.handle.provider_summary(),
+            "commands": self.commands(live),
+        }
+
+    def commands(self, live: LiveSession) -> list[dict[str, Any]]:
+        return [
+            {"name": c.name, "description": c.description, **({"input": {"hint": c.hint}} if c.hint else {})}
+            for c in live.handle.command_specs()
+        ]
+
+    async def list_sessions(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        from agent_lsp.store.sessions import SessionStore
+
+        raw_cwd = opt_str(params, "cwd")
+        cwd = Path(raw_cwd) if raw_cwd else self.config.default_cwd()
+        store = SessionStore(cwd.resolve())
+        cursor_in, limit = opt_str(params, "cursor"), opt_int(params, "limit", 50)
+        try:
+            infos, cursor = await asyncio.to_thread(store.list, cursor_in, limit)
+        except ValueError as exc:
+            raise RequestError("invalid_params", f"bad cursor: {exc}") from exc
+        sessions = [
+            {
+                "sessionId": i.id,
+                "title": i.title,
+                "cwd": i.cwd,
+                "createdAt": i.created,
+                "updatedAt": i.updated,
+                "promptCount": i.prompt_count,
+            }
+            for i in infos
+            if i.prompt_count  # a chat nobody wrote in (an editor opens one at start) is nothing to resume
+        ]
+        return {"sessions": sessions, "nextCursor": cursor}
+
+    async def set_mode(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        live = self.live(params)
+        try:
+            mode = parse_mode(params.get("modeId"), "modeId")
+        except ValueError as exc:
+            raise RequestError("invalid_params", str(exc)) from exc
+        refused = live.handle.session.policy.set_mode(mode)
+        if refused:
+            raise RequestError("invalid_request", refused)
+        update = {"sessionUpdate": "current_mode_update", "currentModeId": mode}
+        self.client.notify("agent/update", {"sessionId": live.id, "update": update})
+        return {}
+
+    async def set_model(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        live = self.live(params)
+        model = params.get("modelId")
+        if not isinstance(model, str) or not model:
+            raise RequestError("invalid_params", "modelId must be a model name")
+        try:
+            live.handle.set_model(model)
+        except ValueError as exc:
+            raise RequestError("invalid_params", f"modelId: {exc}") from exc
+        live.models = await live.handle.model_choices()
+        return {"models": self.describe(live)["models"]}
+
+    def follow_settings(self) -> None:
+        """The editor's model and approval mode, changed in its settings, apply to the running sessions too."""
+        settings = self.config.config
+        for live in self.open.values():
+            session = live.handle.session
+            if settings.model:
+                session.model = settings.model
+            if settings.approval_mode:
+                refused = session.policy.set_mode(settings.approval_mode)
+                if refused:
+                    message = f"Approval mode {settings.approval_mode} refused: {refused}"
+                    self.client.notify("window/showMessage", show_message("warning", message))
+
+    def follow_folders(self, added: list[Path], removed: list[Path]) -> None:
+        """The editor's folders are the workspace roots of the running sessions too."""
+        for live in self.open.values():
+            workspace = live.handle.workspace
+            for path in removed:
+                workspace.remove_root(path)
+            for path in added:
+                if path.is_dir():
+                    workspace.add_root(path)
+
+    async def close_all(self) -> None:
+        for live in list(self.open.values()):
+            await live.handle.aclose()
+        self.open.clear()
