@@ -307,7 +307,7 @@ class Runtime:
         self._start_tools(handle, ctx, settings, setup)
         # Load the model client while the user types, once the session/new answer is out (the delay lets
         # the adapter write it first): see GeminiClient.warm. The replay model has nothing to warm.
-        warm = getattr(self._model, "warm", None)
+        warm = getattr(handle.session.client, "warm", None)
         if callable(warm):
             asyncio.get_running_loop().call_later(0.05, warm)
 
