@@ -137,7 +137,7 @@ def main() -> int:
     print(
         f"streaming (loop detection {detection}): {args.chunks} chunks delivered in order as "
         f"{statistics.median(messages):.0f} updates: median {statistics.median(rates):.0f} chunks/s "
-        f"(best {max(rates):.0f}, worst {min(rates):.0f}) over {args.streams} prompts"
+        f"(best {max(rates):.0f}, worst {min(rates):.0f}, first {rates[0]:.0f}) over {args.streams} prompts"
     )
     return 0
 
