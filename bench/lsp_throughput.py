@@ -111,7 +111,7 @@ def main() -> int:
         script = work / "script.jsonl"
         script.write_text("".join(json.dumps(line) + "\n" for line in lines))
         editor = Editor(script, work / "home")
-        capabilities = {"experimental": {"agent": {}}}
+        capabilities: dict[str, Any] = {"experimental": {"agent": {}}}
         editor.call("initialize", {"processId": None, "rootUri": project.as_uri(), "capabilities": capabilities})
         editor.notify("initialized", {})
         sid = editor.call("agent/newSession", {"cwd": str(project)})["sessionId"]
