@@ -199,9 +199,14 @@ def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
     # Our tools are declarations the core runs itself, and retries are ours: keep the SDK out of both.
     config["automatic_function_calling"] = {"disable": True}
     config["automatic_continuation"] = False
-    sdk_contents, config["http_options"] = _history_in_extra_body(contents)
-    config["http_options"]["extra_body"].update(extra)
-    return sdk_contents, types.GenerateContentConfig.model_validate(config)
+    sdk_contents, http_options = _history_in_extra_body(contents)
+    http_options["extra_body"].update(extra)
+    # Handed over as a dict, not a GenerateContentConfig: the SDK deep-copies a config model on every call
+    # (``model_copy(deep=True)``), which with the history in ``extra_body`` made each turn linear in the
+    # history (~1,000 deepcopy calls a turn at prompt 20). A dict is validated instead, and the
+    # HttpOptions instance inside it is taken as is (pydantic does not revalidate instances).
+    config["http_options"] = types.HttpOptions(**http_options)
+    return sdk_contents, config
 
 
 def _history_in_extra_body(contents: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
