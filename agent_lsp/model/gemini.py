@@ -10,20 +10,21 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import dataclasses
 import email.utils
 import json
 import logging
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
 from agent_lsp.errors import AuthError, ModelError, ModelStreamInterrupted
 from agent_lsp.model import wire
 from agent_lsp.model.auth import AuthConfig
-from agent_lsp.model.base import GenerateRequest, ModelChunk, mapped_errors
+from agent_lsp.model.base import Content, GenerateRequest, ModelChunk, mapped_errors
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ class GeminiClient:
             api_version = "v1beta"
         self._api_version = api_version
         self._sdk: Any = None
+        self._wired = _WireCache()
         self._build_lock = threading.Lock()  # warm() may build the SDK client on a worker thread
 
     def __repr__(self) -> str:
@@ -113,7 +115,7 @@ class GeminiClient:
         return mapped_errors(lambda exc, late: map_error(exc, model, self._auth, interrupted=late), interrupted)
 
     async def stream(self, request: GenerateRequest) -> AsyncIterator[ModelChunk]:
-        contents, config = _sdk_request(request)
+        contents, config = _sdk_request(request, self._wired)
         yielded = False
         responses: Any = None
         try:
@@ -132,7 +134,7 @@ class GeminiClient:
                 await aclose()
 
     async def generate(self, request: GenerateRequest) -> ModelChunk:
-        contents, config = _sdk_request(request)
+        contents, config = _sdk_request(request, self._wired)
         with self._mapped_errors(request.model):
             response = await self._client().aio.models.generate_content(
                 model=request.model, contents=contents, config=config
@@ -143,9 +145,7 @@ class GeminiClient:
         """Tokens in the request's contents (the Gemini API counts contents only, not tools/system)."""
         from google.genai import types
 
-        contents, http_options = _history_in_extra_body(
-            [_wire_content(wire.content_to_json(c)) for c in request.contents]
-        )
+        contents, http_options = _history_in_extra_body(self._wired.contents(request.contents))
         config = types.CountTokensConfig(http_options=types.HttpOptions(**http_options))
         with self._mapped_errors(request.model):
             response = await self._client().aio.models.count_tokens(
@@ -172,7 +172,34 @@ class GeminiClient:
 # -- request / response conversion -----------------------------------------------------------------
 
 
-def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
+class _WireCache:
+    """Each history entry's REST JSON, converted once rather than on every request.
+
+    History entries are immutable and live as long as the session's history, so a turn at prompt 200
+    otherwise re-converted ~400 entries (``wire.content_to_json`` + :func:`_wire_content`) each time.
+    Keyed by identity (the entry is kept with its JSON, so an id cannot be reused while cached); entries
+    no longer in the history (after compression) are dropped when the cache grows past twice its size.
+    The JSON is shared between requests, so nothing downstream may modify it (nothing does: it is
+    serialised as is).
+    """
+
+    def __init__(self) -> None:
+        self._json: dict[int, tuple[Content, dict[str, Any]]] = {}
+
+    def contents(self, history: Sequence[Content]) -> list[dict[str, Any]]:
+        cache = self._json
+        out: list[dict[str, Any]] = []
+        for content in history:
+            hit = cache.get(id(content))
+            if hit is None or hit[0] is not content:
+                hit = cache[id(content)] = (content, _wire_content(wire.content_to_json(content)))
+            out.append(hit[1])
+        if len(cache) > 2 * len(history) + 64:
+            self._json = {id(c): cache[id(c)] for c in history}
+        return out
+
+
+def _sdk_request(request: GenerateRequest, wired: _WireCache) -> tuple[list[dict[str, Any]], Any]:
     """The SDK's (contents, config) for ``request``, built from the one REST codec.
 
     The history travels in the request body as our REST JSON through ``HttpOptions.extra_body``; the SDK's own
@@ -180,8 +207,8 @@ def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
     """
     from google.genai import types
 
-    body = wire.request_to_json(request)
-    contents = [_wire_content(c) for c in body["contents"]]
+    body = wire.request_to_json(dataclasses.replace(request, contents=()))
+    contents = wired.contents(request.contents)
     config: dict[str, Any] = dict(body.get("generationConfig") or {})
     if "systemInstruction" in body:
         config["systemInstruction"] = body["systemInstruction"]
