@@ -49,6 +49,7 @@ class GeminiClient:
         self._api_version = api_version
         self._sdk: Any = None
         self._wired = _WireCache()
+        self._requested = False  # a request has started: warming would only compete with it
         self._build_lock = threading.Lock()  # warm() may build the SDK client on a worker thread
 
     def __repr__(self) -> str:
@@ -65,12 +66,18 @@ class GeminiClient:
         typing their first prompt gives that time for free. A request that comes sooner waits for the
         same build (one lock), so no work is skipped or done twice.
         """
-        threading.Thread(target=self._warm, name="genai-warm", daemon=True).start()
+        if not self._requested:
+            threading.Thread(target=self._warm, name="genai-warm", daemon=True).start()
 
     def _warm(self) -> None:
         try:
+            if self._requested:
+                # A prompt came first (sent at once): it builds what it needs itself; the validators and the
+                # backend warmed in parallel would only compete with it for the GIL.
+                return
             self._client()
-            _warm_validators()
+            if not self._requested:
+                _warm_validators()
         except Exception:  # the same failure is raised, and reported, by the first request
             log.debug("warming google-genai failed", exc_info=True)
 
@@ -115,6 +122,7 @@ class GeminiClient:
         return mapped_errors(lambda exc, late: map_error(exc, model, self._auth, interrupted=late), interrupted)
 
     async def stream(self, request: GenerateRequest) -> AsyncIterator[ModelChunk]:
+        self._requested = True
         contents, config = _sdk_request(request, self._wired)
         yielded = False
         responses: Any = None
@@ -134,6 +142,7 @@ class GeminiClient:
                 await aclose()
 
     async def generate(self, request: GenerateRequest) -> ModelChunk:
+        self._requested = True
         contents, config = _sdk_request(request, self._wired)
         with self._mapped_errors(request.model):
             response = await self._client().aio.models.generate_content(
