@@ -85,6 +85,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prompts", type=int, default=30, help="prompts timed for the turn overhead")
     parser.add_argument("--chunks", type=int, default=2000, help="chunks in the streaming prompt")
+    parser.add_argument("--streams", type=int, default=5, help="streaming prompts timed (the median is printed)")
     parser.add_argument(
         "--no-loop-detection",
         action="store_true",
@@ -96,7 +97,7 @@ def main() -> int:
         project = work / "project"
         project.mkdir()
         lines = [text_turn("ok") for _ in range(args.prompts + 5)]
-        lines.append(text_turn(*[f"chunk {i} " for i in range(args.chunks)]))
+        lines += [text_turn(*[f"chunk {i} " for i in range(args.chunks)]) for _ in range(args.streams)]
         script = work / "script.jsonl"
         script.write_text("".join(json.dumps(line) + "\n" for line in lines))
         agent = Agent(script, work, loop_detection=not args.no_loop_detection)
@@ -114,16 +115,19 @@ def main() -> int:
         rss = agent.rss_mib()
         overheads = [prompt(f"prompt {i}") for i in range(args.prompts)]
 
-        before = agent.updates
-        agent.text.clear()
-        started = time.perf_counter()
-        prompt("stream a lot")
-        elapsed = time.perf_counter() - started
-        streamed = agent.updates - before
+        expected = "".join(f"chunk {i} " for i in range(args.chunks))
+        rates: list[float] = []
+        messages: list[int] = []
+        for i in range(args.streams):
+            before = agent.updates
+            agent.text.clear()
+            started = time.perf_counter()
+            prompt(f"stream a lot {i}")
+            rates.append(args.chunks / (time.perf_counter() - started))
+            messages.append(agent.updates - before)
+            if "".join(agent.text) != expected:
+                raise SystemExit("streamed text arrived incomplete or out of order")
         agent.close()
-    expected = "".join(f"chunk {i} " for i in range(args.chunks))
-    if "".join(agent.text) != expected:
-        raise SystemExit("streamed text arrived incomplete or out of order")
     print(
         f"turn overhead (zero-delay replay, one chunk): median {statistics.median(overheads):.1f} ms "
         f"(p90 {sorted(overheads)[int(len(overheads) * 0.9) - 1]:.1f} ms) over {args.prompts} prompts"
@@ -131,8 +135,9 @@ def main() -> int:
     print(f"agent RSS after five prompts: {rss:.1f} MiB")
     detection = "off" if args.no_loop_detection else "on"
     print(
-        f"streaming (loop detection {detection}): {args.chunks} chunks delivered in order as {streamed} updates "
-        f"in {elapsed:.2f} s = {args.chunks / elapsed:.0f} chunks/s"
+        f"streaming (loop detection {detection}): {args.chunks} chunks delivered in order as "
+        f"{statistics.median(messages):.0f} updates: median {statistics.median(rates):.0f} chunks/s "
+        f"(best {max(rates):.0f}, worst {min(rates):.0f}, first {rates[0]:.0f}) over {args.streams} prompts"
     )
     return 0
 

@@ -20,6 +20,7 @@ class TextMerger:
     def __init__(self, write: Callable[[str, Any], None]) -> None:
         self._write = write
         self._held: tuple[str, Any] | None = None
+        self._texts: list[str] = []  # the held notification's text, in pieces: joined once, when written
         self._timer: asyncio.TimerHandle | None = None
         self._sent_at = float("-inf")
 
@@ -27,9 +28,8 @@ class TextMerger:
         """Write or hold a text notification (params ``{"sessionId", "update": agent_message_chunk}``)."""
         if self._held is not None:
             held_method, held_params = self._held
-            merged = merge_text(held_params, params) if held_method == method else None
-            if merged is not None:
-                self._held = (method, merged)
+            if held_method == method and mergeable(held_params, params):
+                self._texts.append(params["update"]["content"]["text"])
                 return
             self.flush()
         loop = asyncio.get_running_loop()
@@ -39,27 +39,42 @@ class TextMerger:
             self._write(method, params)
             return
         self._held = (method, params)
+        self._texts = [params["update"]["content"]["text"]]
         self._timer = loop.call_at(due, self.flush)
 
     def flush(self) -> None:
         """Write the held notification now, if any."""
         held, self._held = self._held, None
+        texts, self._texts = self._texts, []
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         if held is not None:
             self._sent_at = asyncio.get_running_loop().time()
-            self._write(*held)
+            method, params = held
+            if len(texts) > 1:
+                params = _with_text(params, "".join(texts))
+            self._write(method, params)
+
+
+def mergeable(held: Any, new: Any) -> bool:
+    """Whether two notifications are ``agent_message_chunk`` updates of one session that differ only in text."""
+    a, b = held["update"], new["update"]
+    if held["sessionId"] != new["sessionId"] or a.keys() != b.keys() or a.get("sessionUpdate") != "agent_message_chunk":
+        return False
+    if any(a[k] != b[k] for k in a if k != "content"):
+        return False
+    ca, cb = a["content"], b["content"]
+    return ca.keys() == cb.keys() and ca.get("type") == "text" and all(ca[k] == cb[k] for k in ca if k != "text")
 
 
 def merge_text(held: Any, new: Any) -> Any | None:
     """Two ``agent_message_chunk`` updates of one session as one (text joined, in order), else None."""
-    a, b = held["update"], new["update"]
-    if held["sessionId"] != new["sessionId"] or a.keys() != b.keys() or a.get("sessionUpdate") != "agent_message_chunk":
+    if not mergeable(held, new):
         return None
-    if any(a[k] != b[k] for k in a if k != "content"):
-        return None
-    ca, cb = a["content"], b["content"]
-    if ca.keys() != cb.keys() or ca.get("type") != "text" or any(ca[k] != cb[k] for k in ca if k != "text"):
-        return None
-    return {**held, "update": {**a, "content": {**ca, "text": ca["text"] + cb["text"]}}}
+    return _with_text(held, held["update"]["content"]["text"] + new["update"]["content"]["text"])
+
+
+def _with_text(params: Any, text: str) -> Any:
+    update = params["update"]
+    return {**params, "update": {**update, "content": {**update["content"], "text": text}}}

@@ -283,6 +283,8 @@ def validate_layer(raw: Raw, label: str, as_written: Raw | None = None) -> tuple
 
     Messages quote ``as_written`` (the layer before $VAR expansion) so an expanded secret never shows."""
     errors: list[ConfigError] = []
+    if not raw:
+        return {}, errors  # nothing to check (most layers: absent files); spares building the validators
     clean = copy.deepcopy(raw)  # private copy we may prune
     for _ in range(20):
         try:
@@ -417,7 +419,8 @@ def _merge_layers(layers: Sequence[_Layer], errors: list[ConfigError]) -> Raw:
 def _finish(merged: Raw, errors: list[ConfigError]) -> Settings:
     clean, merge_errors = validate_layer(merged, "merged settings")
     errors.extend(merge_errors)
-    settings = Settings.model_validate(clean)
+    # Nothing set anywhere: the defaults, which need no validation (see settings._Section).
+    settings = Settings.model_validate(clean) if clean else Settings.model_construct()
     if settings.security.disable_yolo_mode and settings.general.default_approval_mode == "yolo":
         errors.append(
             ConfigError(
@@ -476,7 +479,7 @@ def load_settings(
     layers = [*lower, *workspace, *upper]
     base_raw = _merge_layers(layers, errors)
     loaded = LoadedSettings(
-        settings=Settings(),
+        settings=Settings.model_construct(),  # a placeholder: merge_overrides sets the real one
         errors=[],
         sources=[Path(layer.label) for layer in layers],
         skipped_workspace=skipped,

