@@ -4,6 +4,7 @@ keeps its cancel handle (the refusal used to clear it and end in an internal err
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,3 +54,18 @@ async def test_an_unknown_session_is_not_found_with_the_shared_code(launch: Any)
     with pytest.raises(JsonRpcException) as bad:
         await asyncio.wait_for(editor.request("agent/setMode", {"sessionId": session, "modeId": "turbo"}), 10)
     assert bad.value.code == -32602 and "modeId must be one of default, auto_edit, yolo, plan" in bad.value.message
+
+
+async def test_editor_settings_change_model_and_mode_of_running_sessions(launch: Any, tmp_path: Path) -> None:
+    """workspace/didChangeConfiguration moves open sessions to the editor's model (the picker's switch) and mode."""
+    target = tmp_path / "project" / "plan-mode-forbids.txt"
+    write = call_line("write_file", {"file_path": str(target), "content": "no"})
+    editor = await launch([write, text_line("done")])
+    session = await editor.new_session()
+    settings = {"agentLsp": {"model": "gemini-2.5-flash", "approvalMode": "plan"}}
+    editor.notify("workspace/didChangeConfiguration", types.DidChangeConfigurationParams(settings=settings))
+    await asyncio.wait_for(editor.request("agent/prompt", {"sessionId": session, "prompt": "/stats"}), 10)
+    assert "Model: gemini-2.5-flash" in editor.messages()
+    result = await asyncio.wait_for(editor.request("agent/prompt", {"sessionId": session, "prompt": "write"}), 10)
+    assert result["stopReason"] == "end_turn"
+    assert not target.exists()  # plan mode: the edit never ran

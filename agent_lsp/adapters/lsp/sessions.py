@@ -212,8 +212,13 @@ class Sessions:
         settings = self.config.config
         for live in self.open.values():
             session = live.handle.session
-            if settings.model:
-                session.model = settings.model
+            if settings.model and settings.model != session.model:
+                # The same switch as the picker's (a provider:name value changes provider too).
+                try:
+                    live.handle.set_model(settings.model)
+                except ValueError as exc:
+                    message = f"Model {settings.model} not used: {exc}"
+                    self.client.notify("window/showMessage", show_message("warning", message))
             if settings.approval_mode:
                 refused = session.policy.set_mode(settings.approval_mode)
                 if refused:
