@@ -13,13 +13,6 @@ DEFAULT_THRESHOLD = 0.5  # of the model's context window
 PRESERVE_FRACTION = 0.3  # newest share of the history kept as is
 
 
-def token_limit(model: str) -> int:
-    """Context window of a Gemini model (every current one has about a million tokens)."""
-    if "1.5-pro" in model:
-        return 2_097_152
-    return 1_048_576
-
-
 def find_split_point(contents: Sequence[Content], keep_fraction: float = PRESERVE_FRACTION) -> int:
     """Index where the kept part starts: the first user message (not a function response) after the
     oldest (1 - keep_fraction) of the characters. 0 means nothing can be compressed."""

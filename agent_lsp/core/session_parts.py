@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from agent_lsp import events as ev
-from agent_lsp.core.compression import DEFAULT_THRESHOLD, token_limit
+from agent_lsp.core.compression import DEFAULT_THRESHOLD
 from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.scheduler import Scheduler
 from agent_lsp.model.base import Content, Part
+from agent_lsp.model.catalog import token_limit
 
 if TYPE_CHECKING:
     from agent_lsp.core.session import Session

@@ -52,6 +52,13 @@ _GEMINI_3 = re.compile(r"^(models/)?gemini-3(\.|-|$)")
 _GEMINI_2 = re.compile(r"^(models/)?gemini-2(\.|-|$)")
 
 
+def token_limit(model: str) -> int:
+    """Context window of a Gemini model (every current one has about a million tokens)."""
+    if "1.5-pro" in model:
+        return 2_097_152
+    return 1_048_576
+
+
 def resolve_model(name: str | None) -> str:
     """The model id a request names: aliases resolved, anything else passed through as the user wrote it."""
     name = (name or DEFAULT_MODEL).strip() or DEFAULT_MODEL

@@ -57,7 +57,7 @@ class ModelRouter:
         return self._clients[name]
 
     def token_limit(self, model: str) -> int:
-        from agent_lsp.core.compression import token_limit
+        from agent_lsp.model.catalog import token_limit
 
         client = self._clients.get(self.provider)
         window = getattr(client, "context_window", None)
