@@ -4,264 +4,37 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from agent_lsp.errors import PathOutsideWorkspace
 from agent_lsp.events import Location
-from agent_lsp.model.base import InlineData, Part
+from agent_lsp.model.base import Part
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.file_utils import (
-    MAX_FILE_BYTES,
-    MAX_LINES_PER_READ,
-    GlobPatternError,
-    classify,
-    clip_line,
-    expand_braces,
-    glob_match,
-    glob_problem,
-    glob_regex,
-    has_glob,
-    ignore_filter,
-    shown,
-    split_glob,
-    split_lines,
-)
+from agent_lsp.tools.file_utils import MAX_LINES_PER_READ, glob_problem, has_glob, shown
 from agent_lsp.tools.ls import FILTER_OPTIONS_SCHEMA
+from agent_lsp.tools.read_many_collect import DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_NAMES, Collected, collect
+from agent_lsp.tools.read_many_load import MAX_FILES, MAX_TOTAL_CHARS, Loaded, load
+from agent_lsp.tools.read_many_mentions import read_path_for_command, read_paths_for_prompt
 
-MAX_FILES = 500
-MAX_TOTAL_CHARS = 1_000_000
-
-DEFAULT_EXCLUDED_DIRS = frozenset(
-    (
-        *("node_modules", ".git", ".svn", ".hg", ".vscode", ".idea", "dist", "build", "coverage", "__pycache__"),
-        *(".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".next", ".nuxt", ".cache"),
-        ".gradle",
-    )
-)
-DEFAULT_EXCLUDED_NAMES = (
-    "package-lock.json",
-    "yarn.lock",
-    "pnpm-lock.yaml",
-    "bun.lockb",
-    "poetry.lock",
-    "Pipfile.lock",
-    "uv.lock",
-    "Cargo.lock",
-    "Gemfile.lock",
-    "composer.lock",
-    "go.sum",
-    "flake.lock",
-    ".DS_Store",
-    ".env",
-    "*.min.js",
-    "*.min.css",
-    "*.map",
-)
-
-
-@dataclass
-class Collected:
-    """Files chosen for reading (path -> named explicitly) and what was left out, with reasons."""
-
-    files: dict[Path, bool] = field(default_factory=dict)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    ignored: int = 0
-
-
-def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
-    """A pattern with '/' matches the path from the root (or anything under it); one without matches any
-    single name on the path, so 'tests' drops a tests folder and '*.log' any log file."""
-    parts = rel.split("/")
-    for pat in patterns:
-        body = pat.strip("/")
-        if "/" in body:
-            if glob_match(body, rel) or glob_match(body + "/**", rel):
-                return True
-        elif any(glob_match(body, part) for part in parts):
-            return True
-    return False
-
-
-def _names_media(pattern: str, path: Path) -> bool:
-    """Whether a glob explicitly asks for this kind of file (e.g. '*.png' for a PNG)."""
-    suffix = path.suffix.lower()
-    try:
-        return bool(suffix) and any(p.lower().endswith(suffix) for p in expand_braces(pattern))
-    except GlobPatternError:
-        return False
-
-
-def collect(
-    ctx: ToolContext,
-    include: list[str],
-    exclude: list[str] | tuple[str, ...] = (),
-    *,
-    recursive: bool = True,
-    use_default_excludes: bool = True,
-    respect_git: bool | None = None,
-    respect_gemini: bool | None = None,
-    stop: threading.Event | None = None,
-) -> Collected:
-    """Expand paths, folders and globs into files inside the workspace (blocking; run it in a thread)."""
-    out = Collected()
-    excludes = tuple(exclude)
-    skip_dir = (lambda name: name in DEFAULT_EXCLUDED_DIRS) if use_default_excludes else None
-    stopped = stop.is_set if stop is not None else None
-
-    def consider(path: Path, root: Path, explicit: bool, pattern: str | None) -> None:
-        rel = path.relative_to(root).as_posix()
-        if excludes and _excluded(rel, excludes):
-            out.skipped.append((shown(ctx, path), "matched an exclude pattern"))
-            return
-        if not explicit and use_default_excludes and _excluded(rel, DEFAULT_EXCLUDED_NAMES):
-            return
-        out.files.setdefault(path, explicit or (pattern is not None and _names_media(pattern, path)))
-
-    def count_ignored(path: Path, is_dir: bool) -> None:
-        out.ignored += 1
-
-    for raw in include:
-        entry = raw.strip().removeprefix("@")
-        if not entry:
-            continue
-        try:
-            path = ctx.workspace.resolve(entry)
-        except PathOutsideWorkspace:
-            out.skipped.append((entry, "outside the workspace"))
-            continue
-        flt = ignore_filter(ctx, path, respect_git, respect_gemini)
-        if path.is_file():
-            if flt.is_ignored(path, False):
-                out.skipped.append((entry, "ignored by .gitignore / .geminiignore"))
-            else:
-                consider(path, flt.root, True, None)
-            continue
-        if path.is_dir():
-            if flt.is_ignored(path, True):
-                out.skipped.append((entry, "ignored by .gitignore / .geminiignore"))
-                continue
-            depth = None if recursive else 0
-            for f in flt.walk(path, max_depth=depth, skip_dir=skip_dir, on_ignored=count_ignored, should_stop=stopped):
-                consider(f, flt.root, False, None)
-            continue
-        if not has_glob(entry):
-            out.skipped.append((entry, "not found"))
-            continue
-        prefix, rest = split_glob(entry)
-        if "/" not in entry and recursive:
-            rest = "**/" + rest  # a bare '*.py' means every .py file, like a .gitignore line
-        try:
-            bases = [ctx.workspace.resolve(prefix)] if prefix else list(ctx.workspace.roots)
-        except PathOutsideWorkspace:
-            out.skipped.append((entry, "outside the workspace"))
-            continue
-        before = len(out.files)
-        try:
-            regex = glob_regex(rest, True)
-        except GlobPatternError as exc:
-            out.skipped.append((entry, str(exc)))
-            continue
-        for base in bases:
-            if not base.is_dir():
-                continue
-            bflt = ignore_filter(ctx, base, respect_git, respect_gemini)
-            depth = None if "**" in rest else rest.count("/")
-            for f in bflt.walk(base, max_depth=depth, skip_dir=skip_dir, on_ignored=count_ignored, should_stop=stopped):
-                if regex.fullmatch(f.relative_to(base).as_posix()):
-                    consider(f, bflt.root, False, entry)
-        if len(out.files) == before:
-            out.skipped.append((entry, "no files matched"))
-    return out
-
-
-@dataclass
-class Loaded:
-    parts: list[Part] = field(default_factory=list)
-    read: list[Path] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-
-
-async def load(ctx: ToolContext, files: dict[Path, bool], header: str) -> Loaded:
-    """Read the chosen files in path order into parts, each introduced by ``header.format(path=...)``.
-
-    Text goes through ctx.fs (so unsaved editor buffers win); media only when it was named explicitly."""
-    out = Loaded()
-    budget = MAX_TOTAL_CHARS
-    for path in sorted(files):
-        where = shown(ctx, path)
-        if len(out.read) >= MAX_FILES:
-            out.skipped.append((where, f"over the limit of {MAX_FILES} files"))
-            continue
-        try:
-            size = (await asyncio.to_thread(path.stat)).st_size
-        except OSError:
-            out.skipped.append((where, "could not be read"))
-            continue
-        if size > MAX_FILE_BYTES:
-            out.skipped.append((where, "larger than 20 MB"))
-            continue
-        kind, mime = await asyncio.to_thread(classify, path)
-        if kind == "binary":
-            out.skipped.append((where, "binary file"))
-            continue
-        if kind != "text":
-            if not files[path]:
-                out.skipped.append((where, f"{kind} file (name it explicitly to include it)"))
-                continue
-            data = await asyncio.to_thread(path.read_bytes)
-            out.parts.append(Part(text=header.format(path=path, shown=where)))
-            out.parts.append(Part(inline_data=InlineData(mime, data)))
-            out.read.append(path)
-            continue
-        try:
-            text = await ctx.fs.read_text(path)
-        except (FileNotFoundError, OSError):
-            out.skipped.append((where, "could not be read"))
-            continue
-        body = _clip(text)
-        if len(body) > budget:
-            out.skipped.append((where, "output size limit reached"))
-            continue
-        budget -= len(body)
-        out.parts.append(Part(text=header.format(path=path, shown=where) + body))
-        out.read.append(path)
-    return out
-
-
-def _clip(text: str) -> str:
-    lines = split_lines(text)
-    cut = [clip_line(ln)[0] for ln in lines[:MAX_LINES_PER_READ]]
-    body = "\n".join(cut)
-    if len(lines) > MAX_LINES_PER_READ:
-        body += (
-            f"\n[Truncated: showing lines 1-{MAX_LINES_PER_READ} of {len(lines)}; use read_file with "
-            f"start_line={MAX_LINES_PER_READ + 1} to read more.]"
-        )
-    return body
-
-
-async def read_paths_for_prompt(ctx: ToolContext, paths: list[str]) -> tuple[list[Part], list[str]]:
-    """Expand the ``@path`` mentions of a prompt: parts to append to it, and warnings for the user about
-    paths that were missing, ignored, outside the workspace or unreadable. Folders are read recursively."""
-    stop = threading.Event()
-    try:
-        found = await asyncio.to_thread(collect, ctx, paths, stop=stop)
-    finally:
-        stop.set()
-    for path in found.files:
-        found.files[path] = True  # a mentioned image or PDF is wanted
-    loaded = await load(ctx, found.files, "\nContent from @{shown}:\n")
-    warnings = [f"Skipped @{what}: {why}" for what, why in found.skipped + loaded.skipped]
-    if found.ignored:
-        warnings.append(f"{found.ignored} ignored file(s) or folder(s) were left out")
-    if not loaded.parts:
-        return [], warnings
-    parts = [Part(text="\n--- Content from referenced files ---"), *loaded.parts]
-    parts.append(Part(text="\n--- End of content ---"))
-    return parts, warnings
+# Split by job: read_many_collect (which files), read_many_load (reading them into parts), read_many_mentions
+# (@path expansion, which shares both). The names stay importable from here, where the runtime finds them.
+__all__ = [
+    "DEFAULT_EXCLUDED_DIRS",
+    "DEFAULT_EXCLUDED_NAMES",
+    "MAX_FILES",
+    "MAX_TOTAL_CHARS",
+    "Collected",
+    "Loaded",
+    "ReadManyFilesInvocation",
+    "ReadManyFilesTool",
+    "ReadManyParams",
+    "collect",
+    "load",
+    "read_path_for_command",
+    "read_paths_for_prompt",
+]
 
 
 @dataclass(frozen=True)
@@ -401,38 +174,3 @@ class ReadManyFilesInvocation(ToolInvocation[ReadManyParams]):
         return ToolResult(
             llm_content=parts, display="\n".join(display_lines), touched_paths=tuple(str(f) for f in loaded.read)
         )
-
-
-async def read_path_for_command(ctx: ToolContext, path: str) -> tuple[list[Part], list[str]]:
-    """``@{path}`` in a custom command: a file's text as it is, a folder's files each under a header. The
-    same ignore files and workspace boundary as ``@path`` apply: ([], []) when ignore files leave it all out,
-    a warning when it is missing, outside the workspace or unreadable."""
-    stop = threading.Event()
-    try:
-        found = await asyncio.to_thread(collect, ctx, [path], stop=stop)
-    finally:
-        stop.set()
-    skipped = [(what, why) for what, why in found.skipped if not why.startswith("ignored")]
-    if not found.files:
-        return [], [f"{what}: {why}" for what, why in skipped]
-    for f in found.files:
-        found.files[f] = True
-    is_dir = len(found.files) > 1 or next(iter(found.files)) != _resolved(ctx, path)
-    loaded = await load(ctx, found.files, "--- {shown} ---\n" if is_dir else "")
-    warnings = [f"{what}: {why}" for what, why in skipped + loaded.skipped]
-    if not is_dir:
-        return loaded.parts, warnings
-    parts = [Part(text=f"--- Start of content for directory: {path} ---\n")]
-    for part in loaded.parts:
-        parts.append(part)
-        if part.text is not None:
-            parts.append(Part(text="\n"))
-    parts.append(Part(text=f"--- End of content for directory: {path} ---"))
-    return parts, warnings
-
-
-def _resolved(ctx: ToolContext, path: str) -> Path | None:
-    try:
-        return ctx.workspace.resolve(path.strip())
-    except PathOutsideWorkspace:
-        return None
