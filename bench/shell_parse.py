@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from agent_lsp.tools.shell_parse import MAX_COMMAND_BYTES, parse_shell
+from agent_lsp.shellparse import MAX_COMMAND_BYTES, parse_shell
 
 TYPICAL = [
     "git status",
@@ -25,7 +25,7 @@ TYPICAL = [
 FIRST_USE = """
 import time
 t0 = time.perf_counter()
-from agent_lsp.tools.shell_parse import parse_shell
+from agent_lsp.shellparse import parse_shell
 t1 = time.perf_counter()
 parse_shell("git status && npm test")
 t2 = time.perf_counter()
@@ -51,7 +51,7 @@ def main() -> None:
         for _ in range(5)
     ]
     module, first_parse, second = (statistics.median(float(r[i]) for r in first) for i in range(3))
-    print(f"import agent_lsp.tools.shell_parse with its package (no tree-sitter yet): {module:.2f} ms")
+    print(f"import agent_lsp.shellparse with its package (no tree-sitter yet): {module:.2f} ms")
     print(f"first check (imports tree-sitter, loads the bash grammar, parses): {first_parse:.1f} ms")
     print(f"second check in the same process: {second:.3f} ms")
     parse_shell("warm up")

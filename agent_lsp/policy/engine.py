@@ -44,7 +44,7 @@ class ShellSplit:
 
 def split_shell(command: str) -> ShellSplit:
     """The commands of a chain, through the shell parser; a command that does not parse is not ``ok``."""
-    from agent_lsp.tools import shell_parse
+    import agent_lsp.shellparse as shell_parse
 
     parse = getattr(shell_parse, "parse_shell", None)
     if parse is not None:  # the tree-sitter parser, when present

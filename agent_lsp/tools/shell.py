@@ -15,9 +15,9 @@ from typing import Any
 from agent_lsp.core.truncation import HeadTailBuffer
 from agent_lsp.errors import PathOutsideWorkspace, ToolError
 from agent_lsp.events import ConfirmationDetails
+from agent_lsp.shellparse import parse_shell
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.shell_parse import parse_shell
 from agent_lsp.tools.shell_process import (
     DRAIN_S,
     KILL_GRACE_S,

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from agent_lsp.tools.shell_parse import (
+from agent_lsp.shellparse import (
     COMPUTED_COMMAND,
     MAX_COMMAND_BYTES,
     STDIN_SCRIPT,
@@ -260,9 +260,9 @@ def test_hostile_input_never_crashes_and_stays_bounded() -> None:
 def test_the_grammar_loads_only_when_a_command_is_checked() -> None:
     code = (
         "import sys\n"
-        "import agent_lsp.tools.builtins, agent_lsp.tools.shell, agent_lsp.tools.policy, agent_lsp.tools.shell_parse\n"
+        "import agent_lsp.tools.builtins, agent_lsp.tools.shell, agent_lsp.tools.policy, agent_lsp.shellparse\n"
         "print('tree_sitter' in sys.modules)\n"
-        "from agent_lsp.tools.shell_parse import parse_shell\n"
+        "from agent_lsp.shellparse import parse_shell\n"
         "parse_shell('ls')\n"
         "print('tree_sitter' in sys.modules)\n"
     )

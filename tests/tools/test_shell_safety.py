@@ -22,12 +22,12 @@ from agent_lsp import events as ev
 from agent_lsp.core.ports import ConfirmationResult
 from agent_lsp.core.scheduler import CallOutcome, Scheduler
 from agent_lsp.policy.rules import USER_TIER, PolicyRule
+from agent_lsp.shellparse import MAX_COMMAND_BYTES
 from agent_lsp.tools.base import ToolCallRequestInfo
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.policy import Policy
 from agent_lsp.tools.registry import ToolRegistry
 from agent_lsp.tools.shell import ShellTool
-from agent_lsp.tools.shell_parse import MAX_COMMAND_BYTES
 from agent_lsp.workspace.filesystem import LocalFileSystem
 from agent_lsp.workspace.roots import Workspace
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import logging
 
-from agent_lsp.tools.shell_parse_grammar import language
-from agent_lsp.tools.shell_parse_result import COMPUTED_COMMAND, STDIN_SCRIPT, ShellCommand, ShellParse
-from agent_lsp.tools.shell_parse_walk import MAX_COMMAND_BYTES, MAX_NESTING, MAX_NODES, MAX_TOTAL_BYTES, Walker
+from agent_lsp.shellparse.grammar import language
+from agent_lsp.shellparse.result import COMPUTED_COMMAND, STDIN_SCRIPT, ShellCommand, ShellParse
+from agent_lsp.shellparse.walk import MAX_COMMAND_BYTES, MAX_NESTING, MAX_NODES, MAX_TOTAL_BYTES, Walker
 
-# The analysis is split by job: shell_parse_grammar (lazy grammar loading), shell_parse_walk (the tree walk),
-# shell_parse_nodes (reading words as bash does), shell_parse_wrappers (eval, bash -c, sudo, xargs, find -exec)
-# and shell_parse_result (the result types). This module is the entry point the shell tool and the policy use.
+# The analysis is split by job: grammar (lazy grammar loading), walk (the tree walk), nodes (reading words as
+# bash does), wrappers (eval, bash -c, sudo, xargs, find -exec) and result (the result types). This package sits
+# below both the shell tool and the policy engine, which use this entry point.
 __all__ = [
     "COMPUTED_COMMAND",
     "MAX_COMMAND_BYTES",

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_lsp.tools.shell_parse_nodes import encode_text, literal_value
+from agent_lsp.shellparse.nodes import encode_text, literal_value
 
 if TYPE_CHECKING:
     from tree_sitter import Node

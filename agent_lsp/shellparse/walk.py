@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent_lsp.tools.shell_parse_grammar import new_parser
-from agent_lsp.tools.shell_parse_nodes import (
+from agent_lsp.shellparse.grammar import new_parser
+from agent_lsp.shellparse.nodes import (
     VERBATIM,
     arguments_of,
     join_lines,
@@ -21,8 +21,8 @@ from agent_lsp.tools.shell_parse_nodes import (
     verbatim_texts,
     visit,
 )
-from agent_lsp.tools.shell_parse_result import COMPUTED_COMMAND, STDIN_SCRIPT, ShellCommand, ShellParse
-from agent_lsp.tools.shell_parse_wrappers import fed_scripts, inner_commands
+from agent_lsp.shellparse.result import COMPUTED_COMMAND, STDIN_SCRIPT, ShellCommand, ShellParse
+from agent_lsp.shellparse.wrappers import fed_scripts, inner_commands
 
 if TYPE_CHECKING:  # no tree-sitter import at module load: the grammar loads on the first command checked
     from tree_sitter import Node
