@@ -22,7 +22,8 @@ from agent_lsp.model.base import (
     ModelChunk,
     Part,
 )
-from agent_lsp.model.gemini import GeminiClient, parse_duration, parse_retry_after_header
+from agent_lsp.model.gemini import GeminiClient
+from agent_lsp.model.http_errors import parse_duration, parse_retry_after_header
 from tests.fakes.fake_gemini import FakeGemini
 from tests.model.helpers import TEST_KEY, make_request, text_chunk, text_stream
 
@@ -169,7 +170,7 @@ async def test_generate_merges_and_count_tokens(fake: FakeGemini, client: Gemini
 
 
 async def test_whole_history_reaches_the_server_exactly_on_every_call(fake: FakeGemini, client: GeminiClient) -> None:
-    # The history goes out through HttpOptions.extra_body (gemini._history_in_extra_body): this pins that
+    # The history goes out through HttpOptions.extra_body (gemini/request.py, history_in_extra_body): this pins that
     # the SDK really sends every entry, in order, as our REST JSON, for all three calls.
     payload = bytes([0xFB, 0xFF, 0x00]) * 2
     history: list[Content] = []

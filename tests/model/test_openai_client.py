@@ -22,7 +22,8 @@ from agent_lsp.model.base import (
     ModelChunk,
     Part,
 )
-from agent_lsp.model.openai_compat import OpenAIClient, to_json_schema, to_messages
+from agent_lsp.model.openai_compat import OpenAIClient
+from agent_lsp.model.openai_compat.request import to_json_schema, to_messages
 from agent_lsp.model.provider import ModelLimits, OpenAIConfig
 from tests.fakes.fake_openai import FakeOpenAI, check_chat_request, text_turn, tool_turn
 
