@@ -4,14 +4,39 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from agent_lsp.errors import AuthError
 
-if TYPE_CHECKING:
-    from agent_lsp.config.settings import ModelSettings
-
 Provider = Literal["gemini", "openai"]
+
+
+class ModelLimitSettings(Protocol):
+    """One entry of settings ``model.models``: what the user says of a model's limits."""
+
+    @property
+    def context_window(self) -> int | None: ...
+    @property
+    def max_output_tokens(self) -> int | None: ...
+
+
+class ModelSettings(ModelLimitSettings, Protocol):
+    """The slice of settings ``model`` this module reads (config's pydantic ``ModelSettings`` is one); a
+    Protocol, so the model layer never imports the configuration layer above it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def provider(self) -> Provider | None: ...
+    @property
+    def base_url(self) -> str | None: ...
+    @property
+    def api_key_env(self) -> str | None: ...
+    @property
+    def models(self) -> Mapping[str, ModelLimitSettings]: ...
+    @property
+    def model_fields_set(self) -> set[str]: ...
+
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
