@@ -65,6 +65,7 @@ class SessionSetup:
     overrides: Mapping[str, Any] | None = None  # editor settings, nested like settings.json
     editor_trust: bool | None = None
     session_id: str | None = None
+    checkpointing: bool | None = None  # the editor's setting for this session; None: RuntimeOptions decide
     history: Sequence[Content] = ()
     record: bool = True
     # What the adapter contributes, given at construction (nothing is patched into a session afterwards):

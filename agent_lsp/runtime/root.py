@@ -140,7 +140,9 @@ class Runtime:
             trusted=trusted,
             extra_files=[f for m in extensions for f in m.context_files],
         )
-        checkpointer = build_checkpointer(s.general.checkpointing, opts.checkpointing, workspace.primary)
+        # The editor's choice for this session, else the adapter's or command line's default.
+        checkpoints = setup.checkpointing if setup.checkpointing is not None else opts.checkpointing
+        checkpointer = build_checkpointer(s.general.checkpointing, checkpoints, workspace.primary)
         # The id is chosen first, so hooks, the recording and the session all name the same one.
         session_id = setup.session_id or uuid.uuid4().hex
         recording = build_recording(

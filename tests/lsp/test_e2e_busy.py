@@ -69,3 +69,17 @@ async def test_editor_settings_change_model_and_mode_of_running_sessions(launch:
     result = await asyncio.wait_for(editor.request("agent/prompt", {"sessionId": session, "prompt": "write"}), 10)
     assert result["stopReason"] == "end_turn"
     assert not target.exists()  # plan mode: the edit never ran
+
+
+async def test_checkpointing_follows_the_editors_setting_per_session(launch: Any) -> None:
+    """The editor's checkpointing choice goes into each new session's setup (the runtime is never patched):
+    on by default in editors, off once the editor says so, for sessions made after that."""
+    editor = await launch([])
+    first = await editor.new_session()
+    await asyncio.wait_for(editor.request("agent/prompt", {"sessionId": first, "prompt": "/restore"}), 10)
+    assert "Checkpoints are off" not in editor.messages()
+    settings = {"agentLsp": {"checkpointing": False}}
+    editor.notify("workspace/didChangeConfiguration", types.DidChangeConfigurationParams(settings=settings))
+    second = await editor.new_session()
+    await asyncio.wait_for(editor.request("agent/prompt", {"sessionId": second, "prompt": "/restore"}), 10)
+    assert "Checkpoints are off" in editor.messages()

@@ -100,20 +100,18 @@ class Configuration:
         self.config = merge(self.config, update)
         for problem in update.problems:
             self.client.notify("window/showMessage", show_message("warning", f"Settings: {problem}"))
-        if self._runtime is not None and self.config.checkpointing is not None:
-            self._runtime.options.checkpointing = self.config.checkpointing
 
     def runtime(self) -> Runtime:
         if self._runtime is None:
             from agent_lsp.runtime import Runtime, RuntimeOptions, replay_delay
 
-            checkpointing = self.config.checkpointing if self.config.checkpointing is not None else True
+            # Checkpoints by default in editors; each session's setup carries the editor's own setting.
             self._runtime = Runtime(
                 RuntimeOptions(
                     fake_responses=self.options.fake_responses,
                     model=self.options.model,
                     approval_mode=self.options.approval_mode,
-                    checkpointing=checkpointing,
+                    checkpointing=True,
                     chunk_delay=replay_delay(os.environ),
                 )
             )

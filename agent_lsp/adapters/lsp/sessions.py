@@ -119,6 +119,7 @@ class Sessions:
             overrides=dict(settings.overrides) or None,
             editor_trust=settings.trust,
             session_id=sid,
+            checkpointing=settings.checkpointing,
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
         )
 
