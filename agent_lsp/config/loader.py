@@ -2,57 +2,48 @@
 
 from __future__ import annotations
 
-import copy
-import json
 import logging
 import os
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from agent_lsp.config import paths
+
+# The file format, the v1 keys, the raw-dict helpers and per-key validation live in their own modules;
+# their public names stay importable from here, where callers have always found them.
+from agent_lsp.config.jsonc import parse_jsonc, read_json_file, strip_jsonc
+from agent_lsp.config.migrate import V1_KEYS, normalize
+from agent_lsp.config.raw import Raw, deep_merge, expand_env, get_path, pop_path
 from agent_lsp.config.settings import Settings
+from agent_lsp.config.validation import validate_layer
 from agent_lsp.errors import ConfigError
+
+__all__ = [
+    "OVERRIDES_LABEL",
+    "V1_KEYS",
+    "LoadedSettings",
+    "agent_settings_path",
+    "deep_merge",
+    "expand_env",
+    "load_settings",
+    "merge_overrides",
+    "normalize",
+    "parse_jsonc",
+    "read_folder_trust_enabled",
+    "read_json_file",
+    "strip_jsonc",
+    "system_defaults_path",
+    "system_settings_path",
+    "user_settings_path",
+    "validate_layer",
+]
 
 log = logging.getLogger(__name__)
 
-Raw = dict[str, Any]
-
 OVERRIDES_LABEL = "editor settings"
-
-# Legacy flat ("v1") keys -> nested path. Only keys we read, plus ones that are plain renames of them.
-V1_KEYS: dict[str, str] = {
-    "allowedTools": "tools.allowed",
-    "allowMCPServers": "mcp.allowed",
-    "autoAccept": "tools.autoAccept",
-    "chatCompression": "model.chatCompression",
-    "checkpointing": "general.checkpointing",
-    "contextFileName": "context.fileName",
-    "coreTools": "tools.core",
-    "excludedProjectEnvVars": "advanced.excludedEnvVars",
-    "excludeMCPServers": "mcp.excluded",
-    "excludeTools": "tools.exclude",
-    "fileFiltering": "context.fileFiltering",
-    "folderTrust": "security.folderTrust.enabled",
-    "includeDirectories": "context.includeDirectories",
-    "maxSessionTurns": "model.maxSessionTurns",
-    "model": "model.name",
-    "shellInactivityTimeout": "tools.shell.inactivityTimeout",
-    "skipNextSpeakerCheck": "model.skipNextSpeakerCheck",
-    "toolCallCommand": "tools.callCommand",
-    "toolDiscoveryCommand": "tools.discoveryCommand",
-    "useRipgrep": "tools.useRipgrep",
-}
-
-# Under these paths a later layer's entry replaces the earlier one whole (an MCP server is one unit).
-_SHALLOW = {("mcpServers",)}
-
-_ENV_REF = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 @dataclass(frozen=True)
@@ -75,246 +66,6 @@ class _Layer:
     raw: Raw
     as_written: Raw  # before $VAR expansion, for error messages
     workspace: bool = False
-
-
-# ---------------------------------------------------------------------------------------------- JSONC
-
-
-def strip_jsonc(text: str) -> str:
-    """Drop // and /* */ comments and trailing commas outside strings; newlines are kept for error positions."""
-    return _drop_trailing_commas(_drop_comments(text))
-
-
-def _string_end(text: str, start: int) -> int:
-    """The index just past the JSON string that opens at ``start`` (escapes skipped; unterminated: the end)."""
-    j, n = start + 1, len(text)
-    while j < n and text[j] != '"':
-        j += 2 if text[j] == "\\" else 1
-    return min(j + 1, n)
-
-
-def _drop_comments(text: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = _string_end(text, i)
-            out.append(text[i:j])
-            i = j
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            stop = n if end < 0 else end + 2
-            out.append("".join(ch if ch == "\n" else " " for ch in text[i:stop]))
-            i = stop
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def _drop_trailing_commas(text: str) -> str:
-    chars = list(text)
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i = _string_end(text, i)
-            continue
-        if c == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "}]":
-                chars[i] = " "
-        i += 1
-    return "".join(chars)
-
-
-def parse_jsonc(text: str) -> Any:
-    """json.loads for settings files: BOM, comments and trailing commas tolerated. Raises ValueError."""
-    return json.loads(strip_jsonc(text.lstrip("\ufeff")))
-
-
-def read_json_file(path: Path) -> tuple[Any, ConfigError | None]:
-    """(value, None), or (None, None) when the file is absent, or (None, error) when it cannot be used."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None, None
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, ConfigError(f"cannot read the file ({exc.__class__.__name__}: {exc})", file=str(path))
-    if not text.strip():
-        return {}, None
-    try:
-        return parse_jsonc(text), None
-    except RecursionError:
-        return None, ConfigError("JSON nested too deeply to read; the file was skipped", file=str(path))
-    except json.JSONDecodeError as exc:
-        return None, ConfigError(
-            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}; the file was skipped", file=str(path)
-        )
-
-
-# ---------------------------------------------------------------------------------------------- raw dict helpers
-
-
-def expand_env(value: Any, env: Mapping[str, str]) -> Any:
-    """``$VAR`` and ``${VAR}`` in every string value; unknown variables are left as written."""
-    if isinstance(value, str):
-
-        def sub(m: re.Match[str]) -> str:
-            name = m.group(1) or m.group(2)
-            return env.get(name, m.group(0))
-
-        return _ENV_REF.sub(sub, value)
-    if isinstance(value, dict):
-        return {k: expand_env(v, env) for k, v in value.items()}
-    if isinstance(value, list):
-        return [expand_env(v, env) for v in value]
-    return value
-
-
-def deep_merge(base: Raw, top: Mapping[str, Any], _path: tuple[str, ...] = ()) -> Raw:
-    """New dict: ``top`` over ``base``. Dicts merge, lists and scalars replace, ``null`` means "not set here"."""
-    merged = dict(base)
-    for key, value in top.items():
-        if value is None:
-            continue
-        here = (*_path, key)
-        old = merged.get(key)
-        if here[0] == "hooks" and len(here) == 2 and isinstance(value, list) and isinstance(old, list):
-            merged[key] = [*old, *value]  # Gemini CLI runs every layer's hooks for an event, not the top one's
-        elif here == ("skills", "disabled") and isinstance(value, list) and isinstance(old, list):
-            merged[key] = [*old, *(v for v in value if v not in old)]  # disabled anywhere: disabled
-        elif isinstance(value, dict) and isinstance(old, dict) and here not in _SHALLOW:
-            merged[key] = deep_merge(old, value, here)
-        elif isinstance(value, dict) and isinstance(old, dict):
-            merged[key] = {**old, **value}
-        else:
-            merged[key] = value
-    return merged
-
-
-def _set_path(raw: Raw, dotted: str, value: Any) -> None:
-    *parents, last = dotted.split(".")
-    node = raw
-    for p in parents:
-        child = node.get(p)
-        if not isinstance(child, dict):
-            child = {}
-            node[p] = child
-        node = child
-    node[last] = value
-
-
-def _get_path(raw: Mapping[str, Any], keys: Sequence[str]) -> Any:
-    node: Any = raw
-    for k in keys:
-        if not isinstance(node, dict) or k not in node:
-            return None
-        node = node[k]
-    return node
-
-
-def _pop_path(raw: Raw, keys: Sequence[str]) -> None:
-    parent = _get_path(raw, keys[:-1]) if len(keys) > 1 else raw
-    if isinstance(parent, dict):
-        parent.pop(keys[-1], None)
-
-
-def _prune_none(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _prune_none(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_prune_none(v) for v in value]
-    return value
-
-
-def normalize(raw: Raw) -> Raw:
-    """Map legacy flat keys onto the nested shape. Nested keys written in the same file win over flat ones.
-    ``null`` values are dropped: editors send them for "not set"."""
-    v1: Raw = {}
-    rest: Raw = {}
-    for key, value in _prune_none(raw).items():
-        target = V1_KEYS.get(key)
-        # "model" is both a v1 key (the model name) and a v2 section: an object means v2.
-        is_v2_section = key == "model" and isinstance(value, dict)
-        if target and not is_v2_section:
-            _set_path(v1, target, value)
-        else:
-            rest[key] = value
-    merged = deep_merge(v1, rest) if v1 else rest
-    model = merged.get("model")
-    if isinstance(model, dict):
-        newer = model.get("compressionThreshold")
-        chat = model.get("chatCompression")
-        has_old = isinstance(chat, dict) and "contextPercentageThreshold" in chat
-        if isinstance(newer, int | float) and not isinstance(newer, bool) and not has_old:
-            _set_path(merged, "model.chatCompression.contextPercentageThreshold", newer)
-    return merged
-
-
-def _describe(value: Any) -> str:
-    kind = {bool: "boolean", int: "number", float: "number", str: "string", list: "array", dict: "object"}.get(
-        type(value), type(value).__name__
-    )
-    shown = json.dumps(value, default=str)
-    return f"{kind} {shown[:60]}{'…' if len(shown) > 60 else ''}"
-
-
-def _error_keys(clean: Raw, loc: Sequence[int | str]) -> list[str]:
-    """The dict keys of ``loc`` that exist in ``clean``: pydantic adds union member names and list indexes."""
-    keys: list[str] = []
-    node: Any = clean
-    for part in loc:
-        if not (isinstance(part, str) and isinstance(node, dict) and part in node):
-            break
-        keys.append(part)
-        node = node[part]
-    return keys
-
-
-def validate_layer(raw: Raw, label: str, as_written: Raw | None = None) -> tuple[Raw, list[ConfigError]]:
-    """Drop every key the Settings model rejects (a bad MCP server entry is dropped whole); one error each.
-
-    Messages quote ``as_written`` (the layer before $VAR expansion) so an expanded secret never shows."""
-    errors: list[ConfigError] = []
-    if not raw:
-        return {}, errors  # nothing to check (most layers: absent files); spares building the validators
-    clean = copy.deepcopy(raw)  # private copy we may prune
-    for _ in range(20):
-        try:
-            Settings.model_validate(clean)
-            return clean, errors
-        except ValidationError as exc:
-            to_drop: dict[tuple[str, ...], str] = {}
-            for err in exc.errors():
-                keys = _error_keys(clean, err["loc"])
-                if not keys:
-                    errors.append(ConfigError(f"{err['msg']}; the whole file was skipped", file=label))
-                    return {}, errors
-                where = tuple(keys[:2]) if keys[0] == "mcpServers" else tuple(keys)
-                if where in to_drop:
-                    continue  # a union reports once per member type; one message is enough
-                inner = ".".join(keys[len(where) :])
-                got = _describe(_get_path(clean if as_written is None else as_written, keys))
-                to_drop[where] = (
-                    f"{inner}: {err['msg']} (got {got}); server entry ignored"
-                    if inner
-                    else f"{err['msg']} (got {got}); key ignored"
-                )
-            for where, message in to_drop.items():
-                errors.append(ConfigError(message, file=label, key=".".join(where)))
-                _pop_path(clean, where)
-    errors.append(ConfigError("settings could not be validated; the file was skipped", file=label))
-    return {}, errors
-
-
-# ---------------------------------------------------------------------------------------------- layers
 
 
 def _system_dir() -> Path:
@@ -385,7 +136,7 @@ def _apply_policy(raw: Raw, layer: _Layer) -> list[ConfigError]:
     """Keys a layer may not set: trust and yolo must not come from a repository's own files."""
     errors: list[ConfigError] = []
     if layer.workspace:
-        if _get_path(raw, ("security", "folderTrust", "enabled")) is not None:
+        if get_path(raw, ("security", "folderTrust", "enabled")) is not None:
             errors.append(
                 ConfigError(
                     "folder trust can only be switched in user or system settings; key ignored",
@@ -393,8 +144,8 @@ def _apply_policy(raw: Raw, layer: _Layer) -> list[ConfigError]:
                     key="security.folderTrust.enabled",
                 )
             )
-            _pop_path(raw, ("security", "folderTrust", "enabled"))
-        if _get_path(raw, ("general", "defaultApprovalMode")) == "yolo":
+            pop_path(raw, ("security", "folderTrust", "enabled"))
+        if get_path(raw, ("general", "defaultApprovalMode")) == "yolo":
             errors.append(
                 ConfigError(
                     "'yolo' cannot be set by workspace settings; use user settings or the editor; key ignored",
@@ -402,7 +153,7 @@ def _apply_policy(raw: Raw, layer: _Layer) -> list[ConfigError]:
                     key="general.defaultApprovalMode",
                 )
             )
-            _pop_path(raw, ("general", "defaultApprovalMode"))
+            pop_path(raw, ("general", "defaultApprovalMode"))
     return errors
 
 

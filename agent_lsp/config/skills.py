@@ -170,8 +170,8 @@ def settings_file(scope: Literal["user", "workspace"], workspace_root: Path) -> 
 def set_disabled(name: str, disabled: bool, path: Path) -> list[str]:
     """Add ``name`` to (or remove it from) ``skills.disabled`` in the settings file at ``path``, keeping the
     rest of the file; returns the new list. Raises ConfigError if the file cannot be parsed."""
+    from agent_lsp.config.jsonc import parse_jsonc
     from agent_lsp.config.jsonc_edit import set_value
-    from agent_lsp.config.loader import parse_jsonc
     from agent_lsp.errors import ConfigError
     from agent_lsp.workspace.filesystem import atomic_write
 

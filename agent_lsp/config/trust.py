@@ -13,7 +13,7 @@ from typing import Literal
 
 from agent_lsp.atomic_file import write_atomic
 from agent_lsp.config import paths
-from agent_lsp.config.loader import read_json_file
+from agent_lsp.config.jsonc import read_json_file
 from agent_lsp.errors import ConfigError
 
 log = logging.getLogger(__name__)

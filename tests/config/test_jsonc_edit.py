@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from agent_lsp.config.jsonc import parse_jsonc
 from agent_lsp.config.jsonc_edit import set_value
-from agent_lsp.config.loader import parse_jsonc
 from agent_lsp.config.skills import set_disabled
 
 USER_FILE = """\ufeff{

@@ -8,6 +8,7 @@ import sys
 CODE = """
 import sys
 import agent_lsp.mcp.manager, agent_lsp.mcp.tool, agent_lsp.mcp.config, agent_lsp.mcp.schema
+import agent_lsp.mcp.connection, agent_lsp.mcp.transport, agent_lsp.mcp.registration
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("mcp", "mcp_types", "httpx2"))
 print(",".join(heavy))
 """

@@ -115,7 +115,7 @@ big = "x" * 4_000_000  # a long history: writing the record takes most of each l
 print("ready", flush=True)
 while True:
     record = {"id": "", "commit": "0" * 40, "tool_call": {"name": "write_file", "args": {}}, "history": [big]}
-    cp._write_record(record, datetime.now(UTC), "f.txt", "write_file")
+    cp.records.write(record, datetime.now(UTC), "f.txt", "write_file")
 """
 
 

@@ -1,0 +1,164 @@
+"""One MCP server's connection: a long-lived task that connects, serves the session and follows its tool list.
+
+The task enters and leaves the transport and session contexts itself (anyio cancel scopes must be exited by
+the task that entered them); what the tools it finds mean to the session is its owner's business.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from agent_lsp.mcp.config import McpServerSpec
+from agent_lsp.mcp.transport import WatchedReadStream, import_sdk, open_transport, server_log_path
+
+logger = logging.getLogger(__name__)
+
+_CLIENT_NAME = "agent-lsp"
+_CLIENT_VERSION = "0.1.0"
+
+
+class ConnectionOwner(Protocol):
+    """What a connection reports to: the tools it lists, and why it failed."""
+
+    def register_tools(self, srv: ServerConnection, listed: list[Any]) -> None: ...
+
+    def unregister_tools(self, srv: ServerConnection) -> None: ...
+
+    def report_failure(self, srv: ServerConnection, reason: str) -> None: ...
+
+
+class ServerConnection:
+    """The state of one configured server, and the task (:meth:`run`) that keeps its session alive."""
+
+    def __init__(
+        self, spec: McpServerSpec, owner: ConnectionOwner, connect_timeout_s: float, log_dir: Path | None
+    ) -> None:
+        self.spec = spec
+        self.state = "disconnected"
+        self.session: Any = None  # the live mcp ClientSession while connected
+        self.task: asyncio.Task[None] | None = None
+        self.ready = asyncio.Event()
+        self.wake = asyncio.Event()
+        self.closing = False
+        self.eof = False
+        self.relist = False
+        self.tools: list[str] = []
+        self.log_path: Path | None = None  # where a stdio server's stderr goes
+        self._owner = owner
+        self._connect_timeout_s = connect_timeout_s
+        self._log_dir = log_dir
+
+    async def run(self) -> None:
+        """Connect, serve until closed or gone, and always leave the state settled and ``ready`` set."""
+        try:
+            # The SDK takes a second or more to import; in a thread, the editor's protocol loop keeps answering.
+            await asyncio.to_thread(import_sdk, self.spec.transport)
+            await self._connect_and_serve()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if self.closing or self.state.startswith("failed"):
+                logger.debug("MCP server %r raised while shutting down", self.spec.name, exc_info=True)
+            else:
+                self._owner.report_failure(self, failure_reason(exc, self._connect_timeout_s))
+        finally:
+            self.session = None
+            self._owner.unregister_tools(self)
+            if self.state in ("connecting", "connected"):
+                self.state = "disconnected"
+            self.ready.set()
+
+    async def _connect_and_serve(self) -> None:
+        import anyio
+        from mcp import ClientSession, Implementation
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, Exception):
+                logger.debug("MCP server %r transport error: %s", self.spec.name, message)
+            elif type(message).__name__ == "ToolListChangedNotification":
+                self.relist = True
+                self.wake.set()
+
+        def on_eof() -> None:
+            self.eof = True
+            self.wake.set()
+
+        async with contextlib.AsyncExitStack() as stack:
+            read, write = await open_transport(self.spec, stack, self._open_log)
+            session = await stack.enter_async_context(
+                ClientSession(
+                    WatchedReadStream(read, on_eof),
+                    write,
+                    message_handler=on_message,
+                    client_info=Implementation(name=_CLIENT_NAME, version=_CLIENT_VERSION),
+                )
+            )
+            try:
+                with anyio.fail_after(self._connect_timeout_s):
+                    await session.initialize()
+                    listed = await _list_tools(session)
+                self.session = session
+                self._owner.register_tools(self, listed)
+                self.state = "connected"
+                self.ready.set()
+                logger.info("MCP server %r connected with %d tool(s)", self.spec.name, len(self.tools))
+                await self._serve(session)
+            except Exception as exc:
+                # Report now: leaving the transport can take seconds (a stdio server gets time to exit).
+                if not self.closing:
+                    self._owner.report_failure(self, failure_reason(exc, self._connect_timeout_s))
+                self.session = None
+                self._owner.unregister_tools(self)
+                self.ready.set()
+                raise
+
+    async def _serve(self, session: Any) -> None:
+        """Sleep until asked to close, the server goes away, or its tool list changes."""
+        import anyio
+
+        while not self.closing:
+            if self.eof:
+                raise ConnectionError("the server closed the connection")
+            if self.relist:
+                self.relist = False
+                with anyio.fail_after(self._connect_timeout_s):
+                    listed = await _list_tools(session)
+                self._owner.unregister_tools(self)
+                self._owner.register_tools(self, listed)
+                continue
+            await self.wake.wait()
+            self.wake.clear()
+
+    def _open_log(self) -> TextIO:
+        self.log_path = server_log_path(self.spec, self._log_dir)
+        return open(self.log_path, "a", encoding="utf-8")
+
+
+async def _list_tools(session: Any) -> list[Any]:
+    """Every tool the server offers, following pagination (bounded, in case a server never stops paging)."""
+    from mcp_types import PaginatedRequestParams
+
+    tools: list[Any] = []
+    cursor: str | None = None
+    for _page in range(100):
+        params = PaginatedRequestParams(cursor=cursor) if cursor else None
+        result = await session.list_tools(params=params)
+        tools.extend(result.tools)
+        cursor = result.next_cursor
+        if not cursor:
+            break
+    return tools
+
+
+def failure_reason(exc: BaseException, connect_timeout_s: float | None = None) -> str:
+    """A one-line reason for a person: the innermost meaningful error of an exception group."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError) and connect_timeout_s is not None:
+        return f"no answer within {connect_timeout_s:g} s"
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

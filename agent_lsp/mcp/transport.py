@@ -1,0 +1,113 @@
+"""Opening an MCP server's transport (stdio, SSE or streamable HTTP), and noticing when the server goes away."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from agent_lsp.mcp.config import McpServerSpec
+
+
+def import_sdk(transport: str | None) -> None:
+    """Import the MCP SDK modules a transport needs (run in a thread: they take a second or more)."""
+    import importlib
+
+    modules = ["mcp", "mcp_types"]
+    if transport:
+        modules.append(
+            {"stdio": "mcp.client.stdio", "sse": "mcp.client.sse", "http": "mcp.client.streamable_http"}[transport]
+        )
+    for name in modules:
+        importlib.import_module(name)
+
+
+async def open_transport(
+    spec: McpServerSpec, stack: contextlib.AsyncExitStack, open_log: Callable[[], TextIO]
+) -> tuple[Any, Any]:
+    """The (read, write) streams of ``spec``'s transport, entered on ``stack`` so the caller's task leaves them."""
+    kind = spec.transport
+    if kind == "http":
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        assert spec.http_url is not None
+        client = await stack.enter_async_context(
+            httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+        )
+        streams: tuple[Any, Any] = await stack.enter_async_context(
+            streamable_http_client(spec.http_url, http_client=client)
+        )
+        return streams
+    if kind == "sse":
+        from mcp.client.sse import sse_client
+
+        assert spec.url is not None
+        streams = await stack.enter_async_context(sse_client(spec.url, headers=dict(spec.headers) or None))
+        return streams
+    if kind == "stdio":
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        assert spec.command is not None
+        errlog = stack.enter_context(open_log())
+        # Like Gemini CLI, the server inherits our environment; its own env entries win.
+        params = StdioServerParameters(
+            command=spec.command, args=list(spec.args), env={**os.environ, **spec.env}, cwd=spec.cwd
+        )
+        streams = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+        return streams
+    raise ValueError("no 'command', 'url' or 'httpUrl' is configured")
+
+
+def server_log_path(spec: McpServerSpec, log_dir: Path | None) -> Path:
+    """The file a stdio server's stderr goes to: never our stdout, which carries protocol frames."""
+    from agent_lsp.config.paths import state_dir
+
+    folder = log_dir or state_dir() / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"mcp-{re.sub(r'[^A-Za-z0-9_.-]', '_', spec.name)}.log"
+
+
+class WatchedReadStream:
+    """Passes the transport's read stream through, and reports when it ends: the server went away."""
+
+    def __init__(self, inner: Any, on_eof: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_eof = on_eof
+
+    @property
+    def last_context(self) -> Any:
+        # The dispatcher reads this duck-typed attribute after each message (streamable HTTP sets it).
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_eof()
+            raise
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> WatchedReadStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> WatchedReadStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
