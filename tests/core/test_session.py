@@ -344,17 +344,17 @@ async def test_session_turn_limit(tmp_path: Path) -> None:
 
 
 async def test_prompt_turn_cap(tmp_path: Path, monkeypatch: object) -> None:
-    import agent_lsp.core.session as session_mod
+    import agent_lsp.core.prompt_loop as prompt_loop
 
     tool = TestTool("peek")
     lines = [call_chunks(("peek", {"x": str(i)})) for i in range(3)]
     session, _ = make_session(lines, [tool], tmp_path=tmp_path)
-    old = session_mod.MAX_TURNS_PER_PROMPT
-    session_mod.MAX_TURNS_PER_PROMPT = 3
+    old = prompt_loop.MAX_TURNS_PER_PROMPT
+    prompt_loop.MAX_TURNS_PER_PROMPT = 3
     try:
         events = await collect(session, "go")
     finally:
-        session_mod.MAX_TURNS_PER_PROMPT = old
+        prompt_loop.MAX_TURNS_PER_PROMPT = old
     assert isinstance(events[-1], ev.Stop) and events[-1].reason == "max_turn_requests"
     assert_api_valid(session.history.contents())
 
