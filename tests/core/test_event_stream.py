@@ -1,0 +1,97 @@
+"""The event stream on its own: the consumer's pace (``delivered``), sinks, one prompt at a time, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agent_lsp import events as ev
+from agent_lsp.core.event_stream import EventStream
+
+
+async def test_delivered_waits_until_the_consumer_asks_for_the_next_event() -> None:
+    stream = EventStream()
+    seen: list[str] = []
+
+    async def body() -> None:
+        stream.emit(ev.Content("a"))
+        stream.emit(ev.Content("b"))
+        await stream.delivered()
+        seen.append("delivered")  # both chunks were handled by the consumer before this point
+
+    async for event in stream.run(body, list):
+        assert isinstance(event, ev.Content)
+        seen.append(event.text)
+        await asyncio.sleep(0)  # give the task a chance to run ahead of the consumer
+    assert seen == ["a", "b", "delivered"]
+    assert not stream.running
+
+
+async def test_a_failing_sink_is_logged_and_the_others_still_see_every_event() -> None:
+    def broken(_event: ev.AgentEvent) -> None:
+        raise ValueError("observer bug")
+
+    kept: list[ev.AgentEvent] = []
+    stream = EventStream([broken, kept.append])
+
+    async def body() -> None:
+        stream.emit(ev.Content("x"))
+
+    events = [e async for e in stream.run(body, list)]
+    assert events == kept == [ev.Content("x")]
+
+
+async def test_one_prompt_at_a_time() -> None:
+    stream = EventStream()
+    gate = asyncio.Event()
+
+    async def body() -> None:
+        stream.emit(ev.Content("first"))
+        await gate.wait()
+
+    first = stream.run(body, list)
+    assert await first.__anext__() == ev.Content("first")
+    assert stream.running
+    with pytest.raises(RuntimeError, match="already running"):
+        await stream.run(body, list).__anext__()
+    gate.set()
+    assert [e async for e in first] == []
+    assert not stream.running
+
+
+async def test_cancelling_runs_the_prompts_own_cleanup() -> None:
+    stream = EventStream()
+    cleaned: list[bool] = []
+
+    async def body() -> None:
+        try:
+            stream.emit(ev.Content("working"))
+            await asyncio.Event().wait()
+        finally:
+            cleaned.append(True)
+            stream.emit(ev.Stop("cancelled", ev.Usage()))
+
+    events: list[ev.AgentEvent] = []
+    async for event in stream.run(body, list):
+        events.append(event)
+        stream.cancel()
+    assert cleaned == [True]
+    assert events == [ev.Content("working"), ev.Stop("cancelled", ev.Usage())]
+
+
+async def test_a_task_cancelled_before_its_first_step_ends_with_the_given_events() -> None:
+    seen: list[ev.AgentEvent] = []
+    stream = EventStream([seen.append])
+    ran: list[bool] = []
+
+    async def body() -> None:
+        ran.append(True)
+
+    events = stream.run(body, lambda: [ev.UserCancelled(), ev.Stop("cancelled", ev.Usage())])
+    first = asyncio.ensure_future(events.__anext__())
+    await asyncio.sleep(0)  # the task exists; its first step has not run
+    stream.cancel()
+    got = [await asyncio.wait_for(first, 2), *[e async for e in events]]
+    assert ran == []
+    assert got == seen == [ev.UserCancelled(), ev.Stop("cancelled", ev.Usage())]
