@@ -29,11 +29,15 @@ async def test_delivered_waits_until_the_consumer_asks_for_the_next_event() -> N
 
 
 async def test_a_failing_sink_is_logged_and_the_others_still_see_every_event() -> None:
-    def broken(_event: ev.AgentEvent) -> None:
+    kept: list[ev.AgentEvent] = []
+
+    def broken(event: ev.AgentEvent) -> None:
         raise ValueError("observer bug")
 
-    kept: list[ev.AgentEvent] = []
-    stream = EventStream([broken, kept.append])
+    def keep(event: ev.AgentEvent) -> None:
+        kept.append(event)
+
+    stream = EventStream([broken, keep])
 
     async def body() -> None:
         stream.emit(ev.Content("x"))
@@ -82,7 +86,11 @@ async def test_cancelling_runs_the_prompts_own_cleanup() -> None:
 
 async def test_a_task_cancelled_before_its_first_step_ends_with_the_given_events() -> None:
     seen: list[ev.AgentEvent] = []
-    stream = EventStream([seen.append])
+
+    def see(event: ev.AgentEvent) -> None:
+        seen.append(event)
+
+    stream = EventStream([see])
     ran: list[bool] = []
 
     async def body() -> None:
