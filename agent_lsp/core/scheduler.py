@@ -12,19 +12,18 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from agent_lsp import events as ev
 from agent_lsp.core.approval import Approval
 from agent_lsp.core.approval import rejected_message as rejected_message  # kept importable from here
+from agent_lsp.core.call_endings import CallEndings
 from agent_lsp.core.ports import Checkpointer, Confirmer, Hooks, JitMemory, ToolPolicy, ToolSet
 from agent_lsp.core.tool import ToolCallRequestInfo, ToolResult
-from agent_lsp.core.tool_answers import answer_text
 from agent_lsp.core.tool_calls import CallOutcome as CallOutcome  # the session reads it from here
-from agent_lsp.core.tool_calls import PreparedCall, Status, bare, prepare
+from agent_lsp.core.tool_calls import PreparedCall, bare, prepare
 from agent_lsp.core.tool_hooks import after_tool, before_tool, note_changed
 from agent_lsp.errors import ToolError
-from agent_lsp.model.base import Content, Part
+from agent_lsp.model.base import Content
 
 log = logging.getLogger(__name__)
 DEFAULT_TRUNCATE_THRESHOLD = 40_000
@@ -72,6 +71,13 @@ class Scheduler:
 
     async def run(self, calls: Sequence[ToolCallRequestInfo], outcomes: dict[str, CallOutcome]) -> None:
         """Run a batch, filling ``outcomes`` as calls finish (so a cancelled batch still answers every call)."""
+        ends = CallEndings(
+            outcomes,
+            self.emit,
+            temp_dir=self.temp_dir,
+            truncate_threshold=self.truncate_threshold,
+            jit_memory=self.jit_memory,
+        )
         prepared: list[PreparedCall] = []
         try:
             prepared = [self._prepare(c) for c in calls]
@@ -80,19 +86,19 @@ class Scheduler:
                 if p.parallel:
                     group.append(p)
                     continue
-                await self._run_group(group, outcomes)
+                await self._run_group(group, ends)
                 group = []
-                if any(o.declined for o in outcomes.values()):
-                    self._cancel(p, outcomes, "Cancelled because the user declined an earlier call in this batch.")
+                if ends.declined:
+                    ends.cancel(p, "Cancelled because the user declined an earlier call in this batch.")
                     continue
-                await self._run_one(p, outcomes)
-            await self._run_group(group, outcomes)
+                await self._run_one(p, ends)
+            await self._run_group(group, ends)
         finally:
             # Cancelled (or crashed) mid-batch: every call still gets an answer, in the model's order.
             for c in calls:
                 if c.call_id not in outcomes:
                     match = next((p for p in prepared if p.request.call_id == c.call_id), None)
-                    self._cancel(match or bare(c), outcomes, "Cancelled by the user.")
+                    ends.cancel(match or bare(c), "Cancelled by the user.")
 
     def _prepare(self, request: ToolCallRequestInfo) -> PreparedCall:
         p = prepare(self.registry, self.policy, request)
@@ -100,22 +106,22 @@ class Scheduler:
         self.emit(ev.ToolCallStatusChange(request.call_id, "validating"))
         return p
 
-    async def _run_group(self, group: list[PreparedCall], outcomes: dict[str, CallOutcome]) -> None:
+    async def _run_group(self, group: list[PreparedCall], ends: CallEndings) -> None:
         if len(group) == 1:
-            await self._run_one(group[0], outcomes)
+            await self._run_one(group[0], ends)
         elif group:
             async with asyncio.TaskGroup() as tg:
                 for p in group:
-                    tg.create_task(self._run_one(p, outcomes))
+                    tg.create_task(self._run_one(p, ends))
 
-    async def _run_one(self, p: PreparedCall, outcomes: dict[str, CallOutcome]) -> None:
+    async def _run_one(self, p: PreparedCall, ends: CallEndings) -> None:
         if p.error is not None or p.tool is None or p.invocation is None:
             error = p.error or "invalid call"
-            self._fail(p, outcomes, error, p.error_type)
+            ends.fail(p, error, p.error_type)
             return
         if p.decision == "deny":
             why = p.deny_reason
-            self._fail(p, outcomes, why, "policy_violation")
+            ends.fail(p, why, "policy_violation")
             return
         if p.decision == "ask" and not self.policy.interactive:
             # Nobody can answer: the model reads why (Gemini CLI's words) and carries on without the call.
@@ -124,7 +130,7 @@ class Scheduler:
                 "which is not supported in non-interactive mode."
             )
             # Gemini CLI 0.61 throws here, so its headless output calls it an unhandled exception.
-            self._fail(p, outcomes, why, "unhandled_exception")
+            ends.fail(p, why, "unhandled_exception")
             return
         try:
             # Edit tools work out their change here (and the text it is based on), even when nobody is asked:
@@ -132,9 +138,9 @@ class Scheduler:
             needs_details = p.decision == "ask" or p.tool.kind in MUTATING_KINDS
             details = await p.invocation.confirmation() if needs_details else None
         except ToolError as exc:
-            self._fail(p, outcomes, str(exc), exc.error_type)
+            ends.fail(p, str(exc), exc.error_type)
             return
-        if p.decision == "ask" and details is not None and not await self._confirm(p, details, outcomes):
+        if p.decision == "ask" and details is not None and not await self._confirm(p, details, ends):
             return
         self.emit(ev.ToolCallStatusChange(p.info.call_id, "scheduled"))
         if self.checkpointer is not None and p.tool.kind in MUTATING_KINDS:
@@ -147,7 +153,7 @@ class Scheduler:
         if self.hooks is not None and self.hooks.has("BeforeTool", p.tool.name):
             before = await before_tool(self.hooks, p.tool, p.request.args, p.info.call_id, self.emit)
             if before.error is not None:
-                self._fail(p, outcomes, before.error, before.error_type, stopped=before.stopped)
+                ends.fail(p, before.error, before.error_type, stopped=before.stopped)
                 return
             if before.invocation is not None:
                 p.invocation, changed = before.invocation, before.changed
@@ -159,7 +165,7 @@ class Scheduler:
         except ToolError as exc:
             result = ToolResult(llm_content=str(exc), error=str(exc), error_type=exc.error_type)
         except asyncio.CancelledError:
-            self._cancel(p, outcomes, "Cancelled by the user while running.", started)
+            ends.cancel(p, "Cancelled by the user while running.", started)
             raise
         except Exception as exc:
             # A tool bug still answers the model (the history must stay valid), and is logged loudly.
@@ -172,18 +178,15 @@ class Scheduler:
         if self.hooks is not None and self.hooks.has("AfterTool", p.tool.name):
             args = dict(p.request.args)
             result, stopped = await after_tool(self.hooks, p.tool.name, args, result, self.emit)
-        self._deliver(p, result, outcomes, started, stopped)
+        ends.result(p, result, started, stopped)
 
-    async def _confirm(
-        self, p: PreparedCall, details: ev.ConfirmationDetails, outcomes: dict[str, CallOutcome]
-    ) -> bool:
+    async def _confirm(self, p: PreparedCall, details: ev.ConfirmationDetails, ends: CallEndings) -> bool:
         assert p.tool is not None and p.invocation is not None
         verdict = await self.approval.ask(p.info, p.tool, p.invocation, details)
         if not verdict.run:
             why = verdict.why
-            self._finish(
+            ends.end(
                 p,
-                outcomes,
                 verdict.status,
                 {"error": why},
                 error=why,
@@ -191,88 +194,3 @@ class Scheduler:
                 declined=verdict.declined,
             )
         return verdict.run
-
-    def _deliver(
-        self,
-        p: PreparedCall,
-        result: ToolResult,
-        outcomes: dict[str, CallOutcome],
-        started: float,
-        stopped: str | None = None,
-    ) -> None:
-        truncate = p.tool is not None and p.tool.truncate_output
-        text, extra = answer_text(
-            result,
-            truncate_at=self.truncate_threshold if truncate else None,
-            temp_dir=self.temp_dir,
-            call_id=p.info.call_id,
-            tool_name=p.info.name,
-            jit_memory=self.jit_memory,
-        )
-        if result.plan is not None:
-            self.emit(ev.Plan(result.plan))
-        status: Status = "error" if result.error else "success"
-        response = {"error": text} if result.error else {"output": text}
-        self._finish(
-            p,
-            outcomes,
-            status,
-            response,
-            extra=extra,
-            display=result.display,
-            diff=result.diff,
-            error=result.error,
-            error_type=(result.error_type or "execution_failed") if result.error else None,
-            started=started,
-            stopped=stopped,
-        )
-
-    def _fail(
-        self, p: PreparedCall, outcomes: dict[str, CallOutcome], why: str, error_type: str | None, **kw: Any
-    ) -> None:
-        self._finish(p, outcomes, "error", {"error": why}, error=why, error_type=error_type, **kw)
-
-    def _cancel(
-        self,
-        p: PreparedCall,
-        outcomes: dict[str, CallOutcome],
-        why: str,
-        started: float | None = None,
-        *,
-        declined: bool = False,
-    ) -> None:
-        self._finish(p, outcomes, "cancelled", {"error": why}, error=why, started=started, declined=declined)
-
-    def _finish(
-        self,
-        p: PreparedCall,
-        outcomes: dict[str, CallOutcome],
-        status: Status,
-        response: dict[str, Any],
-        *,
-        extra: list[Part] | None = None,
-        display: str | None = None,
-        diff: ev.FileDiff | None = None,
-        error: str | None = None,
-        error_type: str | None = None,
-        started: float | None = None,
-        declined: bool = False,
-        stopped: str | None = None,
-    ) -> None:
-        duration = (time.perf_counter() - started) * 1000 if started is not None else 0.0
-        outcomes[p.info.call_id] = CallOutcome(
-            p.info.call_id, p.info.name, status, response, extra or [], declined, stopped
-        )
-        self.emit(
-            ev.ToolCallResponse(
-                call_id=p.info.call_id,
-                name=p.info.name,
-                status=status,
-                display=display,
-                diff=diff,
-                error=error,
-                error_type=error_type,
-                duration_ms=round(duration, 3),
-                locations=p.info.locations,
-            )
-        )

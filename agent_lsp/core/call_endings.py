@@ -1,0 +1,107 @@
+"""How each call of a batch ends, once: its outcome for the model (a functionResponse to be) and its
+``tool_call_response`` event for the editor."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_lsp import events as ev
+from agent_lsp.core.ports import JitMemory
+from agent_lsp.core.tool import ToolResult
+from agent_lsp.core.tool_answers import answer_text
+from agent_lsp.core.tool_calls import CallOutcome, PreparedCall, Status
+from agent_lsp.model.base import Part
+
+
+class CallEndings:
+    """Fills the caller's ``outcomes`` as the calls of a batch end, so a cancelled batch keeps what finished."""
+
+    def __init__(
+        self,
+        outcomes: dict[str, CallOutcome],
+        emit: Callable[[ev.AgentEvent], None],
+        *,
+        temp_dir: Path,
+        truncate_threshold: int,
+        jit_memory: JitMemory | None,
+    ) -> None:
+        self.outcomes = outcomes
+        self.emit = emit
+        self.temp_dir = temp_dir
+        self.truncate_threshold = truncate_threshold
+        self.jit_memory = jit_memory
+
+    @property
+    def declined(self) -> bool:
+        """The user cancelled at a confirmation: the rest of the batch is not run."""
+        return any(o.declined for o in self.outcomes.values())
+
+    def result(self, p: PreparedCall, result: ToolResult, started: float, stopped: str | None = None) -> None:
+        """The call ran: the model reads its result (cut to size, just-in-time memory added)."""
+        truncate = p.tool is not None and p.tool.truncate_output
+        text, extra = answer_text(
+            result,
+            truncate_at=self.truncate_threshold if truncate else None,
+            temp_dir=self.temp_dir,
+            call_id=p.info.call_id,
+            tool_name=p.info.name,
+            jit_memory=self.jit_memory,
+        )
+        if result.plan is not None:
+            self.emit(ev.Plan(result.plan))
+        status: Status = "error" if result.error else "success"
+        response = {"error": text} if result.error else {"output": text}
+        self.end(
+            p,
+            status,
+            response,
+            extra=extra,
+            display=result.display,
+            diff=result.diff,
+            error=result.error,
+            error_type=(result.error_type or "execution_failed") if result.error else None,
+            started=started,
+            stopped=stopped,
+        )
+
+    def fail(self, p: PreparedCall, why: str, error_type: str | None, **kw: Any) -> None:
+        self.end(p, "error", {"error": why}, error=why, error_type=error_type, **kw)
+
+    def cancel(self, p: PreparedCall, why: str, started: float | None = None, *, declined: bool = False) -> None:
+        self.end(p, "cancelled", {"error": why}, error=why, started=started, declined=declined)
+
+    def end(
+        self,
+        p: PreparedCall,
+        status: Status,
+        response: dict[str, Any],
+        *,
+        extra: list[Part] | None = None,
+        display: str | None = None,
+        diff: ev.FileDiff | None = None,
+        error: str | None = None,
+        error_type: str | None = None,
+        started: float | None = None,
+        declined: bool = False,
+        stopped: str | None = None,
+    ) -> None:
+        duration = (time.perf_counter() - started) * 1000 if started is not None else 0.0
+        self.outcomes[p.info.call_id] = CallOutcome(
+            p.info.call_id, p.info.name, status, response, extra or [], declined, stopped
+        )
+        self.emit(
+            ev.ToolCallResponse(
+                call_id=p.info.call_id,
+                name=p.info.name,
+                status=status,
+                display=display,
+                diff=diff,
+                error=error,
+                error_type=error_type,
+                duration_ms=round(duration, 3),
+                locations=p.info.locations,
+            )
+        )
