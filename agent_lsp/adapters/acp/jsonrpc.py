@@ -92,6 +92,47 @@ class ByteSource(Protocol):
     async def read(self, n: int) -> bytes: ...
 
 
+class PendingRequests:
+    """Our requests awaiting the client's answer: each gets a fresh id and a future the answer resolves."""
+
+    def __init__(self) -> None:
+        self._next_id = 0
+        self._futures: dict[int, asyncio.Future[Any]] = {}
+
+    def open(self) -> tuple[int, asyncio.Future[Any]]:
+        self._next_id += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._futures[self._next_id] = future
+        return self._next_id, future
+
+    def forget(self, rid: int) -> None:
+        """The asker stopped waiting (answered, timed out or cancelled): a late answer is ignored."""
+        self._futures.pop(rid, None)
+
+    def answer(self, rid: RequestId, message: dict[str, Any]) -> None:
+        """The client's answer to one of ours; an error answer becomes an RpcError raised to the asker."""
+        future = self._futures.get(rid) if isinstance(rid, int) else None
+        if future is None or future.done():
+            log.debug("answer to unknown or abandoned request %r", rid)
+            return
+        error = message.get("error")
+        if error is not None:
+            code = error.get("code") if isinstance(error, dict) else None
+            text = error.get("message") if isinstance(error, dict) else None
+            data = error.get("data") if isinstance(error, dict) else None
+            future.set_exception(
+                RpcError(code if isinstance(code, int) else CODES["internal"], str(text or "unknown error"), data)
+            )
+        else:
+            future.set_result(message.get("result"))
+
+    def fail_all(self, why: str) -> None:
+        """Nothing can be answered any more: every wait fails, so the handlers waiting finish."""
+        for future in self._futures.values():
+            if not future.done():
+                future.set_exception(ConnectionError(why))
+
+
 class Connection:
     """Built on its byte streams first, so the agent can be built with it; ``serve(agent)`` then runs it."""
 
@@ -100,8 +141,7 @@ class Connection:
         self._writer = writer
         self._handler: Handler | None = None
         self._frames = LineFrames(max_frame or wire.max_frame_bytes(), self._reject)
-        self._next_id = 0
-        self._outgoing: dict[int, asyncio.Future[Any]] = {}
+        self._outgoing = PendingRequests()
         self._incoming: dict[RequestId, tuple[asyncio.Task[None], RequestContext]] = {}
         self._closed = False
         self._input_ended = False  # the client can send nothing more, so it can answer nothing more
@@ -150,17 +190,14 @@ class Connection:
         Cancelling the awaiting task forgets the request (a late answer is ignored)."""
         if self._closed or self._input_ended:
             raise ConnectionError("the client connection is closed")
-        self._next_id += 1
-        rid = self._next_id
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._outgoing[rid] = future
+        rid, future = self._outgoing.open()
         try:
             self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
             if timeout is None:
                 return await future
             return await asyncio.wait_for(future, timeout)
         finally:
-            self._outgoing.pop(rid, None)
+            self._outgoing.forget(rid)
 
     # ---- receiving ----
 
@@ -186,10 +223,7 @@ class Connection:
 
     async def _end_of_input(self) -> None:
         self._input_ended = True
-        # Nothing the client was asked can be answered any more: fail those waits so their handlers finish.
-        for future in self._outgoing.values():
-            if not future.done():
-                future.set_exception(ConnectionError("the client closed the connection"))
+        self._outgoing.fail_all("the client closed the connection")
         running = [task for task, _ in self._incoming.values()]
         if running:
             await asyncio.wait(running, timeout=END_OF_INPUT_GRACE_S)
@@ -229,7 +263,7 @@ class Connection:
         method = message.get("method")
         rid = message.get("id")
         if not isinstance(method, str):
-            self._handle_response(rid, message)
+            self._outgoing.answer(rid, message)
             return
         params = message.get("params")
         if "id" not in message:
@@ -292,22 +326,6 @@ class Connection:
             log.warning("bad %s notification: %s", method, exc.message)
         except Exception:
             log.exception("notification %s failed", method)
-
-    def _handle_response(self, rid: RequestId, message: dict[str, Any]) -> None:
-        future = self._outgoing.get(rid) if isinstance(rid, int) else None
-        if future is None or future.done():
-            log.debug("answer to unknown or abandoned request %r", rid)
-            return
-        error = message.get("error")
-        if error is not None:
-            code = error.get("code") if isinstance(error, dict) else None
-            text = error.get("message") if isinstance(error, dict) else None
-            data = error.get("data") if isinstance(error, dict) else None
-            future.set_exception(
-                RpcError(code if isinstance(code, int) else CODES["internal"], str(text or "unknown error"), data)
-            )
-        else:
-            future.set_result(message.get("result"))
 
     def _send_error(self, rid: RequestId, error: RpcError) -> None:
         self.send({"jsonrpc": "2.0", "id": rid, "error": error.to_json()})
