@@ -1,6 +1,7 @@
 --- The diff review tab: the file (as its buffer holds it) beside the agent's editable proposal.
 
 local config = require("agent_lsp.config")
+local keymaps = require("agent_lsp.keymaps")
 
 local M = {}
 
@@ -39,29 +40,7 @@ end
 ---@param maps table<string, fun()>
 ---@return fun() restore
 local function map_temporarily(buf, maps)
-  local saved = {} ---@type table<string, table>
-  for lhs, fn in pairs(maps) do
-    local old = vim.api.nvim_buf_call(buf, function()
-      return vim.fn.maparg(lhs, "n", false, true)
-    end)
-    if type(old) == "table" and old.buffer == 1 then
-      saved[lhs] = old
-    end
-    vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, desc = "agent-lsp diff review" })
-  end
-  return function()
-    if not vim.api.nvim_buf_is_valid(buf) then
-      return
-    end
-    for lhs in pairs(maps) do
-      pcall(vim.keymap.del, "n", lhs, { buffer = buf })
-      if saved[lhs] then
-        vim.api.nvim_buf_call(buf, function()
-          vim.fn.mapset("n", false, saved[lhs])
-        end)
-      end
-    end
-  end
+  return keymaps.map_temporarily(buf, maps, "agent-lsp diff review")
 end
 
 ---The buffer of the file under review, loaded if needed; a scratch buffer for a file not yet on disk.

@@ -6,6 +6,7 @@
 --- proposal as sent, and the server applies it as one edit (one undo).
 
 local config = require("agent_lsp.config")
+local keymaps = require("agent_lsp.keymaps")
 
 local M = {}
 
@@ -330,32 +331,12 @@ end
 ---@param maps table<string, fun()>
 ---@return fun() restore
 local function map_temporarily(buf, maps)
-  local saved = {} ---@type table<string, table>
-  for lhs, fn in pairs(maps) do
-    local old = vim.api.nvim_buf_call(buf, function()
-      return vim.fn.maparg(lhs, "n", false, true)
-    end)
-    if type(old) == "table" and old.buffer == 1 then
-      saved[lhs] = old
-    elseif type(old) == "table" and old.lhs and not M._warned then
+  return keymaps.map_temporarily(buf, maps, "agent-lsp inline review", function(lhs)
+    if not M._warned then
       M._warned = true
       vim.notify(("agent-lsp: %s is your mapping; during an inline review it acts on hunks"):format(lhs))
     end
-    vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, desc = "agent-lsp inline review" })
-  end
-  return function()
-    if not vim.api.nvim_buf_is_valid(buf) then
-      return
-    end
-    for lhs in pairs(maps) do
-      pcall(vim.keymap.del, "n", lhs, { buffer = buf })
-      if saved[lhs] then
-        vim.api.nvim_buf_call(buf, function()
-          vim.fn.mapset("n", false, saved[lhs])
-        end)
-      end
-    end
-  end
+  end)
 end
 
 ---The loaded buffer of an existing file, or nil.
