@@ -21,7 +21,6 @@ stdout is the base URL. ``GET /_fake/requests`` returns what was recorded and ``
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import logging
 import signal
@@ -32,13 +31,13 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import FrameType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from tests.fakes.local_server import LocalServer
+from tests.fakes.local_server import LocalServer, StreamingHandler
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +194,7 @@ class _Server(ThreadingHTTPServer):
         self.fake = fake
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(StreamingHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
@@ -271,40 +270,11 @@ class _Handler(BaseHTTPRequestHandler):
             if delay:
                 time.sleep(delay)
             if data.get("cut_after") is not None:
-                self._drop()
+                self.drop()
                 return
             self._send_json(200, chunks[0] if len(chunks) == 1 else merge_chunks(chunks))
             return
-        self._stream(chunks, delay, data.get("cut_after"))
-
-    def _stream(self, chunks: list[dict[str, Any]], delay: float, cut_after: int | None) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        for index, chunk in enumerate(chunks):
-            if cut_after is not None and index >= cut_after:
-                self._drop()
-                return
-            if delay:
-                time.sleep(delay)
-            self._write_chunk(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
-        if cut_after is not None:
-            self._drop()
-            return
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
-
-    def _write_chunk(self, payload: bytes) -> None:
-        self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
-        self.wfile.flush()
-
-    def _drop(self) -> None:
-        # No terminating zero-length chunk: the client must see a broken body, not a short one.
-        self.wfile.flush()
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
+        self.stream_sse(chunks, delay=delay, cut_after=data.get("cut_after"), separator="\r\n\r\n")
 
     def _send_json(self, code: int, payload: Any, extra_headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()

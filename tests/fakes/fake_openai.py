@@ -22,7 +22,6 @@ A request naming a model outside ``models`` (when set) gets OpenAI's 404 ``model
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import re
@@ -32,11 +31,11 @@ import time
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.fakes.local_server import LocalServer
+from tests.fakes.local_server import LocalServer, StreamingHandler
 
 log = logging.getLogger(__name__)
 
@@ -256,7 +255,7 @@ def error_body(message: str, code: str | None = None, kind: str = "invalid_reque
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(StreamingHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
@@ -331,34 +330,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not stream:
             self._send_json(200, merge_chunks(chunks))
             return
-        cut_after = entry.get("cut_after")
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        for index, chunk in enumerate(chunks):
-            if cut_after is not None and index >= cut_after:
-                self._drop()
-                return
-            if delay:
-                time.sleep(delay)
-            self._write_chunk(f"data: {json.dumps(chunk)}\n\n".encode())
-        if cut_after is not None:
-            self._drop()
-            return
-        self._write_chunk(b"data: [DONE]\n\n")
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
-
-    def _write_chunk(self, payload: bytes) -> None:
-        self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
-        self.wfile.flush()
-
-    def _drop(self) -> None:
-        self.wfile.flush()
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
+        self.stream_sse(chunks, delay=delay, cut_after=entry.get("cut_after"), done=b"data: [DONE]\n\n")
 
     def _send_json(self, code: int, payload: Any, extra: dict[str, str] | None = None) -> None:
         self._send(code, json.dumps(payload).encode(), "application/json", extra)

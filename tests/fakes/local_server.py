@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import socket
 import threading
-from http.server import ThreadingHTTPServer
+import time
+from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 
 class LocalServer:
@@ -53,3 +58,48 @@ class LocalServer:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+class StreamingHandler(BaseHTTPRequestHandler):
+    """What both fakes' handlers share: a server-sent-events answer in chunked encoding, with fault injection."""
+
+    def stream_sse(
+        self,
+        chunks: Sequence[Any],
+        *,
+        delay: float = 0.0,
+        cut_after: int | None = None,
+        separator: str = "\n\n",
+        done: bytes | None = None,
+    ) -> None:
+        """Send each chunk as a ``data:`` event; ``cut_after`` drops the connection after that many events (the
+        client must see a broken body), ``done`` is a last event some APIs send (OpenAI's ``[DONE]``)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for index, chunk in enumerate(chunks):
+            if cut_after is not None and index >= cut_after:
+                self.drop()
+                return
+            if delay:
+                time.sleep(delay)
+            self.write_chunk(f"data: {json.dumps(chunk)}{separator}".encode())
+        if cut_after is not None:
+            self.drop()
+            return
+        if done is not None:
+            self.write_chunk(done)
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def write_chunk(self, payload: bytes) -> None:
+        self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+        self.wfile.flush()
+
+    def drop(self) -> None:
+        # No terminating zero-length chunk: the client must see a broken body, not a short one.
+        self.wfile.flush()
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
