@@ -32,6 +32,7 @@ class _Object:
     start: int  # the opening brace
     end: int = 0  # the closing brace
     members: list[_Member] = field(default_factory=list)
+    stray_commas: list[int] = field(default_factory=list)  # ``{,}``: what the loader's trailing-comma rule accepts
 
 
 class _Scanner:
@@ -72,6 +73,10 @@ class _Scanner:
                 obj.end = self.pos
                 self.pos += 1
                 return obj
+            if char == "," and not obj.members:
+                obj.stray_commas.append(self.pos)
+                self.pos += 1
+                continue
             match = _STRING.match(self.text, self.pos)
             if match is None:
                 raise self.fail("expected a key")
@@ -98,6 +103,9 @@ class _Scanner:
                 return
             if not char:
                 raise self.fail("unterminated array")
+            if char == ",":  # ``[,]``: accepted by the loader's trailing-comma rule
+                self.pos += 1
+                continue
             self.value()
             self.skip()
             if self.text[self.pos : self.pos + 1] == ",":
@@ -170,6 +178,8 @@ def _insert(text: str, obj: _Object, path: tuple[str, ...], value: Any) -> str:
         rest = _TAIL.match(text, cut)
         cut = rest.end() if rest else cut
         return head + text[last.value_end : cut] + "\n" + indent + entry + text[cut:]
+    for comma in reversed(obj.stray_commas):  # ``{,}`` becomes ``{`` + the new member + ``}``
+        text = text[:comma] + " " + text[comma + 1 :]
     indent = close_indent + "  "
     entry = f"{json.dumps(path[0])}: {_dump(_nest(path[1:], value) if path[1:] else value, indent)}"
     inner = text[obj.start + 1 : obj.end]

@@ -50,6 +50,8 @@ def test_missing_keys_are_inserted_after_the_last_member_and_its_comment() -> No
         ('{"x": 1,}', {"x": 1, "a": {"b": 1}}),
         ('{"a": {"b": 0, "c": [1, {"d": "}"}]}}', {"a": {"b": 1, "c": [1, {"d": "}"}]}}),
         ('{"a": {}, "a": {"b": 5}}', {"a": {"b": 1}}),  # the last duplicate is the one JSON reads
+        ("{ // c\n,}", {"a": {"b": 1}}),  # a lone trailing comma, which the settings loader accepts
+        ('{"a": {,}, "z": [,]}', {"a": {"b": 1}, "z": []}),
     ],
 )
 def test_edge_shapes(text: str, expected: object) -> None:
@@ -88,3 +90,44 @@ def test_skills_disable_keeps_the_users_comments(tmp_path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert "// my model, do not touch" in text and "// why: noisy" in text and "/* trailing */" in text
     assert parse_jsonc(text)["skills"]["disabled"] == ["old", "new"]
+
+
+COMMENTS = (" // c\n", " /* b */ ", "\n// x, y: {}\n", " /* } ] , */ ", "\n")
+
+
+def _with_comments(text: str, rng: random.Random) -> str:
+    """Comments (holding braces, commas and colons) after every ``, : { [`` outside strings, by chance."""
+    out: list[str] = []
+    in_string = escaped = False
+    for char in text:
+        out.append(char)
+        if in_string:
+            escaped, in_string = (False, in_string) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in ",:{[" and rng.random() < 0.5:
+            out.append(rng.choice(COMMENTS))
+    return "".join(out)
+
+
+def _value(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if depth < 3 and roll < 0.3:
+        return {f'k{i}"\\u00e9': _value(rng, depth + 1) for i in range(rng.randint(0, 3))}
+    if roll < 0.5:
+        return [_value(rng, depth + 1) for _ in range(rng.randint(0, 2))]
+    return rng.choice([1, -2.5e3, 's}\\"', None, True, "é//x"])
+
+
+def test_random_commented_documents_keep_their_values() -> None:
+    rng = random.Random(1)
+    for _ in range(500):
+        doc = {"skills": _value(rng), "other": _value(rng)}
+        text = _with_comments(json.dumps(doc, indent=rng.choice([None, 2])), rng)
+        base = parse_jsonc(text)
+        if not isinstance(base["skills"], dict):
+            with pytest.raises(ValueError, match="'skills' is not an object"):
+                set_value(text, ("skills", "disabled"), ["x"])
+            continue
+        out = set_value(text, ("skills", "disabled"), ["x"])
+        assert parse_jsonc(out) == {**base, "skills": {**base["skills"], "disabled": ["x"]}}, text
