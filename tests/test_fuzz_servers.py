@@ -534,10 +534,10 @@ def lsp_methods() -> tuple[set[str], set[str], list[str]]:
     """(request methods, notification methods, commands), as the server registers them."""
     from lsprotocol import types
 
+    from agent_lsp.adapters.launch import LaunchOptions
     from agent_lsp.adapters.lsp.server import build_server
-    from agent_lsp.adapters.lsp.service import ServiceOptions
 
-    fm = build_server(ServiceOptions()).protocol.fm
+    fm = build_server(LaunchOptions()).protocol.fm
     names = set(fm.features) | set(fm.builtin_features)
     requests = {
         n

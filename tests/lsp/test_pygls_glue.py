@@ -9,11 +9,11 @@ from lsprotocol import types
 from pygls.protocol import JsonRPCRequestMessage
 from pygls.workspace import Workspace
 
+from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.adapters.lsp.capabilities import CMD_FIX
 from agent_lsp.adapters.lsp.documents import DocumentStore
 from agent_lsp.adapters.lsp.pygls_glue import AnswerWatch, json_converter
 from agent_lsp.adapters.lsp.server import build_server
-from agent_lsp.adapters.lsp.service import ServiceOptions
 
 
 def test_unknown_methods_keep_their_params_as_json() -> None:
@@ -23,7 +23,7 @@ def test_unknown_methods_keep_their_params_as_json() -> None:
 
 
 def test_pygls_writes_each_answer_as_one_whole_frame() -> None:
-    server = build_server(ServiceOptions())
+    server = build_server(LaunchOptions())
     frames: list[bytes] = []
     answered: list[Any] = []
     server.protocol.set_writer(AnswerWatch(frames.append, answered.append, lambda: None))

@@ -7,26 +7,23 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.acp import handshake
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_str
+from agent_lsp.adapters.launch import LaunchOptions
 
 if TYPE_CHECKING:
     from agent_lsp.runtime import Runtime
-    from agent_lsp.vocabulary import ApprovalMode
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class AgentOptions:
-    """What the command line decided for every session of this process."""
+    """What the command line decided, and the environment ``authenticate`` may add credentials to."""
 
-    fake_responses: Path | None = None
-    model: str | None = None
-    approval_mode: ApprovalMode | None = None
+    launch: LaunchOptions = field(default_factory=LaunchOptions)
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -44,7 +41,7 @@ class Access:
 
     @property
     def _replay(self) -> bool:
-        return self.options.fake_responses is not None
+        return self.options.launch.fake_responses is not None
 
     async def initialize(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         problem = handshake.check_initialize(params)
@@ -83,9 +80,9 @@ class Access:
 
             self._runtime = Runtime(
                 RuntimeOptions(
-                    fake_responses=self.options.fake_responses,
-                    model=self.options.model,
-                    approval_mode=self.options.approval_mode,
+                    fake_responses=self.options.launch.fake_responses,
+                    model=self.options.launch.model,
+                    approval_mode=self.options.launch.approval_mode,
                     checkpointing=True,
                     chunk_delay=replay_delay(self.env),
                     env=self.env,

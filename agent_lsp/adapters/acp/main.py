@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,15 +21,9 @@ if TYPE_CHECKING:
 
 def serve(args: argparse.Namespace) -> int:
     from agent_lsp.adapters.acp.access import AgentOptions
-    from agent_lsp.vocabulary import parse_mode
+    from agent_lsp.adapters.launch import LaunchOptions
 
-    fake = getattr(args, "fake_responses", None)
-    mode = getattr(args, "approval_mode", None)
-    options = AgentOptions(
-        fake_responses=Path(fake).absolute() if fake is not None else None,  # sessions may run in other folders
-        model=getattr(args, "model", None),
-        approval_mode=parse_mode(mode, "--approval-mode") if mode is not None else None,
-    )
+    options = AgentOptions(LaunchOptions.from_args(args))
     stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
     # Anything printed by mistake must not corrupt the protocol stream: stdout is ours alone from here.
     sys.stdout = sys.stderr

@@ -10,16 +10,15 @@ import asyncio
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.adapters.lsp import client as caps
 from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
 from agent_lsp.adapters.lsp.config import LspConfig, merge, parse_config
 from agent_lsp.adapters.lsp.documents import canonical, uri_to_path
 from agent_lsp.adapters.lsp.messages import show_message
-from agent_lsp.vocabulary import ApprovalMode
 
 if TYPE_CHECKING:
     from agent_lsp.runtime import Runtime
@@ -27,19 +26,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class ServiceOptions:
-    """What the command line decided."""
-
-    fake_responses: Path | None = None
-    model: str | None = None
-    approval_mode: ApprovalMode | None = None
-
-
 class Configuration:
     """The editor's folders and settings; ``runtime()`` builds the Runtime once from them."""
 
-    def __init__(self, client: LspClient, options: ServiceOptions) -> None:
+    def __init__(self, client: LspClient, options: LaunchOptions) -> None:
         self.client = client
         self.options = options
         self.config = LspConfig()

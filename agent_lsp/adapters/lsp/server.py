@@ -24,13 +24,14 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from agent_lsp import __version__
 from agent_lsp.adapters import wire
 from agent_lsp.adapters.coalesce import TextMerger
+from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.adapters.lsp import capabilities as lsp_caps
 from agent_lsp.adapters.lsp import transport
 from agent_lsp.adapters.lsp.framing import FrameReader
 from agent_lsp.adapters.lsp.outbox import Outbox
 from agent_lsp.adapters.lsp.params import RequestError
 from agent_lsp.adapters.lsp.pygls_glue import AnswerWatch, json_converter
-from agent_lsp.adapters.lsp.service import AgentService, ServiceOptions
+from agent_lsp.adapters.lsp.service import AgentService
 
 __all__ = ["build_server", "json_converter", "run"]
 
@@ -105,7 +106,7 @@ class PyglsClient:
 
 
 class AgentServer(LanguageServer):
-    def __init__(self, options: ServiceOptions) -> None:
+    def __init__(self, options: LaunchOptions) -> None:
         self.converter = json_converter()
         super().__init__(
             lsp_caps.SERVER_NAME, __version__, protocol_cls=AgentProtocol, converter_factory=lambda: self.converter
@@ -138,7 +139,7 @@ def _request(server: AgentServer, method: str, handler: Any) -> None:
     server.feature(method)(run)
 
 
-def build_server(options: ServiceOptions) -> AgentServer:
+def build_server(options: LaunchOptions) -> AgentServer:
     server = AgentServer(options)
     service = server.service
     sessions, prompts, commands, fs = service.sessions, service.prompts, service.commands, service.fs
@@ -249,7 +250,7 @@ class ClientLogHandler(logging.Handler):
             self._busy.on = False
 
 
-def run(options: ServiceOptions, *, reader: FrameReader, stdout: BinaryIO, debug: bool = False) -> int:
+def run(options: LaunchOptions, *, reader: FrameReader, stdout: BinaryIO, debug: bool = False) -> int:
     """Serve until exit."""
     server = build_server(options)
     handler = ClientLogHandler(server, logging.DEBUG if debug else logging.WARNING)

@@ -10,21 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.adapters.lsp.client import LspClient
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.commands import Commands
-from agent_lsp.adapters.lsp.configuration import Configuration, ServiceOptions
+from agent_lsp.adapters.lsp.configuration import Configuration
 from agent_lsp.adapters.lsp.documents import DocumentStore
 from agent_lsp.adapters.lsp.prompts import Prompts
 from agent_lsp.adapters.lsp.sessions import Sessions
 
-__all__ = ["AgentService", "ServiceOptions"]
+__all__ = ["AgentService"]
 
 
 class AgentService:
-    def __init__(self, client: LspClient, options: ServiceOptions | None = None) -> None:
+    def __init__(self, client: LspClient, options: LaunchOptions | None = None) -> None:
         self.client = client
-        self.config = Configuration(client, options or ServiceOptions())
+        self.config = Configuration(client, options or LaunchOptions())
         self.fs = LspFileSystem(DocumentStore(), client)
         self.sessions = Sessions(client, self.config, self.fs)
         self.prompts = Prompts(client, self.sessions)
