@@ -42,6 +42,13 @@ def parse_mode(value: object, where: str = "approvalMode") -> ApprovalMode:
     raise ValueError(f"{where} must be one of {', '.join(APPROVAL_MODES)} (got {value!r})")
 
 
+def mode_refusal(mode: ApprovalMode, *, trusted: bool) -> str | None:
+    """Why ``mode`` cannot be used in this folder, or None: an untrusted folder auto-approves nothing."""
+    if not trusted and mode in ("auto_edit", "yolo"):
+        return "this folder is not trusted, so tools cannot be auto-approved; trust it to use " + mode
+    return None
+
+
 # --- permission choices ----------------------------------------------------------------------------------
 
 # What a Confirmer answers (core/ports.py re-exports it for the core): the core imports this module, never

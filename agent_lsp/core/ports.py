@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from agent_lsp.core.tool import Tool
-from agent_lsp.events import AgentEvent, ConfirmationDetails, ToolCallInfo
-from agent_lsp.model.base import FunctionDeclaration
 from agent_lsp.vocabulary import ApprovalMode as ApprovalMode  # re-exported: the core's vocabulary
 from agent_lsp.vocabulary import Outcome as Outcome
+
+if TYPE_CHECKING:  # only annotations: an adapter's confirmer needs this module before any tool is loaded
+    from agent_lsp.core.tool import Tool
+    from agent_lsp.events import AgentEvent, ConfirmationDetails, ToolCallInfo
+    from agent_lsp.model.base import FunctionDeclaration
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_lsp import events as ev
-from agent_lsp.core.ports import Confirmer
 from agent_lsp.vocabulary import ApprovalMode
-from agent_lsp.workspace.filesystem import FileSystem
 
 if TYPE_CHECKING:
+    from agent_lsp import events as ev
+    from agent_lsp.core.ports import Confirmer
     from agent_lsp.model.base import Content
     from agent_lsp.tools.base import Tool
     from agent_lsp.tools.context import ToolContext
+    from agent_lsp.workspace.filesystem import FileSystem
 
 REPLAY_DELAY_ENV = "AGENT_LSP_REPLAY_DELAY"  # seconds between replayed chunks (demos and UI tests), both adapters
 

@@ -9,19 +9,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lsp import events as ev
-from agent_lsp.tools.policy import Policy
-from agent_lsp.vocabulary import ApprovalMode
+from agent_lsp.vocabulary import ApprovalMode, mode_refusal
 
 if TYPE_CHECKING:
     from agent_lsp.config.settings import McpSettings, SecuritySettings, ToolsSettings
+    from agent_lsp.tools.policy import Policy
 
 log = logging.getLogger(__name__)
 
 
-def start_mode(asked: ApprovalMode, security: SecuritySettings, notices: list[ev.Notice]) -> ApprovalMode:
-    """The mode asked for (adapter, command line, else settings), unless settings refuse yolo."""
+def start_mode(
+    asked: ApprovalMode, security: SecuritySettings, notices: list[ev.Notice], *, trusted: bool = True
+) -> ApprovalMode:
+    """The mode asked for (adapter, command line, else settings), unless settings refuse yolo or the folder is
+    not trusted to auto-approve. Decided before the policy is built: a new session's answer names it."""
     if asked == "yolo" and security.disable_yolo_mode:
         notices.append(ev.Notice("warning", "yolo mode is disabled by settings; using default"))
+        return "default"
+    refused = mode_refusal(asked, trusted=trusted)
+    if refused:
+        notices.append(ev.Notice("warning", f"Approval mode {asked} refused: {refused}"))
         return "default"
     return asked
 
@@ -43,6 +50,7 @@ def build_policy(
 ) -> Policy:
     """Rules from settings, command-line flags, extensions and policy files (only a trusted folder's own)."""
     from agent_lsp.policy.loader import load_policies, policy_sources
+    from agent_lsp.tools.policy import Policy
 
     policies = load_policies(policy_sources(cwd, trusted=trusted, policy_paths=policy_paths, env=env))
     notices.extend(ev.Notice("error", str(problem)) for problem in policies.errors)

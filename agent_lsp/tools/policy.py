@@ -14,6 +14,7 @@ from agent_lsp.policy.engine import PolicyEngine, ToolFacts
 from agent_lsp.policy.rules import ALWAYS_ALLOW_PRIORITY, PolicyRule
 from agent_lsp.vocabulary import APPROVAL_MODES as APPROVAL_MODES  # kept importable from here
 from agent_lsp.vocabulary import ApprovalMode as ApprovalMode
+from agent_lsp.vocabulary import mode_refusal
 
 _BY_PERMISSIVENESS: tuple[ApprovalMode, ...] = ("plan", "default", "auto_edit", "yolo")
 
@@ -68,10 +69,10 @@ class Policy:
 
     def set_mode(self, mode: ApprovalMode) -> str | None:
         """Change mode; returns a reason when the change was refused (untrusted folder)."""
-        if not self.trusted and mode in ("auto_edit", "yolo"):
-            return "this folder is not trusted, so tools cannot be auto-approved; trust it to use " + mode
-        self.mode = mode
-        return None
+        refused = mode_refusal(mode, trusted=self.trusted)
+        if refused is None:
+            self.mode = mode
+        return refused
 
     def is_enabled(self, name: str, tool: Tool | None = None) -> bool:
         """Whether the model is told about the tool at all: not when the policy denies it whatever the args."""

@@ -10,16 +10,17 @@ from agent_lsp.adapters.acp.channel import SessionChannel
 from agent_lsp.adapters.acp.jsonrpc import RpcError
 
 if TYPE_CHECKING:
-    from agent_lsp.runtime import SessionHandle
+    from agent_lsp.runtime import SessionHandle, SessionOpening
     from agent_lsp.workspace.filesystem import FileSystem
 
 
 @dataclass
 class LiveSession:
-    """An open session: the runtime's handle, the channel its updates go through, the prompt in flight."""
+    """An open session: the runtime's opening of it, the channel its updates go through, the prompt in flight.
+    Its answer goes out from the opening's preview; what needs the session itself awaits ``handle()``."""
 
     channel: SessionChannel
-    handle: SessionHandle
+    opening: SessionOpening
     fs: FileSystem
     prompting: int = 0  # session/prompt requests received and not yet answered
     cancel_pending: bool = False  # cancelled before its turn began
@@ -29,11 +30,15 @@ class LiveSession:
     def id(self) -> str:
         return self.channel.id
 
+    async def handle(self) -> SessionHandle:
+        """The session once built (at once, unless a prompt came right behind session/new)."""
+        return await self.opening.handle()
+
     def cancel(self) -> None:
         """Cancel the running turn (or the one about to start); its prompt answers ``cancelled``."""
-        session = self.handle.session
-        if session.running:
-            session.cancel()
+        handle = self.opening.ready
+        if handle is not None and handle.session.running:
+            handle.session.cancel()
         elif self.prompting:
             self.cancel_pending = True
 

@@ -51,7 +51,8 @@ def session_setup(
         def current_roots() -> tuple[Path, ...] | list[Path]:
             # The workspace's roots once the session is open (/directory add changes them); until then, these.
             live = sessions.get(sid)
-            return live.handle.workspace.roots if live is not None else roots
+            handle = live.opening.ready if live is not None else None
+            return handle.workspace.roots if handle is not None else roots
 
         setup.fs = ClientFileSystem(conn, sid, current_roots, read=client.read_text_file, write=client.write_text_file)
     sessions.remember(cwd)

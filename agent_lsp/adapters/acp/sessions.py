@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_lsp import events as ev
 from agent_lsp.adapters.acp.access import Access, meta
 from agent_lsp.adapters.acp.channel import SessionChannel
 from agent_lsp.adapters.acp.configuration import SessionConfiguration
@@ -14,7 +15,7 @@ from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError,
 from agent_lsp.adapters.acp.live import LiveSession, SessionTable
 
 if TYPE_CHECKING:
-    from agent_lsp.runtime import SessionHandle, SessionSetup
+    from agent_lsp.runtime import SessionOpening, SessionSetup
 
 log = logging.getLogger(__name__)
 LIST_PAGE_SIZE = 50
@@ -29,18 +30,26 @@ class SessionLifecycle:
         self.access = access
         self.sessions = sessions
         self.configuration = configuration
+        self._announcing: set[asyncio.Task[None]] = set()
 
     async def new(self, params: dict[str, Any], ctx: RequestContext) -> Any:
+        """Answered once the session's mode, model and credentials are known; its tools, memory and commands
+        are built right behind the answer (a prompt sent at once waits for them)."""
         runtime = self.access.runtime()
-        from agent_lsp.store.sessions import new_session_id
+        from agent_lsp.errors import AuthError
 
-        channel = self._channel(new_session_id())
+        channel = self._channel(runtime.new_session_id())
         setup = self._setup(params, channel, mcp_required=True)
-        live = self._open(channel, await runtime.create_session(setup), setup)
+        try:
+            opening = await runtime.open_session(setup)
+        except AuthError as exc:  # this folder's settings or .env chose a provider without credentials
+            raise RpcError.of("auth_required", f"Authentication required. {exc}") from exc
+        live = self._open(channel, opening, setup)
         return {"sessionId": channel.id, **self._answer(live, ctx)}
 
     async def load(self, params: dict[str, Any], ctx: RequestContext, *, replay: bool = True) -> Any:
         runtime = self.access.runtime()
+        from agent_lsp.runtime import SessionOpening
         from agent_lsp.store.sessions import SessionNotFoundError
 
         channel = self._channel(require_str(params, "sessionId"))
@@ -52,7 +61,7 @@ class SessionLifecycle:
             handle, events = await runtime.load_session(channel.id, setup)
         except (SessionNotFoundError, ValueError) as exc:
             raise RpcError.of("not_found", f"No saved session {channel.id!r} in {setup.cwd}") from exc
-        live = self._open(channel, handle, setup)
+        live = self._open(channel, SessionOpening.done(handle), setup)
         if replay:
             await channel.replay(events)
         return self._answer(live, ctx)
@@ -112,26 +121,44 @@ class SessionLifecycle:
 
         return session_setup(params, channel, self.access.client, self.sessions, mcp_required=mcp_required)
 
-    def _open(self, channel: SessionChannel, handle: SessionHandle, setup: SessionSetup) -> LiveSession:
+    def _open(self, channel: SessionChannel, opening: SessionOpening, setup: SessionSetup) -> LiveSession:
         from agent_lsp.workspace.filesystem import LocalFileSystem
 
-        channel.set_context_size(handle.session.context_window)
-        live = LiveSession(channel, handle, setup.fs or LocalFileSystem())
+        channel.set_context_size(opening.preview.context_window)
+        live = LiveSession(channel, opening, setup.fs or LocalFileSystem())
         self.sessions.add(live)
         return live
 
     def _answer(self, live: LiveSession, ctx: RequestContext) -> dict[str, Any]:
-        """The modes/configOptions answer; the command list and held notices follow right after it."""
+        """The modes/configOptions answer; the command list and held notices follow once the session is built."""
 
-        def announce() -> None:
-            self.configuration.announce_commands(live)
-            live.channel.open(start_up=live.handle.notices)
+        def after() -> None:
+            task = asyncio.get_running_loop().create_task(self._opened(live))
+            self._announcing.add(task)  # held until done: the loop keeps only a weak reference
+            task.add_done_callback(self._announcing.discard)
 
-        ctx.after_response.append(announce)
-        return self.configuration.offer(live, ctx)
+        ctx.after_response.append(after)
+        return self.configuration.offer(live)
+
+    async def _opened(self, live: LiveSession) -> None:
+        try:
+            handle = await live.handle()
+        except Exception as exc:
+            log.exception("building session %s failed", live.id)
+            live.channel.open(start_up=[ev.Notice("error", f"This session could not be opened: {exc}")])
+            return
+        if live.channel.closed:
+            return
+        # No await from here on: a prompt waiting for the same session resumes after its commands and notices.
+        self.configuration.opened(live, handle)
+        live.channel.open(start_up=handle.notices)
 
     async def _shut(self, live: LiveSession) -> None:
         live.cancel()
         live.channel.close()
         self.sessions.remove(live)
-        await live.handle.aclose()
+        try:
+            handle = await live.handle()  # a session still being built is closed once it is whole
+        except Exception:
+            return  # never built: nothing of it is left open (see Runtime._build)
+        await handle.aclose()

@@ -6,7 +6,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from agent_lsp import events as ev
-from agent_lsp.adapters.acp.configuration import SessionConfiguration
+from agent_lsp.adapters.acp.configuration import SessionConfiguration, opened
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_list, require_str
 from agent_lsp.adapters.acp.live import LiveSession, SessionTable
 
@@ -34,18 +34,21 @@ class PromptRuns:
         from agent_lsp.adapters.acp.prompt import prompt_from_blocks
 
         try:
-            if live.prompting > 1 or live.handle.session.running:
+            if live.prompting > 1:
                 raise RpcError.of("busy", "A prompt is already running in this session; cancel it first")
             ctx.on_cancel = live.cancel
+            handle = await opened(live)  # a prompt sent right behind session/new waits for the session's tools
+            if handle.session.running:
+                raise RpcError.of("busy", "A prompt is already running in this session; cancel it first")
             prompt, attachments = await prompt_from_blocks(require_list(params, "prompt"), live.fs.read_text)
             if live.cancel_pending:
                 return {"stopReason": "cancelled"}
-            if live.handle.refresh_commands():  # a .toml command was added, edited or removed
-                self.configuration.announce_commands(live)
+            if handle.refresh_commands():  # a .toml command was added, edited or removed
+                self.configuration.announce_commands(live, handle)
             live.channel.send_held()
             stop: str = "end_turn"
             error: ev.Error | None = None
-            async for event in live.handle.session.send(prompt, attachments=attachments):
+            async for event in handle.session.send(prompt, attachments=attachments):
                 if isinstance(event, ev.Error):
                     error = event
                 elif isinstance(event, ev.Stop):

@@ -1,0 +1,158 @@
+"""The second step of opening a session: every part its first step did not need, once, in dependency order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_lsp import events as ev
+from agent_lsp.runtime.commands import build_commands
+from agent_lsp.runtime.extensions import active_extensions
+from agent_lsp.runtime.external import ExternalTools, mcp_server_specs
+from agent_lsp.runtime.handle import SessionHandle
+from agent_lsp.runtime.hooks import build_hooks
+from agent_lsp.runtime.memory import Memory
+from agent_lsp.runtime.policy import build_policy
+from agent_lsp.runtime.recording import build_checkpointer, build_recording
+from agent_lsp.runtime.session import build_session
+from agent_lsp.runtime.tools import ToolSet, build_tools
+from agent_lsp.runtime.workspace import build_workspace
+from agent_lsp.workspace.filesystem import LocalFileSystem
+
+if TYPE_CHECKING:
+    from agent_lsp.config.settings import Settings
+    from agent_lsp.extensions.manifest import Manifest
+    from agent_lsp.runtime.opening import FirstStep
+    from agent_lsp.runtime.options import RuntimeOptions, SessionSetup
+
+
+def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionHandle:
+    """The session and everything it owns; problems along the way become the handle's first notices."""
+    setup, cwd, notices = first.setup, first.cwd, first.notices
+    s, trusted = first.base.settings, first.base.trusted
+    extensions = active_extensions(cwd, opts.extensions, notices)
+    workspace = build_workspace(cwd, setup.extra_roots, opts.include_directories, s.context, temp_dir)
+    policy = build_policy(
+        mode=first.mode,
+        cwd=cwd,
+        env=first.base.env,
+        trusted=trusted,
+        interactive=opts.interactive,
+        tools=s.tools,
+        mcp=s.mcp,
+        policy_paths=opts.policy_paths,
+        allowed_tools=opts.allowed_tools,
+        allowed_mcp_server_names=opts.allowed_mcp_server_names,
+        excluded_by_extensions=[t for m in extensions for t in m.exclude_tools],
+        notices=notices,
+    )
+    router = first.router
+    tools = build_tools(
+        workspace=workspace,
+        fs=setup.fs or LocalFileSystem(),
+        temp_dir=temp_dir,
+        router=router,
+        tools=s.tools,
+        context=s.context,
+        skill_settings=s.skills,
+        replace=setup.replace_tools,
+        trusted=trusted,
+        extensions=extensions,
+        notices=notices,
+    )
+    memory = Memory(
+        workspace,
+        s.context.file_names,
+        trusted=trusted,
+        extra_files=[f for m in extensions for f in m.context_files],
+    )
+    # The editor's choice for this session, else the adapter's or command line's default.
+    checkpoints = setup.checkpointing if setup.checkpointing is not None else opts.checkpointing
+    checkpointer = build_checkpointer(s.general.checkpointing, checkpoints, workspace.primary)
+    # The id was chosen first, so hooks, the recording and the session all name the same one.
+    session_id = first.preview.session_id
+    recording = build_recording(
+        session_id, record=setup.record, primary=workspace.primary, cwd=cwd, telemetry=s.telemetry
+    )
+    hooks = build_hooks(
+        s.hooks,
+        s.hooks_config,
+        cwd=cwd,
+        session_id=session_id,
+        transcript=recording.recorder.path if recording.recorder is not None else None,
+        extensions=extensions,
+        notices=notices,
+    )
+    commands = build_commands(
+        cwd=cwd,
+        trusted=trusted,
+        router=router,
+        memory=memory,
+        tools=tools,
+        checkpointer=checkpointer,
+        extensions=extensions,
+        notices=notices,
+    )
+    external = _external(setup, opts, trusted, s, extensions, tools, notices)
+    session = build_session(
+        session_id=session_id,
+        model_settings=s.model,
+        max_attempts=s.general.max_attempts,
+        truncate_threshold=s.tools.truncate_tool_output_threshold,
+        permanent_approval=s.security.enable_permanent_tool_approval,
+        client=first.client,
+        router=router,
+        model_name=first.preview.model,
+        confirmer=setup.confirmer,
+        history=setup.history,
+        workspace=workspace,
+        policy=policy,
+        tools=tools,
+        memory=memory,
+        checkpointer=checkpointer,
+        hooks=hooks,
+        recording=recording,
+        commands=commands,
+        before_model=external.wait_for_servers if external.specs else None,
+    )
+    return SessionHandle(
+        session=session,
+        workspace=workspace,
+        settings=first.base.loaded,
+        trusted=trusted,
+        trust_reason=first.base.reason,
+        notices=notices,
+        registry=tools.registry,
+        router=router,
+        commands=commands,
+        extensions=extensions,
+        external=external,
+        recorder=recording.recorder,
+        store=recording.store,
+        checkpointer=checkpointer,
+        temp_dir=temp_dir,
+        notice_sink=setup.notice_sink,
+    )
+
+
+def _external(
+    setup: SessionSetup,
+    opts: RuntimeOptions,
+    trusted: bool,
+    s: Settings,
+    extensions: list[Manifest],
+    tools: ToolSet,
+    notices: list[ev.Notice],
+) -> ExternalTools:
+    allowed = opts.allowed_mcp_server_names
+    specs = mcp_server_specs(
+        s.mcp_servers,
+        allowed=allowed if allowed is not None else s.mcp.allowed,
+        excluded=s.mcp.excluded,
+        trusted=trusted,
+        extensions=extensions,
+        from_editor=setup.client_mcp_servers,
+        notices=notices,
+    )
+    found, call = s.tools.discovery_command, s.tools.call_command
+    return ExternalTools(tools.registry, tools.ctx, specs, (found, call) if found and call else None)
