@@ -12,12 +12,9 @@ from tests.acp.harness import RawClient, agent_argv, write_script
 from tests.replay_lines import text_line
 
 
-async def test_a_prompt_sent_right_behind_the_answer_waits_for_the_session(
-    tmp_path: Path, project: Path, env: dict[str, str], _private_home: Path
-) -> None:
-    # A SessionStart hook holds the rest of the session until the gate exists, so the order is certain.
-    gate, started = tmp_path / "go", tmp_path / "started"
-    hook = _private_home / "hold.py"
+def hold_the_build(home: Path, gate: Path, started: Path) -> None:
+    """A SessionStart hook holds the rest of the session until ``gate`` exists, so the order is certain."""
+    hook = home / "hold.py"
     hook.write_text(
         "import json, os, time\n"
         f"open({str(started)!r}, 'w').close()\n"
@@ -25,8 +22,15 @@ async def test_a_prompt_sent_right_behind_the_answer_waits_for_the_session(
         "print(json.dumps({'systemMessage': 'start hook done'}))\n"
     )
     hooks = {"SessionStart": [{"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}]}
-    (_private_home / ".gemini").mkdir()
-    (_private_home / ".gemini" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+
+
+async def test_a_prompt_sent_right_behind_the_answer_waits_for_the_session(
+    tmp_path: Path, project: Path, env: dict[str, str], _private_home: Path
+) -> None:
+    gate, started = tmp_path / "go", tmp_path / "started"
+    hold_the_build(_private_home, gate, started)
     script = write_script(tmp_path / "s.jsonl", [text_line("ready when you are")])
     async with RawClient.spawn(agent_argv(script), env, project) as client:
         await client.initialize({"session": {"notices": {}}})
@@ -56,6 +60,29 @@ async def test_a_prompt_sent_right_behind_the_answer_waits_for_the_session(
     answered = next(i for i, f in enumerate(frames) if f.get("id") == rid and "result" in f)
     last_chunk = max(i for i, f in enumerate(frames) if "agent_message_chunk" in json.dumps(f))
     assert last_chunk < answered
+
+
+async def test_a_prompt_cancelled_while_the_session_is_built_answers_cancelled_and_a_mode_change_waits(
+    tmp_path: Path, project: Path, env: dict[str, str], _private_home: Path
+) -> None:
+    gate, started = tmp_path / "go", tmp_path / "started"
+    hold_the_build(_private_home, gate, started)
+    script = write_script(tmp_path / "s.jsonl", [text_line("never said")])
+    async with RawClient.spawn(agent_argv(script), env, project) as client:
+        await client.initialize({"session": {"notices": {}}})
+        sid = (await client.result("session/new", {"cwd": str(project), "mcpServers": []}))["sessionId"]
+        await client.wait_for(started.exists)
+        _, prompted = await client.start_request(
+            "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+        )
+        _, mode_set = await client.start_request("session/set_mode", {"sessionId": sid, "modeId": "auto_edit"})
+        await client.notify("session/cancel", {"sessionId": sid})
+        gate.touch()
+        assert (await prompted)["result"] == {"stopReason": "cancelled"}
+        assert (await mode_set)["result"] == {}
+    kinds = [u["sessionUpdate"] for u in client.checker.updates(sid)]
+    assert "agent_message_chunk" not in kinds and "current_mode_update" in kinds
+    client.checker.assert_clean()
 
 
 async def test_a_session_that_cannot_be_built_says_why_and_its_prompt_fails_with_it(
