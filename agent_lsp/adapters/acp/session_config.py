@@ -7,55 +7,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.acp.jsonrpc import RpcError
-from agent_lsp.model.catalog import CHOICES
-from agent_lsp.vocabulary import MODES, PermissionChoice
+from agent_lsp.adapters.choices import MODE_OPTION as MODE_OPTION
+from agent_lsp.adapters.choices import MODEL_OPTION as MODEL_OPTION
+from agent_lsp.adapters.choices import MODELS as MODELS
+from agent_lsp.adapters.choices import config_options as config_options
+from agent_lsp.adapters.choices import mode_state as mode_state
+from agent_lsp.vocabulary import PermissionChoice
 
 if TYPE_CHECKING:
     from agent_lsp.core.commands import CommandSpec
-
-MODELS: tuple[tuple[str, str], ...] = tuple((c.id, c.name) for c in CHOICES)
-MODEL_OPTION = "model"
-MODE_OPTION = "mode"
-
-
-def mode_state(current: str) -> dict[str, Any]:
-    """ACP SessionModeState."""
-    return {
-        "currentModeId": current,
-        "availableModes": [{"id": m.id, "name": m.name, "description": m.description} for m in MODES],
-    }
 
 
 def permission_options(choices: list[PermissionChoice]) -> list[dict[str, Any]]:
     """ACP PermissionOption entries for the vocabulary's permission choices."""
     return [{"optionId": c.option_id, "name": c.name, "kind": c.kind} for c in choices]
-
-
-def config_options(model: str, mode: str, choices: list[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
-    """``choices`` are the (value, name) pairs the session's providers offer; Gemini's usual models if None."""
-    models = list(choices) if choices is not None else list(MODELS)
-    if model not in (m for m, _ in models):
-        models.insert(0, (model, model))
-    return [
-        {
-            "id": MODEL_OPTION,
-            "name": "Model",
-            "description": "The model that answers in this session (another provider's switches provider).",
-            "category": "model",
-            "type": "select",
-            "currentValue": model,
-            "options": [{"value": v, "name": n} for v, n in models],
-        },
-        {
-            "id": MODE_OPTION,
-            "name": "Approval mode",
-            "description": "When tools may run without asking.",
-            "category": "mode",
-            "type": "select",
-            "currentValue": mode,
-            "options": [{"value": m.id, "name": m.name, "description": m.description} for m in MODES],
-        },
-    ]
 
 
 def available_commands(specs: Sequence[CommandSpec] | None = None) -> list[dict[str, Any]]:

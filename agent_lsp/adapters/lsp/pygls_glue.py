@@ -6,6 +6,8 @@
 2. pygls writes each message with one ``writer.write`` of a whole frame, and the only frames it writes for us
    are answers to the client's requests (our own messages go out through the writer directly):
    ``AnswerWatch`` sees which requests have been answered, which pygls keeps to itself.
+3. pygls writes an ``async`` handler's answer from a done-callback of the handler's future, which the event loop
+   runs right after the handler returns: ``after_answer`` runs work one loop turn later, behind that answer.
 
 Its workspace is not used as the document store: ``TextDocument`` splits lines with ``str.splitlines``, which
 breaks lines at form feeds and U+2028 too, so an edit after one lands in the wrong place (documents.py
@@ -14,6 +16,7 @@ follows the LSP rule: ``\\n``, ``\\r\\n``, ``\\r`` only). The test fails once py
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable
@@ -36,6 +39,15 @@ def json_converter() -> Converter:
     for message in (JsonRPCRequestMessage, JsonRPCResponseMessage, JsonRPCNotification):
         converter.register_structure_hook(message, keep)
     return converter
+
+
+def after_answer(work: Callable[[], None]) -> None:
+    """Run ``work`` once the answer of the request being handled is written (call it from the handler): what
+    follows the answer, such as an update about the session it names, must not overtake it."""
+    loop = asyncio.get_running_loop()
+    # The handler's done-callback is queued when the handler returns, after this first callback: the second
+    # one is queued behind it.
+    loop.call_soon(loop.call_soon, work)
 
 
 class AnswerWatch:

@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_lsp.adapters.choices import config_options
 from agent_lsp.adapters.lsp.client import LspClient
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.configuration import Configuration
 from agent_lsp.adapters.lsp.confirmer import LspConfirmer
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
+from agent_lsp.adapters.lsp.pygls_glue import after_answer
 from agent_lsp.adapters.updates import UpdateState, to_updates
 from agent_lsp.model.catalog import CHOICE_IDS
 from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode
@@ -62,8 +64,8 @@ class Sessions:
         from agent_lsp.store.sessions import new_session_id
 
         setup = self._setup(params, new_session_id())
-        live = await self._open(await self.config.runtime().create_session(setup))
-        return self.describe(live)
+        live = self._open(await self.config.runtime().create_session(setup))
+        return self._answer(live)
 
     async def load_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
         sid = session_id(params)
@@ -77,12 +79,12 @@ class Sessions:
             handle, replay = await self.config.runtime().load_session(sid, setup)
         except SessionNotFoundError as exc:
             raise RequestError("not_found", f"no saved session {sid} for {setup.cwd}") from exc
-        live = await self._open(handle)
+        live = self._open(handle)
         for event in replay:
             updates, live.state = to_updates(event, live.state, replay=True)
             for update in updates:
                 self.client.notify("agent/update", {"sessionId": sid, "update": update, "replay": True})
-        return self.describe(live)
+        return self._answer(live)
 
     async def current_session(self) -> str:
         """The session code actions and ``agent.prompt`` go to; made on first use."""
@@ -123,15 +125,38 @@ class Sessions:
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
         )
 
-    async def _open(self, handle: SessionHandle) -> LiveSession:
-        models = await handle.model_choices()
+    def _open(self, handle: SessionHandle) -> LiveSession:
         for notice in handle.notices:  # said while the session was being made
             self.client.notify("window/showMessage", notice_message(notice))
         handle.notices.clear()
-        live = LiveSession(handle, models=models)
+        live = LiveSession(handle)
         self.open[live.id] = live
         self.current = live.id
         return live
+
+    def _answer(self, live: LiveSession) -> dict[str, Any]:
+        """What the session offers now: Gemini's usual models, or an endpoint's current one. An endpoint's own
+        list (loading its SDK and asking it over the network) follows as a ``config_option_update``, as over
+        ACP: opening a session never waits on the network."""
+        handle = live.handle
+        if handle.lists_models:
+            live.models = [(handle.session.model, handle.session.model)]
+
+            def refresh() -> None:
+                handle.background.append(asyncio.get_running_loop().create_task(self._refresh_models(live)))
+
+            after_answer(refresh)
+        return self.describe(live)
+
+    async def _refresh_models(self, live: LiveSession) -> None:
+        models = await live.handle.model_choices()
+        if models == live.models or live.id not in self.open:
+            return
+        live.models = models
+        session = live.handle.session
+        options = config_options(session.model, session.policy.mode, models)
+        update = {"sessionUpdate": "config_option_update", "configOptions": options}
+        self.client.notify("agent/update", {"sessionId": live.id, "update": update})
 
     def describe(self, live: LiveSession) -> dict[str, Any]:
         session = live.handle.session
