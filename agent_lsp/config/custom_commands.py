@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,6 +108,8 @@ def _toml_files(root: Path) -> list[Path]:
 
 
 def _parse(path: Path, d: CommandDir, problems: list[str]) -> CustomCommand | None:
+    import tomllib  # imported here: only a command file on disk needs the parser, not every start-up
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:

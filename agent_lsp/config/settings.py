@@ -21,6 +21,10 @@ class _Section(BaseModel):
     (defaults need no validation), so importing this module and taking the defaults (no settings file: the
     loader then validates nothing) costs ~10 ms instead of ~32 ms of pydantic schema building on the way to
     a ready session; the first settings file to validate pays the rest.
+
+    Empty-list defaults are written ``default=[]`` (pydantic copies a mutable default for each instance, so no
+    two settings share a list): with ``default_factory=list`` pydantic inspected ``list``'s signature on every
+    construction (~0.15 ms a field, ~1.2 ms for each ``Settings`` made, several per session).
     """
 
     model_config = ConfigDict(
@@ -144,7 +148,7 @@ class ContextSettings(_Section):
         default="GEMINI.md", description="Name (or names) of the memory files loaded into the system instruction."
     )
     include_directories: list[str] = Field(
-        default_factory=list, description="Extra folders added to the workspace (absolute or ~-relative)."
+        default=[], description="Extra folders added to the workspace (absolute or ~-relative)."
     )
     file_filtering: FileFilteringSettings = Field(default_factory=FileFilteringSettings.model_construct)
     memory_boundary_markers: list[str] = Field(
@@ -185,8 +189,8 @@ class ToolsSettings(_Section):
     core: list[str] | None = Field(
         default=None, description="Allowlist of built-in tools (e.g. 'run_shell_command(git)'); unset means all."
     )
-    allowed: list[str] = Field(default_factory=list, description="Tool calls that run without asking for approval.")
-    exclude: list[str] = Field(default_factory=list, description="Tools never offered to the model.")
+    allowed: list[str] = Field(default=[], description="Tool calls that run without asking for approval.")
+    exclude: list[str] = Field(default=[], description="Tools never offered to the model.")
     discovery_command: str | None = Field(
         default=None, description="Command printing FunctionDeclaration JSON for project-specific tools."
     )
@@ -207,7 +211,7 @@ class ToolsSettings(_Section):
 
 class McpSettings(_Section):
     allowed: list[str] | None = Field(default=None, description="Only these MCP server names connect; unset means all.")
-    excluded: list[str] = Field(default_factory=list, description="These MCP server names never connect.")
+    excluded: list[str] = Field(default=[], description="These MCP server names never connect.")
 
 
 class McpServerSettings(_Section):
@@ -216,7 +220,7 @@ class McpServerSettings(_Section):
     model_config = ConfigDict(extra="allow")
 
     command: str | None = Field(default=None, description="Executable for the stdio transport.")
-    args: list[str] = Field(default_factory=list, description="Arguments for command.")
+    args: list[str] = Field(default=[], description="Arguments for command.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment for the server process.")
     cwd: str | None = Field(default=None, description="Working directory for the server process.")
     url: str | None = Field(default=None, description="SSE (or, with type 'http', streamable HTTP) endpoint.")
@@ -226,7 +230,7 @@ class McpServerSettings(_Section):
     timeout: int | None = Field(default=None, gt=0, description="Request timeout in milliseconds.")
     trust: bool = Field(default=False, description="Trusted servers' tools run without confirmation.")
     include_tools: list[str] | None = Field(default=None, description="Only these tools of the server are offered.")
-    exclude_tools: list[str] = Field(default_factory=list, description="These tools of the server are not offered.")
+    exclude_tools: list[str] = Field(default=[], description="These tools of the server are not offered.")
     description: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -274,12 +278,12 @@ class AdvancedSettings(_Section):
 
 class SkillsSettings(_Section):
     enabled: bool = Field(default=True, description="Offer agent skills (SKILL.md folders) to the model.")
-    disabled: list[str] = Field(default_factory=list, description="Skill names (any case) not offered.")
+    disabled: list[str] = Field(default=[], description="Skill names (any case) not offered.")
 
 
 class HooksConfigSettings(_Section):
     enabled: bool = Field(default=True, description="Run the hooks configured under `hooks`.")
-    disabled: list[str] = Field(default_factory=list, description="Hooks (by name, else by command) that do not run.")
+    disabled: list[str] = Field(default=[], description="Hooks (by name, else by command) that do not run.")
     notifications: bool = Field(default=True, description="Say when a hook ran (Gemini CLI's indicator).")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +99,8 @@ def _fail_closed(file: Path, tier: int) -> PolicyRule:
 
 
 def _load_file(file: Path, tier: int, loaded: LoadedPolicies) -> None:
+    import tomllib  # imported here: only a policy file on disk needs the parser, not every start-up
+
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
 from abc import abstractmethod
 from pathlib import Path
 
@@ -11,7 +10,6 @@ from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails, FileDiff, Location
 from agent_lsp.tools.base import OutputSink, P, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.review_report import report
 from agent_lsp.workspace.encoding import BinaryFileError
 from agent_lsp.workspace.filesystem import disk_encoding
 
@@ -33,6 +31,8 @@ def unified_diff(path_label: str, old: str | None, new: str, context: int = 3) -
     """A git-style unified diff from ``old`` (None: a new file) to ``new``; empty when they are equal."""
     if old == new:
         return ""
+    import difflib  # imported here: building a session's edit tools does not need it
+
     before = "/dev/null" if old is None else f"a/{path_label}"
     out = difflib.unified_diff(_lines(old or ""), _lines(new), fromfile=before, tofile=f"b/{path_label}", n=context)
     return "".join(out)
@@ -139,7 +139,10 @@ class FileEditInvocation(ToolInvocation[P]):
         message = self.success_message(old, new)
         if self._modified and new != self._proposed:
             # The user took part of the proposal or edited it: the model must know exactly what landed.
-            # Off the event loop: the line matching is quadratic at worst on a big file.
+            # Off the event loop: the line matching is quadratic at worst on a big file. Imported here: only
+            # an edit the user changed needs the report.
+            from agent_lsp.tools.review_report import report
+
             message += "\n\n" + await asyncio.to_thread(report, self.shown_path, old, self._proposed, new)
         action = "Created" if old is None else "Updated"
         return ToolResult(

@@ -327,34 +327,39 @@ def rel_posix(path: Path, base: Path) -> str:
 
 # -- omission placeholders ------------------------------------------------------------------------------
 
-_COMMENT_LEAD = re.compile(r"^(?://+|#+|/\*+|\*+|<!--|--|;+|\{/\*|%|')\s*")
-_COMMENT_TAIL = re.compile(r"\s*(?:\*+/\}?|-->)\s*$")
-_PLACEHOLDER_PATTERNS = [
-    re.compile(p)
-    for p in (
-        r"^(?:\.\.\.|…)?\s*\(?(?:the )?(?:rest|remainder) of (?:the |this |your )?"
-        r"(?:code|file|implementation|content|contents|function|method|methods|class|module|component|logic|"
-        r"imports|tests)\b",
-        r"^(?:\.\.\.|…)\s*(?:existing|previous|original|other|unchanged|remaining|same|more)\b",
-        r"\b(?:existing|previous|original|remaining|unchanged|other) (?:code|content|contents|implementation|"
-        r"methods|functions|imports|logic|lines|tests)\b.*(?:here|unchanged|remains?|as before|\.\.\.|…|omitted)",
-        r"^(?:code|content|implementation|everything else) (?:remains|stays|is) (?:the same|unchanged)",
-    )
-]
+_PLACEHOLDERS = (
+    r"^(?:\.\.\.|…)?\s*\(?(?:the )?(?:rest|remainder) of (?:the |this |your )?"
+    r"(?:code|file|implementation|content|contents|function|method|methods|class|module|component|logic|"
+    r"imports|tests)\b",
+    r"^(?:\.\.\.|…)\s*(?:existing|previous|original|other|unchanged|remaining|same|more)\b",
+    r"\b(?:existing|previous|original|remaining|unchanged|other) (?:code|content|contents|implementation|"
+    r"methods|functions|imports|logic|lines|tests)\b.*(?:here|unchanged|remains?|as before|\.\.\.|…|omitted)",
+    r"^(?:code|content|implementation|everything else) (?:remains|stays|is) (?:the same|unchanged)",
+)
+
+
+# Compiled on the first edit checked (then cached), not at import: building a session's tools does not need them.
+@lru_cache(maxsize=1)
+def _placeholder_regexes() -> tuple[re.Pattern[str], re.Pattern[str], tuple[re.Pattern[str], ...]]:
+    """(comment lead, comment tail, the placeholder phrases)."""
+    lead = re.compile(r"^(?://+|#+|/\*+|\*+|<!--|--|;+|\{/\*|%|')\s*")
+    tail = re.compile(r"\s*(?:\*+/\}?|-->)\s*$")
+    return lead, tail, tuple(re.compile(p) for p in _PLACEHOLDERS)
 
 
 def _placeholder_lines(text: str) -> list[str]:
+    comment_lead, comment_tail, placeholders = _placeholder_regexes()
     found: list[str] = []
     for raw in text.splitlines():
         line = raw.strip()
         if not line or len(line) > 160:
             continue
-        body = _COMMENT_TAIL.sub("", _COMMENT_LEAD.sub("", line, count=1)).strip()
+        body = comment_tail.sub("", comment_lead.sub("", line, count=1)).strip()
         # Only comment lines or bare "..." lines count: prose that mentions "existing code" is fine.
         if body == line and not line.startswith(("...", "…")):
             continue
         low = body.lower()
-        if any(p.search(low) for p in _PLACEHOLDER_PATTERNS):
+        if any(p.search(low) for p in placeholders):
             found.append(line)
     return found
 

@@ -7,7 +7,6 @@ mixed), lines edited in place keep their line's ending, and new lines take the f
 
 from __future__ import annotations
 
-import difflib
 import re
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
@@ -57,6 +56,8 @@ def restore_endings(original: str, edited: str) -> str:
     while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
         ends[len(new) - 1 - tail] = old_ends[len(old) - 1 - tail]
         tail += 1
+    import difflib  # imported here: building a session's edit tools does not need it
+
     # autojunk (the default) keeps this near linear on files with many repeated lines ("}", blank): without it
     # a rewrite of a 4,000-line CRLF file took 30 s. A repeated line it skips is still paired by position below.
     matcher = difflib.SequenceMatcher(None, old[head : len(old) - tail], new[head : len(new) - tail])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,6 +127,8 @@ class MemoryInvocation(ToolInvocation[MemoryParams]):
     async def confirmation(self) -> ConfirmationDetails:
         old = await self._read()
         new = self._modified if self._modified is not None else add_memory_entry(old or "", self.params.fact)
+        import difflib  # imported here: building a session's tools does not need it
+
         unified = "".join(
             difflib.unified_diff(
                 (old or "").splitlines(keepends=True),

@@ -15,7 +15,6 @@ from typing import Any
 from agent_lsp.core.truncation import HeadTailBuffer
 from agent_lsp.errors import PathOutsideWorkspace, ToolError
 from agent_lsp.events import ConfirmationDetails
-from agent_lsp.shellparse import parse_shell
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.shell_process import (
@@ -120,6 +119,10 @@ class ShellTool(ContextTool):
             os.fsencode(command)
         except UnicodeEncodeError:
             return "The command contains characters that cannot be passed to bash (unpaired UTF-16 surrogates)."
+        # Imported on the first command checked, like the grammar it loads: building a session's tools
+        # does not need the parser package.
+        from agent_lsp.shellparse import parse_shell
+
         parsed = parse_shell(command)
         if parsed.substitution:
             # Refused in every approval mode: what it runs is decided only when it runs, so nobody approved it.
@@ -179,6 +182,8 @@ class ShellInvocation(ToolInvocation[ShellParams]):
         return text
 
     async def confirmation(self) -> ConfirmationDetails:
+        from agent_lsp.shellparse import parse_shell  # imported here, off the start-up path (see check)
+
         return ConfirmationDetails(
             type="exec",
             title=self.describe(),

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.shell import wrap_untrusted
-from agent_lsp.tools.web_fetch_html import html_to_text
-from agent_lsp.tools.web_fetch_local import MAX_REDIRECTS, MAX_TEXT_CHARS, USER_AGENT, LocalFetcher
 from agent_lsp.tools.web_fetch_urls import (
     Refused,
     address_problem,
@@ -22,22 +20,21 @@ from agent_lsp.tools.web_fetch_urls import (
     github_raw_url,
 )
 
+if TYPE_CHECKING:  # fetching locally (and html.parser with it) is imported on the first local fetch
+    from agent_lsp.tools.web_fetch_local import LocalFetcher
+
 # The tool is split by job: web_fetch_urls (URLs and the address check), web_fetch_local (fetching with httpx),
 # web_fetch_html (page text). This module is the tool, its invocation and the URL-context path through the model.
 __all__ = [
     "MAX_BYTES",
-    "MAX_REDIRECTS",
-    "MAX_TEXT_CHARS",
     "MAX_URLS",
     "TIMEOUT_S",
-    "USER_AGENT",
     "WebFetchInvocation",
     "WebFetchParams",
     "WebFetchTool",
     "address_problem",
     "extract_urls",
     "github_raw_url",
-    "html_to_text",
 ]
 
 MAX_URLS = 20
@@ -192,6 +189,10 @@ class WebFetchInvocation(ToolInvocation[WebFetchParams]):
 
     def _fetcher(self) -> LocalFetcher:
         # Built per call from the tool's current limits (tests and settings may change them after start-up).
+        # Imported here: most fetches go through the model's URL context, and building a session's tools
+        # should not pay for html.parser and the fetcher.
+        from agent_lsp.tools.web_fetch_local import LocalFetcher
+
         tool = self.tool
         allow_private = tool.ctx.web_fetch_allow_private
         return LocalFetcher(

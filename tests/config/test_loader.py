@@ -37,6 +37,20 @@ def test_defaults_without_any_file(workspace: Path, env: dict[str, str]) -> None
     assert loaded.errors == [] and loaded.sources == [] and loaded.skipped_workspace is False
 
 
+def test_list_defaults_are_never_shared_between_settings(workspace: Path, home: Path, env: dict[str, str]) -> None:
+    # The empty lists are written default=[]: each settings object must still get lists of its own.
+    write_json(home / ".gemini" / "settings.json", {"tools": {"core": ["read_file"]}})
+    made = [Settings(), Settings.model_construct(), load_settings([workspace], trusted=True, env=env).settings]
+    lists = [
+        (s.tools.allowed, s.tools.exclude, s.mcp.excluded, s.skills.disabled, s.context.include_directories)
+        for s in made
+    ]
+    assert all(each == ([], [], [], [], []) for each in lists)
+    assert len({id(x) for each in lists for x in each}) == 5 * len(made)
+    made[0].tools.allowed.append("run_shell_command")
+    assert Settings().tools.allowed == [] and made[1].tools.allowed == []
+
+
 def test_each_layer_overrides_the_previous(workspace: Path, home: Path, system_dir: Path, env: dict[str, str]) -> None:
     # Key i is written by layers 0..i, so its final value names the last layer that wrote it.
     layer_files = [
