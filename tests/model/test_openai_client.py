@@ -23,7 +23,7 @@ from agent_lsp.model.base import (
     Part,
 )
 from agent_lsp.model.openai_compat import OpenAIClient
-from agent_lsp.model.openai_compat.request import to_json_schema, to_messages
+from agent_lsp.model.openai_compat.request import completion_params, to_json_schema, to_messages
 from agent_lsp.model.provider import ModelLimits, OpenAIConfig
 from tests.fakes.fake_openai import FakeOpenAI, check_chat_request, text_turn, tool_turn
 
@@ -145,6 +145,25 @@ def test_history_converts_to_valid_messages() -> None:
     assert messages[3]["content"] == "A" and messages[4]["content"] == "Error: no such file"
     assert messages[5]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
     assert "Thinking" not in json.dumps(messages)
+
+
+async def test_whole_history_reaches_the_server_exactly_on_every_call(fake: FakeOpenAI, client: OpenAIClient) -> None:
+    # The messages go out through the SDK's extra_body (openai_compat/request.py, history_in_extra_body): this pins
+    # that the server receives every message, in order, exactly as converted, and every other field as before.
+    contents = list(gemini_history())
+    for i in range(30):
+        contents += [Content("model", (Part(text=f"answer {i} ünï ✓"),)), Content("user", (Part(text=f"q {i}"),))]
+    req = request(*contents)
+    fake.push(text_turn("ok"), text_turn("ok"))
+    await collect(client, req)
+    await client.generate(req)
+    stream, whole = fake.chat_requests()
+    expected = completion_params(req, client.config, stream=True)
+    assert stream.body == json.loads(json.dumps(expected))
+    assert len(stream.body["messages"]) > 60
+    expected = completion_params(req, client.config, stream=False)
+    assert whole.body == json.loads(json.dumps(expected))
+    assert fake.violations == []
 
 
 def test_unanswered_calls_are_answered_so_the_chat_stays_valid() -> None:

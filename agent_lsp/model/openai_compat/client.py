@@ -19,7 +19,7 @@ from agent_lsp.errors import ModelError
 from agent_lsp.model.base import GenerateRequest, ModelChunk, mapped_errors
 from agent_lsp.model.openai_compat import listing
 from agent_lsp.model.openai_compat.errors import map_error, refuses_stream_options, refuses_streaming
-from agent_lsp.model.openai_compat.request import completion_params, to_messages
+from agent_lsp.model.openai_compat.request import completion_params, history_in_extra_body, to_messages
 from agent_lsp.model.openai_compat.stream import StreamAssembler, completion_to_chunk
 from agent_lsp.model.provider import OpenAIConfig
 
@@ -137,12 +137,13 @@ class OpenAIClient:
             raise
 
     def _stream_params(self, request: GenerateRequest) -> dict[str, Any]:
-        return completion_params(request, self._config, stream=True, usage=self._stream_options)
+        return history_in_extra_body(completion_params(request, self._config, stream=True, usage=self._stream_options))
 
     async def generate(self, request: GenerateRequest) -> ModelChunk:
         with self._mapped_errors(request.model):
             sdk = await self._ready()
-            response = await sdk.chat.completions.create(**completion_params(request, self._config, stream=False))
+            params = history_in_extra_body(completion_params(request, self._config, stream=False))
+            response = await sdk.chat.completions.create(**params)
         return completion_to_chunk(response)
 
     async def count_tokens(self, request: GenerateRequest) -> int:
