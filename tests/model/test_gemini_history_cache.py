@@ -68,7 +68,8 @@ async def test_a_compressed_history_reaches_the_server_exactly(
     fake: FakeGemini, client: GeminiClient, tmp_path: Path
 ) -> None:
     big = " ".join(f"word{i}" for i in range(300))  # varied text: repetition would trip loop detection
-    summary = {"candidates": [{"content": {"role": "model", "parts": [{"text": "<state_snapshot>s</state_snapshot>"}]}}]}
+    snapshot = "<state_snapshot>s</state_snapshot>"
+    summary = {"candidates": [{"content": {"role": "model", "parts": [{"text": snapshot}]}}]}
     usage = {"promptTokenCount": 600_000, "totalTokenCount": 600_010}  # past half of a 1M-token window
     fake.push(
         text_stream("first " + big),
@@ -84,7 +85,7 @@ async def test_a_compressed_history_reaches_the_server_exactly(
     assert any(isinstance(e, ev.ChatCompressed) for e in events)
     streams = [r for r in fake.requests if r.action == "streamGenerateContent"]
     history = session.history.contents()
-    assert history[0].parts[0].text == "<state_snapshot>s</state_snapshot>"
+    assert history[0].parts[0].text == snapshot
     # The last request carried the compressed history and the new prompt (everything but the answer to it).
     assert streams[-1].body["contents"] == fresh(history[:-1])
 
