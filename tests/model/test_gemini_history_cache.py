@@ -103,4 +103,3 @@ async def test_a_prompt_the_model_never_answered_is_not_sent_again(
     sent = [r.body["contents"] for r in fake.requests if r.action == "streamGenerateContent"]
     assert [c["parts"][0]["text"] for c in sent[-1]] == ["one", "first", "three"]
     assert sent[-1] == fresh(session.history.contents()[:-1])
-
