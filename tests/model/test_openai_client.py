@@ -166,6 +166,32 @@ async def test_whole_history_reaches_the_server_exactly_on_every_call(fake: Fake
     assert fake.violations == []
 
 
+async def test_one_connection_serves_every_request(fake: FakeOpenAI, client: OpenAIClient) -> None:
+    # The SDK stops reading at [DONE], before the body's end; the client reads the rest so httpx keeps the
+    # connection (openai_compat/keepalive.py). Without that, every turn opened a new one.
+    for _ in range(3):
+        fake.push(text_turn("Hel", "lo."))
+        assert "".join(c.text for c in await collect(client, request())) == "Hello."
+    fake.push(text_turn("whole"))
+    assert (await client.generate(request())).text == "whole"
+    assert fake.connections == 1
+
+
+async def test_a_stream_closed_early_is_not_read_to_its_end(fake: FakeOpenAI, client: OpenAIClient) -> None:
+    fake.push(text_turn("warm"))
+    await collect(client, request())
+    # A slow answer the user stops after its first words: closed at once, the connection given up.
+    fake.push({"chunks": text_turn(*["word "] * 50), "delay_s": 0.1})
+    stream = client.stream(request())
+    async for chunk in stream:
+        assert chunk.text == "word "
+        break
+    await stream.aclose()  # type: ignore[attr-defined]
+    fake.push(text_turn("next"))
+    assert "".join(c.text for c in await collect(client, request())) == "next"
+    assert fake.connections == 2
+
+
 def test_unanswered_calls_are_answered_so_the_chat_stays_valid() -> None:
     contents = (
         Content("user", (Part(text="go"),)),
