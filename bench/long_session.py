@@ -1,11 +1,12 @@
-"""A long session through the real google-genai client: turn time at prompt 200 vs the floor, and reloading it.
+"""A long session through the real model client: turn time at prompt 200 vs the floor, and reloading it.
 
 200 prompts of 1.5 KB, each answered with 1.5 KB of text by the zero-delay fake Gemini server (in this
-process), through the real runtime. After each agent turn, the floor sends the very body the agent just
-sent (the same history JSON) to the same fake with the standard library's http.client and reads the
-answer: what sending the history costs by itself. The two alternate turn by turn, so machine noise hits
-both alike; medians of the first and last ten turns are printed with their ratio. Goal: a turn at prompt
-200 within 2x of the floor. Then ``session/load`` of the recorded 200-prompt session (goal ≤ 1 s).
+process), through the real runtime and google-genai. After each agent turn, the floor sends the very body
+the agent just sent (the same history JSON) to the same fake with the standard library's http.client and
+reads the answer: what sending the history costs by itself. The two alternate turn by turn, so machine
+noise hits both alike; medians of the first and last ten turns are printed with their ratio. Goal: a turn
+at prompt 200 within 2x of the floor. Then ``session/load`` of the recorded 200-prompt session (goal ≤ 1 s).
+``--openai`` does the same through the openai SDK against the fake OpenAI-compatible server.
 The machine is shared: read ratios, not absolute figures.
 """
 
@@ -19,41 +20,61 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.fakes, from a checkout
 
 from tests.fakes.fake_gemini import FakeGemini
+from tests.fakes.fake_openai import FakeOpenAI, text_turn
 
 N = int(os.environ.get("BENCH_PROMPTS", "200"))
 GOAL_RATIO = 2.0
 LOAD_GOAL_MS = 1000.0
 
 
+def _text(kind: str, i: int) -> str:
+    """~1.5 KB of prose that never repeats itself: a repeated run (say ``"a" * 1500``) is a content loop,
+    which cuts the stream and ends the turn early, so the bench would time loop handling, not a turn."""
+    return f"{kind} {i}: " + " ".join(f"{kind[0]}{i}w{j}" for j in range(1500 // (len(str(i)) + 5)))[:1500]
+
+
 def _answer(i: int) -> list[dict[str, Any]]:
     return [
         {
-            "candidates": [{"content": {"role": "model", "parts": [{"text": f"answer {i} " + "a" * 1500}]}}],
+            "candidates": [{"content": {"role": "model", "parts": [{"text": _text("answer", i)}]}}],
             "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110},
         },
         {"candidates": [{"content": {"role": "model", "parts": [{"text": "."}]}, "finishReason": "STOP"}]},
     ]
 
 
-async def main() -> None:
+def _openai_answer(i: int) -> list[Any]:
+    return text_turn(_text("answer", i), ".")
+
+
+async def main(openai: bool) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-long-"))
-    fake = FakeGemini()
+    fake: FakeGemini | FakeOpenAI = FakeOpenAI() if openai else FakeGemini()
     url = fake.start()
-    os.environ.update(
-        {
-            "HOME": str(tmp / "home"),
-            "AGENT_LSP_HOME": str(tmp / "state"),
-            "AGENT_LSP_TRUST_WORKSPACE": "true",
-            "GEMINI_API_KEY": "bench-key",
-            "GOOGLE_GEMINI_BASE_URL": url,
-        }
-    )
+    env = {"HOME": str(tmp / "home"), "AGENT_LSP_HOME": str(tmp / "state"), "AGENT_LSP_TRUST_WORKSPACE": "true"}
+    answer: Callable[[int], Any]
+    if isinstance(fake, FakeOpenAI):
+        env.update({"OPENAI_BASE_URL": url, "OPENAI_MODEL": "fake-model", "OPENAI_API_KEY": "bench-key"})
+        answer, path, auth = _openai_answer, "/v1/chat/completions", ("Authorization", "Bearer bench-key")
+    else:
+        env.update({"GEMINI_API_KEY": "bench-key", "GOOGLE_GEMINI_BASE_URL": url})
+        answer = _answer
+        path, auth = "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", ("x-goog-api-key", "bench-key")
+
+    def last_body() -> Any:
+        """The body of the request the agent just sent."""
+        if isinstance(fake, FakeOpenAI):
+            return fake.chat_requests()[-1].body
+        return fake.generation_requests()[-1].body
+
+    os.environ.update(env)
     project = tmp / "project"
     project.mkdir()
     (project / "a.txt").write_text("x\n")
@@ -64,36 +85,30 @@ async def main() -> None:
     runtime = Runtime(RuntimeOptions(env=dict(os.environ)))
     handle = await runtime.create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer()))
     session = handle.session
-    host, port = url.split("//", 1)[1].split(":")
+    host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
     conn = http.client.HTTPConnection(host, int(port))
 
     def floor(body: Any, i: int) -> float:
-        fake.push(_answer(i))
+        fake.push(answer(i))
         start = time.perf_counter()
         data = json.dumps(body).encode()
-        conn.request(
-            "POST",
-            "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
-            data,
-            {"Content-Type": "application/json", "x-goog-api-key": "bench-key"},
-        )
+        conn.request("POST", path, data, {"Content-Type": "application/json", auth[0]: auth[1]})
         response = conn.getresponse()
         for line in response.read().splitlines():
-            if line.startswith(b"data: "):
+            if line.startswith(b"data: {"):
                 json.loads(line[6:])
         return (time.perf_counter() - start) * 1000
 
     ours: list[float] = []
     floors: list[float] = []
     for i in range(N):
-        fake.push(_answer(i))
+        fake.push(answer(i))
         start = time.perf_counter()
-        async for event in session.send(f"prompt {i} " + "q" * 1500):
-            if event.kind == "error":
-                raise SystemExit(f"turn {i} failed: {event}")
+        async for event in session.send(_text("prompt", i)):
+            if event.kind in ("error", "loop_detected"):
+                raise SystemExit(f"turn {i} did not end normally: {event}")
         ours.append((time.perf_counter() - start) * 1000)
-        body = fake.generation_requests()[-1].body
-        floors.append(floor(body, i))
+        floors.append(floor(last_body(), i))
     session_id = session.id
     await handle.aclose()
     conn.close()
@@ -120,4 +135,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main("--openai" in sys.argv[1:]))

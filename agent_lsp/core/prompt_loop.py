@@ -101,15 +101,25 @@ class PromptLoop:
         emit = s.emit  # once per streamed chunk: no attribute walks in the loop
         check = self._loops.check
         stream = await model_stream(s.hooks, self._request(), self._open, emit)
-        async for event in run_turn(stream, result):
-            emit(event)
-            loop = check(event)
-            if loop is not None:
-                emit(loop)
-                if text := result.text:
-                    s.history.add_model([Part(text=text)])
-                return True
-        return False
+        events = run_turn(stream, result)
+        try:
+            async for event in events:
+                emit(event)
+                loop = check(event)
+                if loop is not None:
+                    emit(loop)
+                    if text := result.text:
+                        s.history.add_model([Part(text=text)])
+                    return True
+            return False
+        finally:
+            # A stream cut short (a loop) is closed here, innermost last, so the HTTP response is released now
+            # and in order; left to the garbage collector, each generator was closed by its own task, racing
+            # the others ("aclose(): asynchronous generator is already running"), and the connection was lost.
+            await events.aclose()
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
     def _open(self, request: GenerateRequest) -> AsyncIterator[Streamed]:
         options = self.session.options

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
 from agent_lsp import events as ev
@@ -74,7 +74,7 @@ class TurnResult:
 
 async def run_turn(
     stream: AsyncIterator[ModelChunk | ev.Retry | ev.ModelFallback], result: TurnResult
-) -> AsyncIterator[ev.AgentEvent]:
+) -> AsyncGenerator[ev.AgentEvent, None]:
     """Consume one (retried) response stream, yielding events and filling ``result``."""
     async for item in stream:
         if isinstance(item, ev.Retry):

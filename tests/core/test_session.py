@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from agent_lsp import events as ev
 from agent_lsp.core.history import is_function_response_turn
 from agent_lsp.core.session import SessionOptions
-from agent_lsp.model.base import Content
+from agent_lsp.model.base import Content, GenerateRequest, ModelChunk, ModelClient
 
 from .conftest import RecordingConfirmer, TestTool, call_chunks, collect, kinds, make_session, text_chunks
 
@@ -397,6 +398,41 @@ async def test_content_loop_detected(tmp_path: Path) -> None:
     varied = [f"Step {i}: this sentence talks about topic number {i * 7} in detail. " for i in range(30)]
     session, _ = make_session([text_chunks(*varied)], tmp_path=tmp_path)
     assert "loop_detected" not in kinds(await collect(session, "go"))
+
+
+class _ClosingWatched:
+    """The replay model, noting in ``log`` when a stream it handed out is closed (a real model releases its
+    HTTP response there)."""
+
+    def __init__(self, inner: ModelClient, log: list[str]) -> None:
+        self.inner, self.log = inner, log
+
+    async def stream(self, request: GenerateRequest) -> AsyncIterator[ModelChunk]:
+        try:
+            async for chunk in self.inner.stream(request):
+                yield chunk
+        finally:
+            self.log.append("model stream closed")
+
+    async def generate(self, request: GenerateRequest) -> ModelChunk:
+        return await self.inner.generate(request)
+
+    async def count_tokens(self, request: GenerateRequest) -> int:
+        return await self.inner.count_tokens(request)
+
+
+async def test_a_stream_cut_for_a_loop_is_closed_before_the_prompt_ends(tmp_path: Path) -> None:
+    phrase = "I will now check the configuration file again to be sure. "
+    session, model = make_session([text_chunks(*[phrase] * 30), text_chunks("fine")], tmp_path=tmp_path)
+    log: list[str] = []
+    session.client = _ClosingWatched(model, log)
+    session.sinks.append(lambda event: log.append(event.kind))
+    await collect(session, "go")
+    # Closed by the prompt loop, not later by the garbage collector's tasks (which also raced each other).
+    assert log.index("model stream closed") < log.index("stop")
+    assert log[log.index("loop_detected") :] == ["loop_detected", "model stream closed", "stop"]
+    events = await collect(session, "again")
+    assert [e.text for e in events if isinstance(e, ev.Content)] == ["fine"]
 
 
 async def test_compression_when_threshold_passed_keeps_history_valid(tmp_path: Path) -> None:

@@ -262,6 +262,7 @@ class _Handler(StreamingHandler):
     def setup(self) -> None:
         super().setup()
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server.fake._connected()
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("fake_openai: " + format, *args)
@@ -395,6 +396,7 @@ class FakeOpenAI(LocalServer):
         self.models = list(models)
         self.windows: dict[str, int] = {}  # max_model_len to report per model in GET /v1/models
         self._host = host
+        self.connections = 0  # TCP connections accepted: a client that keeps its connection opens one
         super().__init__()
         self.push(*script)
 
@@ -419,6 +421,10 @@ class FakeOpenAI(LocalServer):
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
             self._requests.append(request)
+
+    def _connected(self) -> None:
+        with self._lock:
+            self.connections += 1
 
     def _violation(self, problems: list[str]) -> None:
         with self._lock:

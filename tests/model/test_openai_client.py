@@ -23,7 +23,7 @@ from agent_lsp.model.base import (
     Part,
 )
 from agent_lsp.model.openai_compat import OpenAIClient
-from agent_lsp.model.openai_compat.request import to_json_schema, to_messages
+from agent_lsp.model.openai_compat.request import completion_params, to_json_schema, to_messages
 from agent_lsp.model.provider import ModelLimits, OpenAIConfig
 from tests.fakes.fake_openai import FakeOpenAI, check_chat_request, text_turn, tool_turn
 
@@ -145,6 +145,51 @@ def test_history_converts_to_valid_messages() -> None:
     assert messages[3]["content"] == "A" and messages[4]["content"] == "Error: no such file"
     assert messages[5]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
     assert "Thinking" not in json.dumps(messages)
+
+
+async def test_whole_history_reaches_the_server_exactly_on_every_call(fake: FakeOpenAI, client: OpenAIClient) -> None:
+    # The messages go out through the SDK's extra_body (openai_compat/request.py, history_in_extra_body): this pins
+    # that the server receives every message, in order, exactly as converted, and every other field as before.
+    contents = list(gemini_history())
+    for i in range(30):
+        contents += [Content("model", (Part(text=f"answer {i} ünï ✓"),)), Content("user", (Part(text=f"q {i}"),))]
+    req = request(*contents)
+    fake.push(text_turn("ok"), text_turn("ok"))
+    await collect(client, req)
+    await client.generate(req)
+    stream, whole = fake.chat_requests()
+    expected = completion_params(req, client.config, stream=True)
+    assert stream.body == json.loads(json.dumps(expected))
+    assert len(stream.body["messages"]) > 60
+    expected = completion_params(req, client.config, stream=False)
+    assert whole.body == json.loads(json.dumps(expected))
+    assert fake.violations == []
+
+
+async def test_one_connection_serves_every_request(fake: FakeOpenAI, client: OpenAIClient) -> None:
+    # The SDK stops reading at [DONE], before the body's end; the client reads the rest so httpx keeps the
+    # connection (openai_compat/keepalive.py). Without that, every turn opened a new one.
+    for _ in range(3):
+        fake.push(text_turn("Hel", "lo."))
+        assert "".join(c.text for c in await collect(client, request())) == "Hello."
+    fake.push(text_turn("whole"))
+    assert (await client.generate(request())).text == "whole"
+    assert fake.connections == 1
+
+
+async def test_a_stream_closed_early_is_not_read_to_its_end(fake: FakeOpenAI, client: OpenAIClient) -> None:
+    fake.push(text_turn("warm"))
+    await collect(client, request())
+    # A slow answer the user stops after its first words: closed at once, the connection given up.
+    fake.push({"chunks": text_turn(*["word "] * 50), "delay_s": 0.1})
+    stream = client.stream(request())
+    async for chunk in stream:
+        assert chunk.text == "word "
+        break
+    await stream.aclose()  # type: ignore[attr-defined]
+    fake.push(text_turn("next"))
+    assert "".join(c.text for c in await collect(client, request())) == "next"
+    assert fake.connections == 2
 
 
 def test_unanswered_calls_are_answered_so_the_chat_stays_valid() -> None:

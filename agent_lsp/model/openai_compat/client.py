@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -19,7 +19,8 @@ from agent_lsp.errors import ModelError
 from agent_lsp.model.base import GenerateRequest, ModelChunk, mapped_errors
 from agent_lsp.model.openai_compat import listing
 from agent_lsp.model.openai_compat.errors import map_error, refuses_stream_options, refuses_streaming
-from agent_lsp.model.openai_compat.request import completion_params, to_messages
+from agent_lsp.model.openai_compat.keepalive import drain_after_done_hook
+from agent_lsp.model.openai_compat.request import completion_params, history_in_extra_body, to_messages
 from agent_lsp.model.openai_compat.stream import StreamAssembler, completion_to_chunk
 from agent_lsp.model.provider import OpenAIConfig
 
@@ -75,6 +76,8 @@ class OpenAIClient:
                 base_url=self._config.base_url,
                 max_retries=0,
                 timeout=self._timeout_s if self._timeout_s is not None else 600.0,
+                # The SDK's own client settings, plus a hook that keeps a streamed answer's connection.
+                http_client=openai.DefaultAsyncHttpxClient(event_hooks={"response": [drain_after_done_hook()]}),
             )
             log.debug("openai client ready (%s)", self._config.describe())
         return self._sdk
@@ -95,8 +98,9 @@ class OpenAIClient:
         if not self._streaming:
             yield await self.generate(request)
             return
+        chunks = self._stream(request)
         try:
-            async for chunk in self._stream(request):
+            async for chunk in chunks:
                 yield chunk
         except ModelError as exc:
             if not refuses_streaming(exc):
@@ -105,8 +109,11 @@ class OpenAIClient:
             log.info("the endpoint does not stream; asking for whole responses")
             self._streaming = False
             yield await self.generate(request)
+        finally:
+            # Closed now, when the caller stops early, so the response is released at once (not by the GC).
+            await chunks.aclose()
 
-    async def _stream(self, request: GenerateRequest) -> AsyncIterator[ModelChunk]:
+    async def _stream(self, request: GenerateRequest) -> AsyncGenerator[ModelChunk, None]:
         yielded = False
         responses: Any = None
         assembler = StreamAssembler()
@@ -137,12 +144,13 @@ class OpenAIClient:
             raise
 
     def _stream_params(self, request: GenerateRequest) -> dict[str, Any]:
-        return completion_params(request, self._config, stream=True, usage=self._stream_options)
+        return history_in_extra_body(completion_params(request, self._config, stream=True, usage=self._stream_options))
 
     async def generate(self, request: GenerateRequest) -> ModelChunk:
         with self._mapped_errors(request.model):
             sdk = await self._ready()
-            response = await sdk.chat.completions.create(**completion_params(request, self._config, stream=False))
+            params = history_in_extra_body(completion_params(request, self._config, stream=False))
+            response = await sdk.chat.completions.create(**params)
         return completion_to_chunk(response)
 
     async def count_tokens(self, request: GenerateRequest) -> int:

@@ -35,6 +35,20 @@ def completion_params(
     return params
 
 
+def history_in_extra_body(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with the messages riding in ``extra_body``, the SDK's own ``messages`` argument the newest only.
+
+    The openai SDK walks every message through its TypedDict transform on each request (about 0.13 ms per
+    message here: a call at 400 messages spent ~55 ms there, 17x the floor of sending the same body). The
+    transform changes nothing in our messages (plain JSON, no aliased or formatted fields), and
+    ``extra_body``, the SDK's documented per-request option, is merged into the JSON body after it, replacing
+    ``messages`` in place, so the body is byte for byte the same at the cost of one ``json.dumps``.
+    tests/model/test_openai_client.py checks that the server receives every message exactly.
+    """
+    messages = params["messages"]
+    return {**params, "messages": messages[-1:], "extra_body": {"messages": messages}}
+
+
 def to_messages(request: GenerateRequest) -> list[dict[str, Any]]:
     """Our contents as Chat Completions messages.
 
