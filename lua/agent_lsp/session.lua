@@ -233,6 +233,59 @@ function M.cancel()
   client:notify("agent/cancel", { sessionId = s.id })
 end
 
+---The choices of an ACP select option (`{value, name}` items, or groups of them), as the session's model list;
+---items that are not a choice are left out, as ACP clients skip invalid items.
+---@param options any
+---@return agent_lsp.Model[]
+local function model_choices(options)
+  local out = {}
+  ---@param item any
+  local function add(item)
+    if type(item) ~= "table" then
+      return
+    end
+    if type(item.value) == "string" then
+      out[#out + 1] = { modelId = item.value, name = type(item.name) == "string" and item.name or item.value }
+    elseif vim.islist(item.options) then -- a group of choices under a header
+      for _, inner in ipairs(item.options) do
+        if type(inner) == "table" and type(inner.value) == "string" then
+          add(inner)
+        end
+      end
+    end
+  end
+  if vim.islist(options) then
+    for _, item in ipairs(options) do
+      add(item)
+    end
+  end
+  return out
+end
+
+---A config_option_update (ACP's session config options): the `model` select becomes the session's models (the
+---server sends an endpoint's own list this way, after answering agent/newSession), the `mode` select's value its
+---current mode. Other options, and options not shaped as a select, change nothing.
+---@param s agent_lsp.Session
+---@param options any
+local function apply_config_options(s, options)
+  if not vim.islist(options) then
+    return
+  end
+  for _, option in ipairs(options) do
+    if type(option) == "table" and type(option.currentValue) == "string" then
+      if option.id == "model" then
+        local models = model_choices(option.options)
+        if #models > 0 then
+          s.models = { currentModelId = option.currentValue, availableModels = models }
+        end
+      elseif option.id == "mode" then
+        s.modes.currentModeId = option.currentValue
+      end
+    end
+  end
+  remember(s)
+end
+
 ---An agent/update notification from the server.
 ---@param params { sessionId: string, update: table, replay: boolean? }
 ---@param client_id integer
@@ -256,6 +309,8 @@ function M.on_update(params, client_id)
     s.title = update.title or s.title
   elseif kind == "usage_update" then
     s.usage = { used = update.used, size = update.size }
+  elseif kind == "config_option_update" then
+    apply_config_options(s, update.configOptions)
   elseif kind == "available_commands_update" then
     s.commands = update.availableCommands or s.commands
     remember(s)

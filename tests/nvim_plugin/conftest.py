@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.fake_openai import FakeOpenAI
 from tests.nvim_plugin.scenarios import SCENARIOS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -75,7 +76,9 @@ def run_spec(name: str, tmp: Path) -> SpecResult:
     for relative, text in scenario.home_files.items():
         (home / relative).parent.mkdir(parents=True, exist_ok=True)
         (home / relative).write_text(text)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "NVIM", "VIM", "XDG_"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "OPENAI", "NVIM", "VIM", "XDG_"))
+    }
     env.update(
         {
             "HOME": str(home),
@@ -95,6 +98,21 @@ def run_spec(name: str, tmp: Path) -> SpecResult:
         }
     )
     cmd = [str(NVIM), "--headless", "-n", "-i", "NONE", "-u", str(HERE / "init.lua")]
+    if not scenario.openai_models:
+        return _run_nvim(name, cmd, project, tmp, env)
+    with FakeOpenAI(models=scenario.openai_models) as endpoint:
+        env.update(
+            {
+                "OPENAI_BASE_URL": endpoint.url,
+                "OPENAI_MODEL": scenario.openai_models[0],
+                "OPENAI_API_KEY": "sk-nvim-spec",
+                "AGENT_NVIM_OPENAI_MODELS": ",".join(scenario.openai_models),
+            }
+        )
+        return _run_nvim(name, cmd, project, tmp, env)
+
+
+def _run_nvim(name: str, cmd: list[str], project: Path, tmp: Path, env: dict[str, str]) -> SpecResult:
     try:
         proc = subprocess.run(
             cmd,

@@ -22,6 +22,8 @@ TWO_RESULT = TWO.replace("(len(values) - 1)", "len(values)")
 # A long stream, then a slow command: the cancel sent on the first chunk usually lands mid-stream, and
 # always before the turn could end.
 CANCEL_CHUNKS = 5000
+# The models the fake OpenAI-compatible endpoint lists in GET /v1/models for the endpoint_models spec.
+ENDPOINT_MODELS = ("coder", "small")
 SLOW_COMMAND = {"command": "sleep 30", "description": "Wait"}
 
 
@@ -41,6 +43,9 @@ class Scenario:
     files: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     home_files: dict[str, str] = field(default_factory=dict)  # under the spec's temp HOME
+    # When set, the spec runs against a fake OpenAI-compatible endpoint listing these models (the first is
+    # OPENAI_MODEL) instead of the replay model.
+    openai_models: tuple[str, ...] = ()
 
 
 TODOS = {
@@ -145,6 +150,7 @@ SCENARIOS: dict[str, Scenario] = {
         [call_line("run_shell_command", {"command": "echo saved-rule", "description": "Say it"}), text_line("Ran it.")],
         home_files={".gemini/settings.json": '{"security": {"enablePermanentToolApproval": true}}\n'},
     ),
+    "endpoint_models": Scenario([], openai_models=ENDPOINT_MODELS),
     "server_lists": Scenario([], env={"AGENT_NVIM_MODES": ",".join(APPROVAL_MODES)}),
     "custom_command": Scenario(
         [text_line("Committed: ", "the custom command ran.")],

@@ -40,3 +40,8 @@ def test_code_action_and_fix_range(nvim_specs: SpecPool) -> None:
 @pytest.mark.nvim_spec("health")
 def test_checkhealth_reports_command_version_and_auth(nvim_specs: SpecPool) -> None:
     nvim_specs.result("health").check()
+
+
+@pytest.mark.nvim_spec("endpoint_models")
+def test_an_endpoints_models_reach_the_model_picker(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("endpoint_models").check()

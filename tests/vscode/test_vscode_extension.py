@@ -110,7 +110,7 @@ def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
         timeout=780,
         PIP_CACHE_DIR=_pip_cache(),
     )
-    assert "e2e: 12 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
+    assert "e2e: 13 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
     assert "mode picker ok: the server's modes" in proc.stdout
     assert "the panel shows the server setting itself up" in proc.stdout
     assert "bootstrap ok: the server installed itself into" in proc.stdout
@@ -129,6 +129,7 @@ def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
     assert "'all future sessions' saved the rule" in proc.stdout
     assert "run 10 ok: the saved command ran in a new chat without a question" in proc.stdout
     assert "run 8 ok: after a crash mid-turn the panel reattached by itself and said so in words" in proc.stdout
+    assert "run 11 ok: on an OpenAI-compatible endpoint the model picker lists the endpoint's models" in proc.stdout
     assert "slash menu ok: the custom /git:commit was offered in the slash menu and ran" in proc.stdout
     assert shot.stat().st_size > 10_000, "the panel screenshot is empty"
     assert (tmp_path / "panel-inline.png").stat().st_size > 10_000, "the inline review screenshot is empty"

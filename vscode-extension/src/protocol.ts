@@ -130,6 +130,34 @@ export interface PlanEntry {
   status: "pending" | "in_progress" | "completed";
 }
 
+/** One choice of an ACP select config option. */
+export interface ConfigSelectChoice {
+  value: string;
+  name: string;
+  description?: string | null;
+}
+
+/** A group of choices under a header (ACP allows a select's options to be grouped). */
+export interface ConfigSelectGroup {
+  group: string;
+  name: string;
+  options: ConfigSelectChoice[];
+}
+
+/**
+ * An ACP session config option. agent-lsp sends two selects: `model` (the picker's models, e.g. an
+ * OpenAI-compatible endpoint's GET /v1/models list, after the agent/newSession answer) and `mode`.
+ */
+export interface ConfigOption {
+  id: string;
+  name: string;
+  description?: string | null;
+  category?: string | null;
+  type: "select";
+  currentValue: string;
+  options: ConfigSelectChoice[] | ConfigSelectGroup[];
+}
+
 export type SessionUpdate =
   | { sessionUpdate: "agent_message_chunk"; content: TextBlock }
   | { sessionUpdate: "agent_thought_chunk"; content: TextBlock }
@@ -157,6 +185,7 @@ export type SessionUpdate =
   | { sessionUpdate: "session_info_update"; title: string }
   | { sessionUpdate: "available_commands_update"; availableCommands: CommandInfo[] }
   | { sessionUpdate: "current_mode_update"; currentModeId: string }
+  | { sessionUpdate: "config_option_update"; configOptions: ConfigOption[] }
   | { sessionUpdate: "notice"; severity: string; title: string };
 
 export interface UpdateParams {

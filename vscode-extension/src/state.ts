@@ -158,6 +158,50 @@ function upsertTool(items: ChatItem[], toolCallId: string, patch: (tool: ToolIte
   return copy;
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A select's choices as models, groups flattened; items that are not a choice are left out, as ACP asks. */
+function modelChoices(options: unknown): ModelInfo[] {
+  if (!Array.isArray(options)) {
+    return [];
+  }
+  const items = options.flatMap((item: unknown) => (isRecord(item) && Array.isArray(item.options) ? item.options : [item]));
+  return items.flatMap((item: unknown) =>
+    isRecord(item) && typeof item.value === "string"
+      ? [{ modelId: item.value, name: typeof item.name === "string" ? item.name : item.value }]
+      : [],
+  );
+}
+
+/**
+ * A config_option_update: the `model` select becomes the picker's models (how the server sends an endpoint's own
+ * list after answering agent/newSession), the `mode` select's value the current mode. Other option ids, and
+ * options not shaped as a select, change nothing; the payload is checked because it comes off the wire.
+ */
+function applyConfigOptions(state: ChatState, configOptions: unknown): ChatState {
+  if (!Array.isArray(configOptions)) {
+    return state;
+  }
+  const patch: Partial<ChatState> = {};
+  for (const option of configOptions as unknown[]) {
+    if (!isRecord(option) || typeof option.currentValue !== "string") {
+      continue;
+    }
+    if (option.id === "model") {
+      const models = modelChoices(option.options);
+      if (models.length > 0) {
+        patch.models = models;
+        patch.currentModel = option.currentValue;
+      }
+    } else if (option.id === "mode") {
+      patch.currentMode = option.currentValue;
+    }
+  }
+  return Object.keys(patch).length > 0 ? bump(state, patch) : state;
+}
+
 /** The state after one agent/update for the session the panel shows. */
 export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState {
   switch (update.sessionUpdate) {
@@ -198,6 +242,8 @@ export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState 
       return bump(state, { commands: update.availableCommands });
     case "current_mode_update":
       return bump(state, { currentMode: update.currentModeId });
+    case "config_option_update":
+      return applyConfigOptions(state, update.configOptions);
     case "notice":
       return bump(state, {
         items: [...state.items, { kind: "notice", id: nextId("notice"), severity: update.severity, text: update.title }],

@@ -14,6 +14,15 @@ function H.setup(extra)
   require("agent_lsp").setup(vim.tbl_extend("force", { cmd = cmd }, extra or {}))
 end
 
+---The plugin set up to run the repository's server on the spec's OpenAI-compatible endpoint (the fake server the
+---test started, named by OPENAI_BASE_URL / OPENAI_MODEL / OPENAI_API_KEY in the environment) rather than a replay.
+---@param extra agent_lsp.UserConfig?
+function H.setup_endpoint(extra)
+  assert(os.getenv("OPENAI_BASE_URL"), "the spec's scenario starts no OpenAI-compatible endpoint")
+  local cmd = { H.python, "-m", "agent_lsp", "lsp" }
+  require("agent_lsp").setup(vim.tbl_extend("force", { cmd = cmd }, extra or {}))
+end
+
 ---Wait (processing events) until `predicate` holds; fail with `what` after `ms` milliseconds.
 ---@param predicate fun(): boolean
 ---@param what string

@@ -98,3 +98,86 @@ test("user prompt and agent text do not merge; a new session clears the transcri
   assert.equal(s.sessionId, "n");
   assert.equal(s.currentModel, "m");
 });
+
+test("config_option_update: the model select becomes the picker's models, the mode select's value the mode", () => {
+  let s = S.startSession(S.emptyState(), {
+    sessionId: "n",
+    modes: { currentModeId: "default", availableModes: [{ id: "default", name: "Default" }, { id: "plan", name: "Plan" }] },
+    models: { currentModelId: "coder", availableModels: [{ modelId: "coder", name: "coder" }] },
+    commands: [],
+  });
+  const modes = s.modes;
+  s = S.applyUpdate(s, {
+    sessionUpdate: "config_option_update",
+    configOptions: [
+      {
+        id: "model",
+        name: "Model",
+        type: "select",
+        currentValue: "coder",
+        options: [
+          { value: "coder", name: "coder" },
+          { value: "small", name: "Small model" },
+        ],
+      },
+      { id: "mode", name: "Approval mode", type: "select", currentValue: "plan", options: [{ value: "plan", name: "Plan" }] },
+      { id: "thought_level", name: "Thinking", type: "select", currentValue: "high", options: [{ value: "high", name: "High" }] },
+    ],
+  });
+  assert.deepEqual(s.models, [
+    { modelId: "coder", name: "coder" },
+    { modelId: "small", name: "Small model" },
+  ]);
+  assert.equal(s.currentModel, "coder");
+  assert.equal(s.currentMode, "plan");
+  assert.equal(s.modes, modes, "the modes on offer stay the session's");
+  assert.equal(S.sessionSummary(s), "Mode: Plan · Model: coder");
+
+  // Grouped choices are flattened; items that are not a choice are left out.
+  s = S.applyUpdate(s, {
+    sessionUpdate: "config_option_update",
+    configOptions: [
+      {
+        id: "model",
+        name: "Model",
+        type: "select",
+        currentValue: "b",
+        options: [
+          { group: "one", name: "One", options: [{ value: "a", name: "Model A" }] },
+          { group: "two", name: "Two", options: [{ value: "b", name: "Model B" }, { name: "no value" } as never] },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual(s.models, [
+    { modelId: "a", name: "Model A" },
+    { modelId: "b", name: "Model B" },
+  ]);
+  assert.equal(s.currentModel, "b");
+});
+
+test("a malformed config_option_update changes nothing and throws nothing", () => {
+  const s = S.startSession(S.emptyState(), {
+    sessionId: "n",
+    modes: { currentModeId: "default", availableModes: [{ id: "default", name: "Default" }] },
+    models: { currentModelId: "coder", availableModels: [{ modelId: "coder", name: "coder" }] },
+    commands: [],
+  });
+  const bad: unknown[] = [
+    undefined,
+    null,
+    "model",
+    [null, "x", 3],
+    [{ id: "model", currentValue: 3, options: [{ value: "x", name: "x" }] }],
+    [{ id: "model", currentValue: "x", options: "x" }],
+    [{ id: "model", currentValue: "x", options: [] }],
+    [{ id: "model", currentValue: "x", options: [{ name: "no value" }, 7, null] }],
+    [{ id: "mode", currentValue: null }],
+    [{ id: "thought_level", currentValue: "high", options: [{ value: "high", name: "High" }] }],
+  ];
+  for (const configOptions of bad) {
+    const after = S.applyUpdate(s, { sessionUpdate: "config_option_update", configOptions } as never);
+    assert.equal(after, s, `after ${JSON.stringify(configOptions)}`);
+  }
+  assert.equal(S.applyUpdate(s, { sessionUpdate: "config_option_update" } as never), s, "no configOptions at all");
+});
