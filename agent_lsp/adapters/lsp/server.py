@@ -115,6 +115,12 @@ class AgentServer(LanguageServer):
         self.service = AgentService(self.client, options)
         self.shut_down = asyncio.Event()  # the shutdown request has finished closing sessions
 
+    def initialize(self, params: Mapping[str, Any]) -> None:
+        """The ``initialize`` params as the client sent them (transport.Gate calls this before pygls answers)."""
+        caps = params.get("capabilities")
+        self.client.raw_capabilities = dict(caps) if isinstance(caps, Mapping) else {}
+        self.service.initialize(params)
+
     def as_json(self, params: Any) -> Any:
         """lsprotocol objects → the JSON the client sent (camelCase dicts); plain JSON passes through."""
         if params is None or isinstance(params, dict | list | str | int | float | bool):
@@ -143,14 +149,6 @@ def build_server(options: LaunchOptions) -> AgentServer:
     server = AgentServer(options)
     service = server.service
     sessions, prompts, commands, fs = service.sessions, service.prompts, service.commands, service.fs
-
-    @server.feature(types.INITIALIZE)
-    def initialize(params: types.InitializeParams) -> types.InitializeResult | None:
-        raw = server.as_json(params)
-        caps = raw.get("capabilities")
-        server.client.raw_capabilities = dict(caps) if isinstance(caps, Mapping) else {}
-        service.initialize(raw)
-        return None
 
     @server.feature(types.INITIALIZED)
     async def initialized(_params: Any) -> None:
@@ -271,6 +269,7 @@ def run(options: LaunchOptions, *, reader: FrameReader, stdout: BinaryIO, debug:
         in_flight=in_flight,
         cancel=server.service.prompts.cancel_request,
         before_exit=lambda: _settle(server),
+        initialize=server.initialize,
     )
     try:
         return transport.serve(gate, reader)
