@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,7 @@ class Configuration:
         self.config = LspConfig()
         self.roots: list[Path] = []
         self._runtime: Runtime | None = None
+        self._runtime_lock = threading.Lock()
 
     def initialize(self, params: Mapping[str, Any]) -> None:
         for folder in params.get("workspaceFolders") or []:
@@ -92,20 +94,23 @@ class Configuration:
             self.client.notify("window/showMessage", show_message("warning", f"Settings: {problem}"))
 
     def runtime(self) -> Runtime:
-        if self._runtime is None:
-            from agent_lsp.runtime import Runtime, RuntimeOptions, replay_delay
+        # Under a lock: the credentials check after ``initialized`` builds it on a worker thread while the first
+        # agent/newSession, right behind, asks for it on the event loop; both must get the same one.
+        with self._runtime_lock:
+            if self._runtime is None:
+                from agent_lsp.runtime import Runtime, RuntimeOptions, replay_delay
 
-            # Checkpoints by default in editors; each session's setup carries the editor's own setting.
-            self._runtime = Runtime(
-                RuntimeOptions(
-                    fake_responses=self.options.fake_responses,
-                    model=self.options.model,
-                    approval_mode=self.options.approval_mode,
-                    checkpointing=True,
-                    chunk_delay=replay_delay(os.environ),
+                # Checkpoints by default in editors; each session's setup carries the editor's own setting.
+                self._runtime = Runtime(
+                    RuntimeOptions(
+                        fake_responses=self.options.fake_responses,
+                        model=self.options.model,
+                        approval_mode=self.options.approval_mode,
+                        checkpointing=True,
+                        chunk_delay=replay_delay(os.environ),
+                    )
                 )
-            )
-        return self._runtime
+            return self._runtime
 
 
 def folder_path(folder: Any) -> Path | None:
