@@ -6,7 +6,8 @@ Each session's id is made before the session, so its Confirmer and notice sink a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,8 +65,9 @@ class Sessions:
         from agent_lsp.store.sessions import new_session_id
 
         setup = self._setup(params, new_session_id())
-        live = self._open(await self.config.runtime().create_session(setup))
-        return self._answer(live)
+        with self._credentials():
+            handle = await self.config.runtime().create_session(setup)
+        return self._answer(self._open(handle))
 
     async def load_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
         sid = session_id(params)
@@ -76,7 +78,8 @@ class Sessions:
         from agent_lsp.store.sessions import SessionNotFoundError
 
         try:
-            handle, replay = await self.config.runtime().load_session(sid, setup)
+            with self._credentials():
+                handle, replay = await self.config.runtime().load_session(sid, setup)
         except SessionNotFoundError as exc:
             raise RequestError("not_found", f"no saved session {sid} for {setup.cwd}") from exc
         live = self._open(handle)
@@ -94,13 +97,22 @@ class Sessions:
             assert self.current is not None
             return self.current
 
+    @contextlib.contextmanager
+    def _credentials(self) -> Iterator[None]:
+        """Opening a session without credentials: said with window/showMessage and refused. The runtime decides
+        from the session folder's settings and .env, as over ACP; checking the user's own beforehand would also
+        load settings a second time on the way to the answer."""
+        from agent_lsp.errors import AuthError
+
+        try:
+            yield
+        except AuthError as exc:
+            self.client.notify("window/showMessage", show_message("error", f"Agent: {exc}"))
+            raise RequestError("auth_required", str(exc)) from exc
+
     def _setup(self, params: Mapping[str, Any], sid: str) -> SessionSetup:
         from agent_lsp.runtime import SessionSetup
 
-        problem = self.config.runtime().check_auth()
-        if problem:
-            self.client.notify("window/showMessage", show_message("error", f"Agent: {problem}"))
-            raise RequestError("auth_required", problem)
         raw_cwd, model = opt_str(params, "cwd"), opt_str(params, "model")
         cwd = Path(raw_cwd) if raw_cwd else self.config.default_cwd()
         mode: ApprovalMode | None = self.config.config.approval_mode
