@@ -149,7 +149,9 @@ async def _drive(
     model: str | None = None,
 ) -> tuple[ev.Stop, _Output, str | None]:
     from agent_lsp.runtime import Runtime, SessionSetup
+    from agent_lsp.stopping import cancel_on_sigterm
 
+    cancel_on_sigterm()
     runtime = Runtime(runtime_options)
     # Notices after start-up (an MCP server failing later) go straight to stderr, as the start-up ones do below.
     setup = SessionSetup(
@@ -293,7 +295,7 @@ def run_headless(request: HeadlessRequest) -> int:
                 session_id=request.session_id,
             )
         )
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C or SIGTERM: the session closed on the way out
         return EXIT_CANCELLED
     return _finish(stop, output, session_id)
 

@@ -117,3 +117,19 @@ async def test_a_folder_that_picks_a_provider_without_credentials_is_asked_to_au
     assert "Authentication required" in denied["error"]["message"] and "OPENAI" in denied["error"]["message"]
     assert listed["sessions"] == []  # nothing was recorded for the session that never opened
     client.checker.assert_clean()
+
+
+async def test_a_key_in_a_trusted_folders_env_opens_sessions_there_only(
+    tmp_path: Path, project: Path, env: dict[str, str]
+) -> None:
+    (project / ".env").write_text("GEMINI_API_KEY=k-from-the-folder\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    async with RawClient.spawn(agent_argv(None), env, project) as client:
+        await client.initialize()
+        opened = await client.result("session/new", {"cwd": str(project), "mcpServers": []})
+        denied = await client.call("session/new", {"cwd": str(elsewhere), "mcpServers": []})
+    assert opened["sessionId"]
+    # The folder's key never serves another folder.
+    assert denied["error"]["code"] == -32000 and "GEMINI_API_KEY" in denied["error"]["message"]
+    client.checker.assert_clean()

@@ -74,7 +74,8 @@ class Access:
         return {}
 
     def runtime(self) -> Runtime:
-        """The Runtime for new sessions; -32000 saying what to set when no credentials can serve them."""
+        """The Runtime for new sessions. Credentials are checked when a session opens, with its folder's
+        settings and ``.env`` (a key there serves that folder): see SessionLifecycle."""
         if self._runtime is None:
             from agent_lsp.runtime import Runtime, RuntimeOptions, replay_delay
 
@@ -88,9 +89,6 @@ class Access:
                     env=self.env,
                 )
             )
-        problem = self._runtime.check_auth()
-        if problem:
-            raise RpcError.of("auth_required", f"Authentication required. {problem}")
         return self._runtime
 
 

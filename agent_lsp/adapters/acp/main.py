@@ -31,13 +31,19 @@ def serve(args: argparse.Namespace) -> int:
         return asyncio.run(_serve(options, stdin, stdout))
     except KeyboardInterrupt:
         return 130
+    except asyncio.CancelledError:  # SIGTERM: sessions were closed on the way out
+        from agent_lsp.stopping import SIGTERM_EXIT
+
+        return SIGTERM_EXIT
 
 
 async def _serve(options: AgentOptions, stdin: int, stdout: int) -> int:
     from agent_lsp.adapters.acp.agent import AcpAgent
     from agent_lsp.adapters.acp.jsonrpc import Connection
     from agent_lsp.adapters.acp.stdio import PipeSource, PipeWriter
+    from agent_lsp.stopping import cancel_on_sigterm
 
+    cancel_on_sigterm()
     source, writer = PipeSource(stdin), PipeWriter(stdout)
     await source.start()
     await writer.start()

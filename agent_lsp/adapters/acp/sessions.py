@@ -35,20 +35,21 @@ class SessionLifecycle:
     async def new(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         """Answered once the session's mode, model and credentials are known; its tools, memory and commands
         are built right behind the answer (a prompt sent at once waits for them)."""
-        runtime = self.access.runtime()
         from agent_lsp.errors import AuthError
 
+        runtime = self.access.runtime()
         channel = self._channel(runtime.new_session_id())
         setup = self._setup(params, channel, mcp_required=True)
         try:
             opening = await runtime.open_session(setup)
-        except AuthError as exc:  # this folder's settings or .env chose a provider without credentials
-            raise RpcError.of("auth_required", f"Authentication required. {exc}") from exc
+        except AuthError as exc:
+            raise _auth_required(exc) from exc
         live = self._open(channel, opening, setup)
         return {"sessionId": channel.id, **self._answer(live, ctx)}
 
     async def load(self, params: dict[str, Any], ctx: RequestContext, *, replay: bool = True) -> Any:
         runtime = self.access.runtime()
+        from agent_lsp.errors import AuthError
         from agent_lsp.runtime import SessionOpening
         from agent_lsp.store.sessions import SessionNotFoundError
 
@@ -61,6 +62,8 @@ class SessionLifecycle:
             handle, events = await runtime.load_session(channel.id, setup)
         except (SessionNotFoundError, ValueError) as exc:
             raise RpcError.of("not_found", f"No saved session {channel.id!r} in {setup.cwd}") from exc
+        except AuthError as exc:
+            raise _auth_required(exc) from exc
         live = self._open(channel, SessionOpening.done(handle), setup)
         if replay:
             await channel.replay(events)
@@ -162,3 +165,8 @@ class SessionLifecycle:
         except Exception:
             return  # never built: nothing of it is left open (see Runtime._build)
         await handle.aclose()
+
+
+def _auth_required(exc: Exception) -> RpcError:
+    """-32000 saying what to set: no credentials serve this folder (its settings and ``.env`` included)."""
+    return RpcError.of("auth_required", f"Authentication required. {exc}")

@@ -1,0 +1,138 @@
+"""SIGTERM (how editors and process managers stop an agent) ends it the way end of input does: the running tool
+is stopped, SessionEnd hooks run, and the session's scratch folder is removed. Real subprocesses, real signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.replay_lines import call_line, text_line
+
+
+def _wait_for(path: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.02)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is gone as far as work goes: it only waits for its parent to collect it.
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split()[2] != "Z"
+
+
+def _world(tmp_path: Path) -> tuple[Path, Path, dict[str, str], Path]:
+    """A project, a private home whose SessionEnd hook leaves a mark, and a scratch TMPDIR of its own."""
+    home, project, scratch = tmp_path / "home", tmp_path / "project", tmp_path / "tmp"
+    for folder in (home / ".gemini", project, scratch):
+        folder.mkdir(parents=True)
+    ended = tmp_path / "ended"
+    hook = home / "end.py"
+    hook.write_text(f"import json, sys\nopen({str(ended)!r}, 'w').write(json.load(sys.stdin)['reason'])\n")
+    hooks = {"SessionEnd": [{"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}]}
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "OPENAI"))}
+    env.update(
+        HOME=str(home), AGENT_LSP_HOME=str(home / ".agent-lsp"), AGENT_LSP_TRUST_WORKSPACE="true", TMPDIR=str(scratch)
+    )
+    return project, scratch, env, ended
+
+
+def _long_command(tmp_path: Path, project: Path) -> tuple[Path, Path]:
+    """A replay script whose shell command writes its pid and then waits a long time."""
+    pid_file = tmp_path / "tool.pid"
+    command = f"echo $$ > {pid_file}; exec sleep 60"
+    lines = [call_line("run_shell_command", {"command": command}), text_line("done")]
+    script = tmp_path / "script.jsonl"
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return script, pid_file
+
+
+def test_sigterm_stops_a_headless_run_and_cleans_up(tmp_path: Path) -> None:
+    project, scratch, env, ended = _world(tmp_path)
+    script, pid_file = _long_command(tmp_path, project)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_lsp", "run", "--fake-responses", str(script), "--approval-mode", "yolo", "go"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _wait_for(pid_file)
+        tool_pid = int(pid_file.read_text())
+        assert [p.name for p in scratch.iterdir()] and _alive(tool_pid)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 130  # cancelled, as with Ctrl-C
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert ended.read_text() == "exit"
+    assert list(scratch.iterdir()) == []
+    assert not _alive(tool_pid)
+
+
+def test_sigterm_stops_the_acp_server_and_cleans_up(tmp_path: Path) -> None:
+    project, scratch, env, ended = _world(tmp_path)
+    script, pid_file = _long_command(tmp_path, project)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_lsp", "acp", "--fake-responses", str(script), "--approval-mode", "yolo"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+
+    def answer(rid: int) -> dict[str, object]:
+        assert proc.stdout is not None
+        while line := proc.stdout.readline():
+            message: dict[str, object] = json.loads(line)
+            if message.get("id") == rid and "method" not in message:
+                return message
+        raise AssertionError("the agent closed its output")
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        answer(1)
+        send({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(project), "mcpServers": []}})
+        session = answer(2)["result"]
+        assert isinstance(session, dict)
+        prompt = [{"type": "text", "text": "go"}]
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "session/prompt",
+                "params": {"sessionId": session["sessionId"], "prompt": prompt},
+            }
+        )
+        _wait_for(pid_file)
+        tool_pid = int(pid_file.read_text())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert ended.read_text() == "exit"
+    assert list(scratch.iterdir()) == []
+    assert not _alive(tool_pid)
