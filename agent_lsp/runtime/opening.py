@@ -29,6 +29,7 @@ class SessionPreview:
     provider: str  # "gemini", "openai" or "replay"
     lists_models: bool  # the model picker fills in from an endpoint, after the answer
     context_window: int  # tokens the starting model can read
+    provider_summary: str  # which provider answers and why, without secrets (for the editors)
 
     @classmethod
     def of(cls, handle: SessionHandle) -> SessionPreview:
@@ -41,6 +42,7 @@ class SessionPreview:
             handle.provider,
             handle.lists_models,
             session.context_window,
+            handle.provider_summary(),
         )
 
 

@@ -99,6 +99,7 @@ class Runtime:
             provider=router.provider,
             lists_models="openai" in router.providers,
             context_window=router.token_limit(model_name),
+            provider_summary=router.describe(),
         )
         return FirstStep(setup, cwd, base, mode, router, client, preview, notices)
 

@@ -1,5 +1,6 @@
 """SIGTERM (how editors and process managers stop an agent) ends it the way end of input does: the running tool
-is stopped, SessionEnd hooks run, and the session's scratch folder is removed. Real subprocesses, real signals."""
+is stopped, SessionEnd hooks run, and the session's scratch folder is removed. Real subprocesses, real signals;
+ACP, LSP and the headless command line."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
+
+import pytest
 
 from tests.replay_lines import call_line, text_line
 
@@ -129,6 +133,67 @@ def test_sigterm_stops_the_acp_server_and_cleans_up(tmp_path: Path) -> None:
         tool_pid = int(pid_file.read_text())
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert ended.read_text() == "exit"
+    assert list(scratch.iterdir()) == []
+    assert not _alive(tool_pid)
+
+
+def _lsp_frame(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _lsp_read(stream: IO[bytes]) -> dict[str, object]:
+    length = 0
+    while (line := stream.readline()) not in (b"\r\n", b""):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    assert length, "the server closed its output"
+    message: dict[str, object] = json.loads(stream.read(length))
+    return message
+
+
+@pytest.mark.parametrize("end", ["sigterm", "end of input"])
+def test_the_lsp_server_closes_its_sessions_without_a_shutdown_request(tmp_path: Path, end: str) -> None:
+    """Without ``shutdown``/``exit`` (the editor went away, or stopped us with SIGTERM) the sessions still close."""
+    project, scratch, env, ended = _world(tmp_path)
+    script, pid_file = _long_command(tmp_path, project)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_lsp", "lsp", "--fake-responses", str(script), "--approval-mode", "yolo"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        start = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}},
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            {"jsonrpc": "2.0", "id": 2, "method": "agent/newSession", "params": {"cwd": str(project)}},
+        ]
+        proc.stdin.write(b"".join(_lsp_frame(m) for m in start))
+        proc.stdin.flush()
+        while (answer := _lsp_read(proc.stdout)).get("id") != 2:
+            pass
+        result = answer["result"]
+        assert isinstance(result, dict)
+        params = {"sessionId": result["sessionId"], "prompt": "go"}
+        proc.stdin.write(_lsp_frame({"jsonrpc": "2.0", "id": 3, "method": "agent/prompt", "params": params}))
+        proc.stdin.flush()
+        _wait_for(pid_file)
+        tool_pid = int(pid_file.read_text())
+        if end == "sigterm":
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+        else:
+            proc.stdin.close()
+            assert proc.wait(timeout=30) == 0
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -78,6 +78,15 @@ class Editor:
     async def request(self, method: str, params: Any) -> Any:
         return await self.client.protocol.send_request_async(method, params)
 
+    async def wait_update(self, session_id: str, kind: str, wait_s: float = 20) -> dict[str, Any]:
+        """The first ``agent/update`` of ``kind`` for the session (waiting for it if it has not come yet)."""
+        async with asyncio.timeout(wait_s):
+            while True:
+                for sent in self.updates:
+                    if sent["sessionId"] == session_id and sent["update"]["sessionUpdate"] == kind:
+                        return dict(sent["update"])
+                await asyncio.sleep(0.02)
+
     async def raw_request(self, method: str, params: Any) -> Any:
         """A request whose answer stays plain JSON (lsprotocol's Command|CodeAction hook mistakes code actions
         that carry a command for commands)."""

@@ -1,5 +1,6 @@
-"""Custom ``.toml`` commands over LSP: listed in agent/newSession's commands, announced again through
-agent/update when the files change, and run against the real google-genai client and the fake Gemini server."""
+"""Custom ``.toml`` commands over LSP: announced through agent/update once the session is built (agent/newSession
+answers with the built-in ones at once) and again when the files change, and run against the real google-genai
+client and the fake Gemini server."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ async def test_custom_commands_listed_refreshed_and_run(launch: Any, tmp_path: P
         (editor.project / "GUIDE.md").write_text("Keep functions short.")
         result = await editor.request("agent/newSession", {"cwd": str(editor.project)})
         session = result["sessionId"]
-        commands = {c["name"]: c["description"] for c in result["commands"]}
+        assert "help" in {c["name"] for c in result["commands"]}
+        built = await editor.wait_update(session, "available_commands_update")
+        commands = {c["name"]: c["description"] for c in built["availableCommands"]}
         assert commands["review"] == "Review a file" and "help" in commands
 
         answer = await editor.request("agent/prompt", {"sessionId": session, "prompt": "/review app.py"})
@@ -40,7 +43,8 @@ async def test_custom_commands_listed_refreshed_and_run(launch: Any, tmp_path: P
         "List the TODOs",
     ]
     announced = [u["update"] for u in editor.updates if u["update"]["sessionUpdate"] == "available_commands_update"]
-    assert len(announced) == 1
-    validate("SessionUpdate", announced[0])
-    names = {c["name"] for c in announced[0]["availableCommands"]}
+    assert len(announced) == 2  # once the session was built, then when todo.toml appeared
+    for update in announced:
+        validate("SessionUpdate", update)
+    names = {c["name"] for c in announced[-1]["availableCommands"]}
     assert {"review", "todo", "help"} <= names

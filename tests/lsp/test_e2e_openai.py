@@ -3,22 +3,12 @@ the model (through the real ``openai`` SDK), edits approved by the editor and ap
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from tests.acp_schema import validate
 from tests.fakes.fake_openai import FakeOpenAI, text_turn, tool_turn
 
 PERMISSIONS = {"agent": {"permissionRequests": True}}
-
-
-async def wait_for_update(editor: Any, session_id: str, kind: str) -> dict[str, Any]:
-    async with asyncio.timeout(20):
-        while True:
-            for sent in editor.updates:
-                if sent["sessionId"] == session_id and sent["update"]["sessionUpdate"] == kind:
-                    return dict(sent["update"])
-            await asyncio.sleep(0.02)
 
 
 async def test_read_edit_run_and_answer_on_an_openai_endpoint(launch: Any) -> None:
@@ -42,7 +32,7 @@ async def test_read_edit_run_and_answer_on_an_openai_endpoint(launch: Any) -> No
         assert models["currentModelId"] == "coder"
         # Answered without waiting for the endpoint: its own list follows, as over ACP.
         assert [m["modelId"] for m in models["availableModels"]] == ["coder"]
-        listed = await wait_for_update(editor, described["sessionId"], "config_option_update")
+        listed = await editor.wait_update(described["sessionId"], "config_option_update")
         validate("SessionNotification", {"sessionId": described["sessionId"], "update": listed})
         picker = next(o for o in listed["configOptions"] if o["id"] == "model")
         assert picker["currentValue"] == "coder" and [o["value"] for o in picker["options"]] == ["coder", "small"]

@@ -90,7 +90,8 @@ async def test_extension_command_listed_and_run_context_sent_disabled_left_out(l
         editor = await launch([], replay=False, extra_env=env)
         result = await editor.request("agent/newSession", {"cwd": str(editor.project)})
         session = result["sessionId"]
-        commands = {c["name"]: c["description"] for c in result["commands"]}
+        built = await editor.wait_update(session, "available_commands_update")  # once the session is built
+        commands = {c["name"]: c["description"] for c in built["availableCommands"]}
         assert commands["status"] == "[ops-kit] Run status" and "legacy" not in commands
         answer = await editor.request("agent/prompt", {"sessionId": session, "prompt": "/status"})
         assert answer == {"stopReason": "end_turn"}

@@ -40,7 +40,8 @@ class Prompts:
         token = params.get("workDoneToken")
         if token is not None and (not isinstance(token, int | str) or isinstance(token, bool)):
             raise RequestError("invalid_params", "workDoneToken must be an integer or a string")
-        if live.handle.session.running or live.busy:
+        running = live.ready is not None and live.ready.session.running
+        if running or live.busy:
             # The same answer (code and words) as ACP's session/prompt: the first prompt keeps running untouched.
             raise RequestError("busy", "A prompt is already running in this session; cancel it first")
         live.busy, live.cancel_pending = True, False  # claimed before the first await: no second prompt slips in
@@ -52,14 +53,15 @@ class Prompts:
             live.request_id = live.token = None
 
     async def _run(self, live: LiveSession, prompt: Any, token: Any, summary: str) -> dict[str, Any]:
-        session = live.handle.session
+        handle = await live.handle()  # a prompt sent right behind agent/newSession waits for its tools
+        session = handle.session
         self.sessions.current = session.id
         if token is None and caps.capability(self.client.capabilities, "window.workDoneProgress"):
             token = await self._create_progress()
         live.token = token
         if live.cancel_pending:  # cancelled while the progress bar was being created
             return {"stopReason": "cancelled"}
-        if live.handle.refresh_commands():  # a .toml command was added, edited or removed
+        if handle.refresh_commands():  # a .toml command was added, edited or removed
             update = {"sessionUpdate": "available_commands_update", "availableCommands": self.sessions.commands(live)}
             self.client.notify("agent/update", {"sessionId": session.id, "update": update})
         text = prompt if isinstance(prompt, str) else " ".join(p.text for p in prompt if p.text)
@@ -139,7 +141,8 @@ class Prompts:
 
 
 def _cancel(live: LiveSession) -> None:
-    if live.handle.session.running:
-        live.handle.session.cancel()
+    handle = live.ready
+    if handle is not None and handle.session.running:
+        handle.session.cancel()
     elif live.busy:
         live.cancel_pending = True

@@ -270,6 +270,7 @@ def run(options: LaunchOptions, *, reader: FrameReader, stdout: BinaryIO, debug:
         cancel=server.service.prompts.cancel_request,
         before_exit=lambda: _settle(server),
         initialize=server.initialize,
+        at_end=server.service.shutdown,
     )
     try:
         return transport.serve(gate, reader)

@@ -1,13 +1,15 @@
 """Sessions over LSP: agent/newSession, loadSession, listSessions, setMode, setModel, and the settings they follow.
 
 Each session's id is made before the session, so its Confirmer and notice sink are given at construction.
+``agent/newSession`` is answered from the runtime's preview (mode, model, provider); the session's tools, memory
+and custom commands are built behind the answer, and what needs them awaits ``LiveSession.handle()``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,12 +27,12 @@ from agent_lsp.model.catalog import CHOICE_IDS
 from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode
 
 if TYPE_CHECKING:
-    from agent_lsp.runtime import SessionHandle, SessionSetup
+    from agent_lsp.runtime import SessionHandle, SessionOpening, SessionSetup
 
 
 @dataclass
 class LiveSession:
-    handle: SessionHandle
+    opening: SessionOpening
     state: UpdateState = field(default_factory=UpdateState)
     request_id: Any = None
     token: Any = None
@@ -40,7 +42,19 @@ class LiveSession:
 
     @property
     def id(self) -> str:
-        return self.handle.session.id
+        return self.opening.preview.session_id
+
+    @property
+    def ready(self) -> SessionHandle | None:
+        """The session if it is built (None while its tools and memory load, or if building it failed)."""
+        return self.opening.ready
+
+    async def handle(self) -> SessionHandle:
+        """The built session; -32603 saying why when it could not be built (a broken disk, not a setting)."""
+        try:
+            return await self.opening.handle()
+        except Exception as exc:
+            raise RequestError("internal", f"This session could not be opened: {exc}") from exc
 
 
 class Sessions:
@@ -53,6 +67,7 @@ class Sessions:
         self.open: dict[str, LiveSession] = {}
         self.current: str | None = None
         self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()  # held until done: the loop keeps only weak references
 
     def live(self, params: Mapping[str, Any]) -> LiveSession:
         sid = session_id(params)
@@ -66,15 +81,16 @@ class Sessions:
 
         setup = self._setup(params, new_session_id())
         with self._credentials():
-            handle = await self.config.runtime().create_session(setup)
-        return self._answer(self._open(handle))
+            opening = await self.config.runtime().open_session(setup)
+        return self._answer(self._open(opening))
 
     async def load_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
         sid = session_id(params)
         setup = self._setup(params, sid)  # bad params must not cost the open session
         old = self.open.pop(sid, None)
         if old is not None:
-            await old.handle.aclose()
+            await _close(old)
+        from agent_lsp.runtime import SessionOpening
         from agent_lsp.store.sessions import SessionNotFoundError
 
         try:
@@ -82,7 +98,7 @@ class Sessions:
                 handle, replay = await self.config.runtime().load_session(sid, setup)
         except SessionNotFoundError as exc:
             raise RequestError("not_found", f"no saved session {sid} for {setup.cwd}") from exc
-        live = self._open(handle)
+        live = self._open(SessionOpening.done(handle))
         for event in replay:
             updates, live.state = to_updates(event, live.state, replay=True)
             for update in updates:
@@ -137,63 +153,83 @@ class Sessions:
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
         )
 
-    def _open(self, handle: SessionHandle) -> LiveSession:
-        for notice in handle.notices:  # said while the session was being made
-            self.client.notify("window/showMessage", notice_message(notice))
-        handle.notices.clear()
-        live = LiveSession(handle)
+    def _open(self, opening: SessionOpening) -> LiveSession:
+        live = LiveSession(opening)
         self.open[live.id] = live
         self.current = live.id
         return live
 
     def _answer(self, live: LiveSession) -> dict[str, Any]:
-        """What the session offers now: Gemini's usual models, or an endpoint's current one. An endpoint's own
-        list (loading its SDK and asking it over the network) follows as a ``config_option_update``, as over
-        ACP: opening a session never waits on the network."""
-        handle = live.handle
-        if handle.lists_models:
-            live.models = [(handle.session.model, handle.session.model)]
+        """What the session offers now: its mode, Gemini's usual models or an endpoint's current one, and the
+        built-in commands. Behind the answer: the start-up notices, the custom commands once the session is
+        built (``available_commands_update``), and an endpoint's own models (``config_option_update``, as over
+        ACP; loading its SDK and asking it over the network): opening a session waits for neither."""
+        preview = live.opening.preview
+        if preview.lists_models:
+            live.models = [(preview.model, preview.model)]
 
-            def refresh() -> None:
-                handle.background.append(asyncio.get_running_loop().create_task(self._refresh_models(live)))
+        def opened() -> None:
+            self._tasks.add(task := asyncio.get_running_loop().create_task(self._opened(live)))
+            task.add_done_callback(self._tasks.discard)
 
-            after_answer(refresh)
+        after_answer(opened)
         return self.describe(live)
 
-    async def _refresh_models(self, live: LiveSession) -> None:
-        models = await live.handle.model_choices()
+    async def _opened(self, live: LiveSession) -> None:
+        try:
+            handle = await live.handle()
+        except RequestError as exc:
+            self.client.notify("window/showMessage", show_message("error", f"Agent: {exc}"))
+            return
+        for notice in handle.notices:  # said while the session was being made
+            self.client.notify("window/showMessage", notice_message(notice))
+        handle.notices.clear()
+        if live.id not in self.open:
+            return
+        commands = self.commands(live)
+        if commands != _builtin_commands():
+            update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+            self.client.notify("agent/update", {"sessionId": live.id, "update": update})
+        if handle.lists_models:
+            handle.background.append(asyncio.get_running_loop().create_task(self._refresh_models(live, handle)))
+
+    async def _refresh_models(self, live: LiveSession, handle: SessionHandle) -> None:
+        models = await handle.model_choices()
         if models == live.models or live.id not in self.open:
             return
         live.models = models
-        session = live.handle.session
+        session = handle.session
         options = config_options(session.model, session.policy.mode, models)
         update = {"sessionUpdate": "config_option_update", "configOptions": options}
         self.client.notify("agent/update", {"sessionId": live.id, "update": update})
 
     def describe(self, live: LiveSession) -> dict[str, Any]:
-        session = live.handle.session
+        """The session as an answer: the built session's state, else its preview (just opened)."""
+        handle = live.ready
+        preview = live.opening.preview
+        model = handle.session.model if handle is not None else preview.model
+        mode = handle.session.policy.mode if handle is not None else preview.mode
         models = live.models if live.models is not None else [(m, m) for m in CHOICE_IDS]
-        if session.model not in (m for m, _ in models):
-            models = [(session.model, session.model), *models]
+        if model not in (m for m, _ in models):
+            models = [(model, model), *models]
         return {
-            "sessionId": session.id,
+            "sessionId": live.id,
             "modes": {
-                "currentModeId": session.policy.mode,
+                "currentModeId": mode,
                 "availableModes": [{"id": m.id, "name": m.name, "description": m.description} for m in MODES],
             },
             "models": {
-                "currentModelId": session.model,
+                "currentModelId": model,
                 "availableModels": [{"modelId": m, "name": n} for m, n in models],
             },
-            "provider": live.handle.provider_summary(),
+            "provider": handle.provider_summary() if handle is not None else preview.provider_summary,
             "commands": self.commands(live),
         }
 
     def commands(self, live: LiveSession) -> list[dict[str, Any]]:
-        return [
-            {"name": c.name, "description": c.description, **({"input": {"hint": c.hint}} if c.hint else {})}
-            for c in live.handle.command_specs()
-        ]
+        """The session's slash commands, custom ones included; the built-in ones while it is being built."""
+        handle = live.ready
+        return _command_entries(handle.command_specs()) if handle is not None else _builtin_commands()
 
     async def list_sessions(self, params: Mapping[str, Any]) -> dict[str, Any]:
         from agent_lsp.store.sessions import SessionStore
@@ -226,7 +262,7 @@ class Sessions:
             mode = parse_mode(params.get("modeId"), "modeId")
         except ValueError as exc:
             raise RequestError("invalid_params", str(exc)) from exc
-        refused = live.handle.session.policy.set_mode(mode)
+        refused = (await live.handle()).session.policy.set_mode(mode)
         if refused:
             raise RequestError("invalid_request", refused)
         update = {"sessionUpdate": "current_mode_update", "currentModeId": mode}
@@ -238,22 +274,24 @@ class Sessions:
         model = params.get("modelId")
         if not isinstance(model, str) or not model:
             raise RequestError("invalid_params", "modelId must be a model name")
+        handle = await live.handle()
         try:
-            live.handle.set_model(model)
+            handle.set_model(model)
         except ValueError as exc:
             raise RequestError("invalid_params", f"modelId: {exc}") from exc
-        live.models = await live.handle.model_choices()
+        live.models = await handle.model_choices()
         return {"models": self.describe(live)["models"]}
 
     def follow_settings(self) -> None:
         """The editor's model and approval mode, changed in its settings, apply to the running sessions too."""
         settings = self.config.config
-        for live in self.open.values():
-            session = live.handle.session
+
+        def follow(handle: SessionHandle) -> None:
+            session = handle.session
             if settings.model and settings.model != session.model:
                 # The same switch as the picker's (a provider:name value changes provider too).
                 try:
-                    live.handle.set_model(settings.model)
+                    handle.set_model(settings.model)
                 except ValueError as exc:
                     message = f"Model {settings.model} not used: {exc}"
                     self.client.notify("window/showMessage", show_message("warning", message))
@@ -263,17 +301,58 @@ class Sessions:
                     message = f"Approval mode {settings.approval_mode} refused: {refused}"
                     self.client.notify("window/showMessage", show_message("warning", message))
 
+        self._each(follow)
+
     def follow_folders(self, added: list[Path], removed: list[Path]) -> None:
         """The editor's folders are the workspace roots of the running sessions too."""
-        for live in self.open.values():
-            workspace = live.handle.workspace
+
+        def follow(handle: SessionHandle) -> None:
+            workspace = handle.workspace
             for path in removed:
                 workspace.remove_root(path)
             for path in added:
                 if path.is_dir():
                     workspace.add_root(path)
 
+        self._each(follow)
+
+    def _each(self, change: Callable[[SessionHandle], None]) -> None:
+        """Apply ``change`` to every open session: now if it is built, else as soon as it is (in order)."""
+        for live in self.open.values():
+            handle = live.ready
+            if handle is not None:
+                change(handle)
+            else:
+                self._tasks.add(task := asyncio.get_running_loop().create_task(_when_built(live, change)))
+                task.add_done_callback(self._tasks.discard)
+
     async def close_all(self) -> None:
         for live in list(self.open.values()):
-            await live.handle.aclose()
+            await _close(live)
         self.open.clear()
+
+
+async def _when_built(live: LiveSession, change: Callable[[SessionHandle], None]) -> None:
+    with contextlib.suppress(RequestError):  # never built: nothing to change (its opening said why)
+        change(await live.handle())
+
+
+async def _close(live: LiveSession) -> None:
+    """Close a session, once it is whole if it is still being built."""
+    try:
+        handle = await live.handle()
+    except RequestError:
+        return  # never built: nothing of it is left open
+    await handle.aclose()
+
+
+def _command_entries(specs: Any) -> list[dict[str, Any]]:
+    return [
+        {"name": c.name, "description": c.description, **({"input": {"hint": c.hint}} if c.hint else {})} for c in specs
+    ]
+
+
+def _builtin_commands() -> list[dict[str, Any]]:
+    from agent_lsp.core.commands import COMMANDS
+
+    return _command_entries(COMMANDS)

@@ -83,6 +83,7 @@ class Gate:
         cancel: Callable[[Any], bool] | None = None,
         before_exit: Callable[[], Awaitable[None]] | None = None,
         initialize: Callable[[dict[str, Any]], None] | None = None,
+        at_end: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.protocol = protocol
         self.converter = converter
@@ -95,6 +96,8 @@ class Gate:
         # pygls's typed ClientCapabilities back into JSON would first generate cattrs hooks for ~120 classes
         # (~25 ms on the way to the first session).
         self.initialize = initialize
+        # What ``shutdown`` does (close the sessions), for an end without one: end of input, or SIGTERM.
+        self.at_end = at_end
         self.shutting_down = False
 
     def feed(self, item: Item) -> None:
@@ -205,10 +208,25 @@ def serve(gate: Gate, reader: FrameReader, first: Item | None = None) -> int:
         return 0 if gate.shutting_down else done.code if isinstance(done.code, int) else 1
     except (KeyboardInterrupt, BrokenPipeError):
         pass
+    except asyncio.CancelledError:  # SIGTERM: the sessions were closed on the way out
+        from agent_lsp.stopping import SIGTERM_EXIT
+
+        return SIGTERM_EXIT
     return 0
 
 
 async def _serve(gate: Gate, reader: FrameReader, first: Item | None) -> None:
+    from agent_lsp.stopping import cancel_on_sigterm
+
+    cancel_on_sigterm()
+    try:
+        await _pump_frames(gate, reader, first)
+    finally:
+        if gate.at_end is not None and not gate.shutting_down:
+            await gate.at_end()
+
+
+async def _pump_frames(gate: Gate, reader: FrameReader, first: Item | None) -> None:
     loop = asyncio.get_running_loop()
     # Bounded: a client that writes faster than we handle waits on its pipe instead of filling our memory.
     queue: asyncio.Queue[Item | None] = asyncio.Queue(maxsize=QUEUED_FRAMES)
