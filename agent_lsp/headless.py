@@ -277,7 +277,7 @@ def run_headless(request: HeadlessRequest) -> int:
         include_directories=request.include_directories,
         warm_model=False,
     )
-    problem = Runtime(options).check_auth()
+    problem = Runtime(options).check_auth(request.cwd)  # the folder's trusted .env may hold the key
     if problem:
         err.write(f"agent-lsp: {problem}\n")
         return EXIT_AUTH

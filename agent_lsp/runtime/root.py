@@ -15,6 +15,8 @@ from agent_lsp.runtime.policy import start_mode
 from agent_lsp.runtime.trust import load_trusted_settings
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agent_lsp import events as ev
     from agent_lsp.model.base import ModelClient
     from agent_lsp.model.provider import ProviderChoice
@@ -38,9 +40,23 @@ class Runtime:
         editor tools are made first); also a valid file name (see store.sessions.naming)."""
         return uuid.uuid4().hex
 
-    def check_auth(self) -> str | None:
-        """A message saying what credentials are missing, or None when a model can be built."""
-        return self._clients.check_auth()
+    def check_auth(self, cwd: Path | None = None, *, editor_trust: bool | None = None) -> str | None:
+        """A message saying what credentials are missing, or None when a model can be built: for sessions in
+        ``cwd`` when given (its trusted ``.env`` and settings count, as when a session opens there), else from
+        the user's own environment and settings."""
+        if cwd is None:
+            return self._clients.check_auth()
+        from agent_lsp.errors import AuthError
+
+        opts = self.options
+        base = load_trusted_settings(
+            cwd.resolve(), (), env=opts.env, editor_trust=editor_trust, overrides=None, notices=[]
+        )
+        try:
+            self._clients.router(base.env, base.settings.model, opts.model)[0].client()
+        except AuthError as exc:
+            return str(exc)
+        return None
 
     async def open_session(self, setup: SessionSetup) -> SessionOpening:
         """Decide what the session's answer says (settings, trust, mode, model; raises AuthError saying what to

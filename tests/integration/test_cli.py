@@ -142,3 +142,17 @@ def test_demo_fixes_the_bug(tmp_path: Path) -> None:
         "stats.py was changed by the agent",
     ):
         assert expected in out, expected
+
+
+def test_a_key_in_the_trusted_folders_env_is_enough(project: Path) -> None:
+    """As in Gemini CLI: the folder's .env is read (the folder is trusted) before credentials are checked."""
+    from tests.fakes.fake_gemini import FakeGemini
+    from tests.replay_lines import text_line
+
+    (project / ".env").write_text("GEMINI_API_KEY=k-from-the-folder\n")
+    with FakeGemini() as fake:
+        fake.push(text_line("hello from the folder's key"))
+        env = {"GOOGLE_GEMINI_BASE_URL": fake.url, "AGENT_LSP_TRUST_WORKSPACE": "true"}
+        result = run_cli("run", "hi", cwd=project, env_extra=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "hello from the folder's key"

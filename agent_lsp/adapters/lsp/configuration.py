@@ -54,7 +54,9 @@ class Configuration:
 
     async def check_auth(self) -> None:
         """Say at once when no model can be used, rather than at the first prompt."""
-        problem = await asyncio.to_thread(lambda: self.runtime().check_auth())
+        # For the first folder, as a session opened there decides (its trusted .env may hold the key).
+        cwd, trust = self.default_cwd(), self.config.trust
+        problem = await asyncio.to_thread(lambda: self.runtime().check_auth(cwd, editor_trust=trust))
         if problem:
             self.client.notify("window/showMessage", show_message("error", f"Agent: {problem}"))
 
