@@ -10,11 +10,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
 
 import pytest
 
+from tests.lsp.frames import frame, next_frame
 from tests.replay_lines import call_line, text_line
 
 
@@ -62,99 +64,76 @@ def _long_command(tmp_path: Path, project: Path) -> tuple[Path, Path]:
     return script, pid_file
 
 
+@contextmanager
+def _agent(
+    command: str, script: Path, project: Path, env: dict[str, str], *more: str
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``agent-lsp <command>`` in yolo mode on the replay script; killed if a test leaves it running."""
+    argv = [sys.executable, "-m", "agent_lsp", command, "--fake-responses", str(script), "--approval-mode", "yolo"]
+    proc = subprocess.Popen(
+        [*argv, *more],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL if command == "run" else subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _all_closed(ended: Path, scratch: Path, tool_pid: int) -> None:
+    """The session was closed: its SessionEnd hook ran, its scratch folder is gone, its tool was stopped."""
+    assert ended.read_text() == "exit"
+    assert list(scratch.iterdir()) == []
+    assert not _alive(tool_pid)
+
+
 def test_sigterm_stops_a_headless_run_and_cleans_up(tmp_path: Path) -> None:
     project, scratch, env, ended = _world(tmp_path)
     script, pid_file = _long_command(tmp_path, project)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_lsp", "run", "--fake-responses", str(script), "--approval-mode", "yolo", "go"],
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
+    with _agent("run", script, project, env, "go") as proc:
         _wait_for(pid_file)
         tool_pid = int(pid_file.read_text())
         assert [p.name for p in scratch.iterdir()] and _alive(tool_pid)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 130  # cancelled, as with Ctrl-C
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert ended.read_text() == "exit"
-    assert list(scratch.iterdir()) == []
-    assert not _alive(tool_pid)
+    _all_closed(ended, scratch, tool_pid)
 
 
 def test_sigterm_stops_the_acp_server_and_cleans_up(tmp_path: Path) -> None:
     project, scratch, env, ended = _world(tmp_path)
     script, pid_file = _long_command(tmp_path, project)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_lsp", "acp", "--fake-responses", str(script), "--approval-mode", "yolo"],
-        cwd=project,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
+    with _agent("acp", script, project, env) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        stdin, stdout = proc.stdin, proc.stdout
 
-    def send(message: dict[str, object]) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps(message).encode() + b"\n")
-        proc.stdin.flush()
+        def call(rid: int, method: str, params: dict[str, object]) -> None:
+            stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}).encode() + b"\n")
+            stdin.flush()
 
-    def answer(rid: int) -> dict[str, object]:
-        assert proc.stdout is not None
-        while line := proc.stdout.readline():
-            message: dict[str, object] = json.loads(line)
-            if message.get("id") == rid and "method" not in message:
-                return message
-        raise AssertionError("the agent closed its output")
+        def answer(rid: int) -> dict[str, object]:
+            while line := stdout.readline():
+                message: dict[str, object] = json.loads(line)
+                if message.get("id") == rid and "method" not in message:
+                    return message
+            raise AssertionError("the agent closed its output")
 
-    try:
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        call(1, "initialize", {"protocolVersion": 1})
         answer(1)
-        send({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(project), "mcpServers": []}})
+        call(2, "session/new", {"cwd": str(project), "mcpServers": []})
         session = answer(2)["result"]
         assert isinstance(session, dict)
-        prompt = [{"type": "text", "text": "go"}]
-        send(
-            {
-                "jsonrpc": "2.0",
-                "id": 3,
-                "method": "session/prompt",
-                "params": {"sessionId": session["sessionId"], "prompt": prompt},
-            }
-        )
+        call(3, "session/prompt", {"sessionId": session["sessionId"], "prompt": [{"type": "text", "text": "go"}]})
         _wait_for(pid_file)
         tool_pid = int(pid_file.read_text())
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 128 + signal.SIGTERM
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert ended.read_text() == "exit"
-    assert list(scratch.iterdir()) == []
-    assert not _alive(tool_pid)
-
-
-def _lsp_frame(message: dict[str, object]) -> bytes:
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def _lsp_read(stream: IO[bytes]) -> dict[str, object]:
-    length = 0
-    while (line := stream.readline()) not in (b"\r\n", b""):
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-    assert length, "the server closed its output"
-    message: dict[str, object] = json.loads(stream.read(length))
-    return message
+    _all_closed(ended, scratch, tool_pid)
 
 
 @pytest.mark.parametrize("end", ["sigterm", "end of input"])
@@ -162,29 +141,19 @@ def test_the_lsp_server_closes_its_sessions_without_a_shutdown_request(tmp_path:
     """Without ``shutdown``/``exit`` (the editor went away, or stopped us with SIGTERM) the sessions still close."""
     project, scratch, env, ended = _world(tmp_path)
     script, pid_file = _long_command(tmp_path, project)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_lsp", "lsp", "--fake-responses", str(script), "--approval-mode", "yolo"],
-        cwd=project,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
+    with _agent("lsp", script, project, env) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
         start = [
             {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}},
             {"jsonrpc": "2.0", "method": "initialized", "params": {}},
             {"jsonrpc": "2.0", "id": 2, "method": "agent/newSession", "params": {"cwd": str(project)}},
         ]
-        proc.stdin.write(b"".join(_lsp_frame(m) for m in start))
+        proc.stdin.write(b"".join(frame(m) for m in start))
         proc.stdin.flush()
-        while (answer := _lsp_read(proc.stdout)).get("id") != 2:
+        while (answer := next_frame(proc.stdout)).get("id") != 2:
             pass
-        result = answer["result"]
-        assert isinstance(result, dict)
-        params = {"sessionId": result["sessionId"], "prompt": "go"}
-        proc.stdin.write(_lsp_frame({"jsonrpc": "2.0", "id": 3, "method": "agent/prompt", "params": params}))
+        params = {"sessionId": answer["result"]["sessionId"], "prompt": "go"}
+        proc.stdin.write(frame({"jsonrpc": "2.0", "id": 3, "method": "agent/prompt", "params": params}))
         proc.stdin.flush()
         _wait_for(pid_file)
         tool_pid = int(pid_file.read_text())
@@ -194,10 +163,4 @@ def test_the_lsp_server_closes_its_sessions_without_a_shutdown_request(tmp_path:
         else:
             proc.stdin.close()
             assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert ended.read_text() == "exit"
-    assert list(scratch.iterdir()) == []
-    assert not _alive(tool_pid)
+    _all_closed(ended, scratch, tool_pid)

@@ -11,12 +11,13 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
 from tests.acp_schema import validate
 from tests.lsp.conftest import server_env
+from tests.lsp.frames import frame, next_frame
 
 
 class HeldModels(ThreadingHTTPServer):
@@ -63,21 +64,6 @@ def endpoint() -> Iterator[HeldModels]:
         server.server_close()
 
 
-def _frame(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def _read(stream: IO[bytes]) -> dict[str, Any]:
-    length = 0
-    while (line := stream.readline()) not in (b"\r\n", b""):
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-    assert length, "the server closed its output"
-    message: dict[str, Any] = json.loads(stream.read(length))
-    return message
-
-
 def test_the_endpoints_models_follow_the_answer(tmp_path: Path, endpoint: HeldModels) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -102,11 +88,11 @@ def test_the_endpoints_models_follow_the_answer(tmp_path: Path, endpoint: HeldMo
             {"jsonrpc": "2.0", "method": "initialized", "params": {}},
             {"jsonrpc": "2.0", "id": 2, "method": "agent/newSession", "params": {"cwd": str(project)}},
         ]
-        proc.stdin.write(b"".join(_frame(m) for m in start))
+        proc.stdin.write(b"".join(frame(m) for m in start))
         proc.stdin.flush()
-        frames = []
+        frames: list[dict[str, Any]] = []
         while not any(f.get("id") == 2 for f in frames):
-            frames.append(_read(proc.stdout))
+            frames.append(next_frame(proc.stdout))
         answer = next(f for f in frames if f.get("id") == 2)["result"]
         # Answered while the endpoint still holds the list (an agent waiting for it would have given up at 2 s
         # and never sent the update below).
@@ -115,20 +101,20 @@ def test_the_endpoints_models_follow_the_answer(tmp_path: Path, endpoint: HeldMo
         assert endpoint.asked.wait(20)
         endpoint.release.set()
         while True:
-            frame = _read(proc.stdout)
-            frames.append(frame)
-            if frame.get("method") == "agent/update" and frame["params"]["update"]["sessionUpdate"] == (
+            sent = next_frame(proc.stdout)
+            frames.append(sent)
+            if sent.get("method") == "agent/update" and sent["params"]["update"]["sessionUpdate"] == (
                 "config_option_update"
             ):
                 break
-        update = frame["params"]
+        update = sent["params"]
         assert update["sessionId"] == answer["sessionId"]
         validate("SessionNotification", update)
         picker = next(o for o in update["update"]["configOptions"] if o["id"] == "model")
         assert picker["currentValue"] == "coder"
         assert [o["value"] for o in picker["options"]] == ["coder", "large"]
-        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
-        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.write(frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
+        proc.stdin.write(frame({"jsonrpc": "2.0", "method": "exit"}))
         proc.stdin.flush()
         assert proc.wait(timeout=30) == 0
     finally:

@@ -3,33 +3,13 @@ sent meanwhile still handled in order."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import IO, Any
 
 from agent_lsp.adapters.lsp.capabilities import COMMANDS
 from tests.lsp.conftest import server_env
-
-
-def _frame(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def _read(stream: IO[bytes]) -> dict[str, Any] | None:
-    length = 0
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        if line == b"\r\n":
-            break
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-    message: dict[str, Any] = json.loads(stream.read(length))
-    return message
+from tests.lsp.frames import frame, read_frame
 
 
 def test_initialize_is_answered_once_and_queued_messages_follow(tmp_path: Path) -> None:
@@ -64,10 +44,10 @@ def test_initialize_is_answered_once_and_queued_messages_follow(tmp_path: Path) 
         cwd=project,
     )
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(b"".join(_frame(m) for m in messages))
+    proc.stdin.write(b"".join(frame(m) for m in messages))
     proc.stdin.flush()
     answers = []
-    while (message := _read(proc.stdout)) is not None:
+    while (message := read_frame(proc.stdout)) is not None:
         if "id" in message:
             answers.append(message)
     assert proc.wait(timeout=30) == 0
