@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -66,3 +67,27 @@ def test_pygls_workspace_still_breaks_lines_where_lsp_does_not() -> None:
     json_range = {"start": {"line": 1, "character": 3}, "end": {"line": 1, "character": 3}}
     doc = store.change("file:///p/x.py", 2, [{"range": json_range, "text": insert}])
     assert doc is not None and doc.text == expected
+
+
+async def test_work_after_an_answer_runs_once_pygls_has_written_the_answer() -> None:
+    """``after_answer`` relies on pygls writing an async handler's answer from its future's done-callback."""
+    from pygls.lsp.server import LanguageServer
+
+    from agent_lsp.adapters.lsp.pygls_glue import after_answer
+
+    server = LanguageServer("glue-test", "1", converter_factory=json_converter)
+    frames: list[bytes] = []
+    answered: list[Any] = []
+    seen: list[list[Any]] = []
+    server.protocol.set_writer(AnswerWatch(frames.append, answered.append, lambda: None))
+
+    @server.feature("test/answerThenWork")
+    async def handler(params: Any) -> Any:
+        after_answer(lambda: seen.append(list(answered)))
+        return {"ok": True}
+
+    message = {"jsonrpc": "2.0", "id": 5, "method": "test/answerThenWork", "params": {}}
+    server.protocol.handle_message(server.protocol.structure_message(message))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert seen == [[5]]  # when the work ran, the answer to request 5 was already written
