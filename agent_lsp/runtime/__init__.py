@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agent_lsp.lazy import exports
 
 if TYPE_CHECKING:
     from agent_lsp.runtime.clients import build_client
@@ -13,20 +14,23 @@ if TYPE_CHECKING:
     from agent_lsp.runtime.root import Runtime
     from agent_lsp.runtime.temp import remove_temp_dir
 
-# Each name is loaded from its module on first use (PEP 562): a new session's answer needs the root, the
-# options and the first step's builders, not the session and core that SessionHandle brings in.
-_HOMES = {
-    "REPLAY_DELAY_ENV": "options",
-    "Runtime": "root",
-    "RuntimeOptions": "options",
-    "SessionHandle": "handle",
-    "SessionOpening": "opening",
-    "SessionPreview": "opening",
-    "SessionSetup": "options",
-    "build_client": "clients",
-    "remove_temp_dir": "temp",
-    "replay_delay": "options",
-}
+# A new session's answer needs the root, the options and the first step's builders, not the session and core
+# that SessionHandle brings in: each name is loaded from its module on first use.
+__getattr__ = exports(
+    __name__,
+    {
+        "REPLAY_DELAY_ENV": "options",
+        "Runtime": "root",
+        "RuntimeOptions": "options",
+        "SessionHandle": "handle",
+        "SessionOpening": "opening",
+        "SessionPreview": "opening",
+        "SessionSetup": "options",
+        "build_client": "clients",
+        "remove_temp_dir": "temp",
+        "replay_delay": "options",
+    },
+)
 
 __all__ = [
     "REPLAY_DELAY_ENV",
@@ -40,12 +44,3 @@ __all__ = [
     "remove_temp_dir",
     "replay_delay",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value

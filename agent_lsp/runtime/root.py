@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -37,8 +36,10 @@ class Runtime:
     @staticmethod
     def new_session_id() -> str:
         """A fresh session id, for an adapter that must name the session before it exists (its notice sink and
-        editor tools are made first); also a valid file name (see store.sessions.naming)."""
-        return uuid.uuid4().hex
+        editor tools are made first)."""
+        from agent_lsp.store.sessions.naming import new_session_id
+
+        return new_session_id()
 
     def check_auth(self, cwd: Path | None = None, *, editor_trust: bool | None = None) -> str | None:
         """A message saying what credentials are missing, or None when a model can be built: for sessions in

@@ -77,11 +77,10 @@ class Sessions:
         return live
 
     async def new_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        from agent_lsp.store.sessions import new_session_id
-
-        setup = self._setup(params, new_session_id())
+        runtime = self.config.runtime()
+        setup = self._setup(params, runtime.new_session_id())
         with self._credentials():
-            opening = await self.config.runtime().open_session(setup)
+            opening = await runtime.open_session(setup)
         return self._answer(self._open(opening))
 
     async def load_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
