@@ -240,7 +240,7 @@ def _finish(stop: ev.Stop, output: _Output, session_id: str | None) -> int:
 def run_headless(request: HeadlessRequest) -> int:
     """One prompt, nobody to confirm: calls that would ask get an error result the model reads."""
     from agent_lsp.headless_admin import find_session, installed_extensions
-    from agent_lsp.runtime import Runtime, RuntimeOptions
+    from agent_lsp.runtime import RuntimeOptions
 
     err = sys.stderr
     if request.extensions is not None and request.extensions != ["none"]:
@@ -277,10 +277,8 @@ def run_headless(request: HeadlessRequest) -> int:
         include_directories=request.include_directories,
         warm_model=False,
     )
-    problem = Runtime(options).check_auth(request.cwd)  # the folder's trusted .env may hold the key
-    if problem:
-        err.write(f"agent-lsp: {problem}\n")
-        return EXIT_AUTH
+    from agent_lsp.errors import AuthError
+
     try:
         stop, output, session_id = asyncio.run(
             _drive(
@@ -295,6 +293,9 @@ def run_headless(request: HeadlessRequest) -> int:
                 session_id=request.session_id,
             )
         )
+    except AuthError as exc:  # decided as the session opens: the folder's trusted .env and settings count
+        err.write(f"agent-lsp: {exc}\n")
+        return EXIT_AUTH
     except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C or SIGTERM: the session closed on the way out
         return EXIT_CANCELLED
     return _finish(stop, output, session_id)

@@ -86,21 +86,6 @@ class ModelClients:
         load_env_files([], trusted=False, env=env)
         return env
 
-    def check_auth(self) -> str | None:
-        """A message saying what credentials are missing, or None when a model can be built."""
-        if self.options.fake_responses is not None:
-            return None
-        from agent_lsp.config.loader import load_settings
-        from agent_lsp.errors import AuthError
-        from agent_lsp.model.provider import resolve_provider
-
-        env = self.user_env()
-        try:
-            resolve_provider(load_settings([], trusted=False, env=env).settings.model, env, self.options.model)
-        except AuthError as exc:
-            return str(exc)
-        return None
-
 
 def build_client(choice: ProviderChoice, env: Mapping[str, str]) -> ModelClient:
     """The ModelClient for a resolved provider choice (each SDK is imported only when first used)."""

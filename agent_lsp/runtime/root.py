@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp.runtime.clients import ModelClients
 from agent_lsp.runtime.opening import FirstStep, SessionOpening, SessionPreview
@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from agent_lsp import events as ev
     from agent_lsp.model.base import ModelClient
     from agent_lsp.model.provider import ProviderChoice
+    from agent_lsp.model.router import ModelRouter
     from agent_lsp.runtime.handle import SessionHandle
+    from agent_lsp.runtime.trust import TrustedSettings
 
 
 class Runtime:
@@ -41,20 +43,15 @@ class Runtime:
 
         return new_session_id()
 
-    def check_auth(self, cwd: Path | None = None, *, editor_trust: bool | None = None) -> str | None:
-        """A message saying what credentials are missing, or None when a model can be built: for sessions in
-        ``cwd`` when given (its trusted ``.env`` and settings count, as when a session opens there), else from
-        the user's own environment and settings."""
-        if cwd is None:
-            return self._clients.check_auth()
+    def check_auth(self, cwd: Path, *, editor_trust: bool | None = None) -> str | None:
+        """A message saying what credentials sessions in ``cwd`` would lack, or None when a model can be built:
+        decided as a session opening there decides (its trusted ``.env`` and settings count)."""
         from agent_lsp.errors import AuthError
 
-        opts = self.options
-        base = load_trusted_settings(
-            cwd.resolve(), (), env=opts.env, editor_trust=editor_trust, overrides=None, notices=[]
-        )
         try:
-            self._clients.router(base.env, base.settings.model, opts.model)[0].client()
+            self._settings_and_model(
+                cwd.resolve(), (), editor_trust=editor_trust, overrides=None, model=None, notices=[]
+            )
         except AuthError as exc:
             return str(exc)
         return None
@@ -95,19 +92,17 @@ class Runtime:
         opts = self.options
         cwd = setup.cwd.resolve()
         notices: list[ev.Notice] = []
-        base = load_trusted_settings(
+        base, router, model_name, client = self._settings_and_model(
             cwd,
             setup.extra_roots,
-            env=opts.env,
             editor_trust=setup.editor_trust,
             overrides=setup.overrides,
+            model=setup.model,
             notices=notices,
         )
         s = base.settings
         asked = setup.approval_mode or opts.approval_mode or s.general.default_approval_mode
         mode = start_mode(asked, s.security, notices, trusted=base.trusted)
-        router, model_name = self._clients.router(base.env, s.model, setup.model or opts.model)
-        client = router.client()  # raises AuthError saying what to set, before anything is recorded
         # The id is chosen first, so hooks, the recording and the session all name the same one.
         preview = SessionPreview(
             session_id=setup.session_id or self.new_session_id(),
@@ -119,6 +114,24 @@ class Runtime:
             provider_summary=router.describe(),
         )
         return FirstStep(setup, cwd, base, mode, router, client, preview, notices)
+
+    def _settings_and_model(
+        self,
+        cwd: Path,
+        extra_roots: Sequence[Path],
+        *,
+        editor_trust: bool | None,
+        overrides: Mapping[str, Any] | None,
+        model: str | None,
+        notices: list[ev.Notice],
+    ) -> tuple[TrustedSettings, ModelRouter, str, ModelClient]:
+        """The folder's trust, ``.env`` and settings, then its model router, starting model and client; raises
+        AuthError saying what to set when no credentials serve the folder, before anything is recorded."""
+        base = load_trusted_settings(
+            cwd, extra_roots, env=self.options.env, editor_trust=editor_trust, overrides=overrides, notices=notices
+        )
+        router, model_name = self._clients.router(base.env, base.settings.model, model or self.options.model)
+        return base, router, model_name, router.client()
 
     async def _second_step(self, first: FirstStep) -> SessionHandle:
         handle = await asyncio.to_thread(self._build, first)

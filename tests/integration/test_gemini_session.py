@@ -113,7 +113,7 @@ async def test_key_in_user_dotenv_is_found(fake: FakeGemini, project: Path, monk
     env = {k: v for k, v in os.environ.items() if k != "GEMINI_API_KEY"}
     env["GOOGLE_GEMINI_BASE_URL"] = fake.url
     runtime = Runtime(RuntimeOptions(env=env))
-    assert runtime.check_auth() is None
+    assert runtime.check_auth(project) is None
     fake.push([chunk({"text": "hi"}, finish="STOP")])
     handle = await runtime.create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False))
     events = [e async for e in handle.session.send("hello")]
