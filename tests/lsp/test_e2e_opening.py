@@ -65,3 +65,19 @@ async def test_a_session_that_cannot_be_built_says_why(launch: Any, tmp_path: Pa
         assert "Not a directory" in exc.message
     shown = [m.message for m in editor.client.messages]
     assert any("This session could not be opened" in m for m in shown), shown
+
+
+async def test_a_loaded_session_lists_its_custom_commands_in_its_answer_once(launch: Any, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".gemini" / "commands").mkdir(parents=True)
+    (home / ".gemini" / "commands" / "review.toml").write_text('description = "Review"\nprompt = "Review {{args}}"\n')
+    editor = await launch([text_line("first answer")])
+    session = (await editor.request("agent/newSession", {"cwd": str(editor.project)}))["sessionId"]
+    await editor.wait_update(session, "available_commands_update")
+    assert await editor.request("agent/prompt", {"sessionId": session, "prompt": "hi"}) == {"stopReason": "end_turn"}
+    before = len(editor.updates)
+    loaded = await editor.request("agent/loadSession", {"sessionId": session, "cwd": str(editor.project)})
+    assert "review" in {c["name"] for c in loaded["commands"]}
+    await editor.request("agent/listSessions", {"cwd": str(editor.project)})  # a round trip behind the answer
+    after = [u["update"]["sessionUpdate"] for u in editor.updates[before:] if not u.get("replay")]
+    assert "available_commands_update" not in after

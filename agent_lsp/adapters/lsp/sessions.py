@@ -167,14 +167,17 @@ class Sessions:
         if preview.lists_models:
             live.models = [(preview.model, preview.model)]
 
+        built = live.ready is not None  # a loaded session: the answer already lists its custom commands
+
         def opened() -> None:
-            self._tasks.add(task := asyncio.get_running_loop().create_task(self._opened(live)))
+            task = asyncio.get_running_loop().create_task(self._opened(live, announce_commands=not built))
+            self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
         after_answer(opened)
         return self.describe(live)
 
-    async def _opened(self, live: LiveSession) -> None:
+    async def _opened(self, live: LiveSession, *, announce_commands: bool) -> None:
         try:
             handle = await live.handle()
         except RequestError as exc:
@@ -186,7 +189,7 @@ class Sessions:
         if live.id not in self.open:
             return
         commands = self.commands(live)
-        if commands != _builtin_commands():
+        if announce_commands and commands != _builtin_commands():
             update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
             self.client.notify("agent/update", {"sessionId": live.id, "update": update})
         if handle.lists_models:
