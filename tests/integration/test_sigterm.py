@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lsp.frames import frame, next_frame
+from tests.lsp.frames import frame, next_frame, open_session
 from tests.replay_lines import call_line, text_line
 
 
@@ -143,13 +143,7 @@ def test_the_lsp_server_closes_its_sessions_without_a_shutdown_request(tmp_path:
     script, pid_file = _long_command(tmp_path, project)
     with _agent("lsp", script, project, env) as proc:
         assert proc.stdin is not None and proc.stdout is not None
-        start = [
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}},
-            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
-            {"jsonrpc": "2.0", "id": 2, "method": "agent/newSession", "params": {"cwd": str(project)}},
-        ]
-        proc.stdin.write(b"".join(frame(m) for m in start))
-        proc.stdin.flush()
+        open_session(proc.stdin, project)
         while (answer := next_frame(proc.stdout)).get("id") != 2:
             pass
         params = {"sessionId": answer["result"]["sessionId"], "prompt": "go"}

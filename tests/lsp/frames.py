@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import IO, Any
 
 
@@ -31,3 +32,14 @@ def next_frame(stream: IO[bytes]) -> dict[str, Any]:
     message = read_frame(stream)
     assert message is not None, "the server closed its output"
     return message
+
+
+def open_session(stdin: IO[bytes], cwd: Path, session_request_id: int = 2) -> None:
+    """Send what an editor sends to open a session: ``initialize`` (id 1), ``initialized``, ``agent/newSession``."""
+    start = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": session_request_id, "method": "agent/newSession", "params": {"cwd": str(cwd)}},
+    ]
+    stdin.write(b"".join(frame(m) for m in start))
+    stdin.flush()

@@ -17,7 +17,7 @@ import pytest
 
 from tests.acp_schema import validate
 from tests.lsp.conftest import server_env
-from tests.lsp.frames import frame, next_frame
+from tests.lsp.frames import frame, next_frame, open_session
 
 
 class HeldModels(ThreadingHTTPServer):
@@ -83,13 +83,7 @@ def test_the_endpoints_models_follow_the_answer(tmp_path: Path, endpoint: HeldMo
     )
     assert proc.stdin is not None and proc.stdout is not None
     try:
-        start = [
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}},
-            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
-            {"jsonrpc": "2.0", "id": 2, "method": "agent/newSession", "params": {"cwd": str(project)}},
-        ]
-        proc.stdin.write(b"".join(frame(m) for m in start))
-        proc.stdin.flush()
+        open_session(proc.stdin, project)
         frames: list[dict[str, Any]] = []
         while not any(f.get("id") == 2 for f in frames):
             frames.append(next_frame(proc.stdout))
