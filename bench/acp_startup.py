@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from spawning import start_server
+
 BUDGET_MS = 200.0
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
@@ -41,16 +40,8 @@ def once(work: Path) -> tuple[float, float]:
     project.mkdir(parents=True, exist_ok=True)
     script = work / "empty.jsonl"
     script.write_text("")
-    env = dict(os.environ, HOME=str(home), AGENT_LSP_HOME=str(home / "state"), AGENT_LSP_TRUST_WORKSPACE="true")
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_lsp", "acp", "--fake-responses", str(script)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        cwd=ROOT,
-    )
+    proc = start_server("acp", "--fake-responses", str(script), home=home)
     send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
     init = answer(proc, 1)
     to_init = (time.perf_counter() - started) * 1000

@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from spawning import start_server
 
 
 def text_turn(*texts: str) -> dict[str, Any]:
@@ -34,15 +31,7 @@ class Agent:
         if not loop_detection:
             (home / ".gemini").mkdir(parents=True)
             (home / ".gemini" / "settings.json").write_text('{"model": {"disableLoopDetection": true}}')
-        env = dict(os.environ, HOME=str(home), AGENT_LSP_HOME=str(home / "state"), AGENT_LSP_TRUST_WORKSPACE="true")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "agent_lsp", "acp", "--fake-responses", str(script)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            cwd=ROOT,
-        )
+        self.proc = start_server("acp", "--fake-responses", str(script), home=home)
         self.next_id = 0
         self.updates = 0
         self.text: list[str] = []

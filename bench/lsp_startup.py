@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from spawning import private_env, start
+
 BUDGET_MS = 400.0
 GOAL_MS = 150.0
 RUNS = 10
@@ -75,7 +77,7 @@ def once(
     mode: str = "key",
     capabilities: dict[str, object] | None = None,
 ) -> tuple[float, float]:
-    env = dict(os.environ, HOME=str(home), AGENT_LSP_HOME=str(home / "state"), AGENT_LSP_TRUST_WORKSPACE="true")
+    env = private_env(home)
     command = [python, "-m", "agent_lsp", "lsp"]
     if mode == "bare":
         command = [python, "-c", BARE_SERVER]
@@ -88,9 +90,7 @@ def once(
     params = {"processId": None, "capabilities": capabilities or {}}
     initialize = frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=root
-    )
+    proc = start(command, env, root)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(initialize)
     proc.stdin.flush()

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from spawning import start_server
+
 GOAL = 20_000.0
 
 
@@ -34,15 +32,7 @@ class Editor:
     """A minimal LSP client that draws ``agent/update`` itself (``experimental.agent``)."""
 
     def __init__(self, script: Path, home: Path) -> None:
-        env = dict(os.environ, HOME=str(home), AGENT_LSP_HOME=str(home / "state"), AGENT_LSP_TRUST_WORKSPACE="true")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "agent_lsp", "lsp", "--fake-responses", str(script)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            cwd=ROOT,
-        )
+        self.proc = start_server("lsp", "--fake-responses", str(script), home=home)
         self.next_id = 0
         self.updates = 0
         self.text: list[str] = []
