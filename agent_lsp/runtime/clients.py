@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from typing import TYPE_CHECKING
 
@@ -24,26 +25,32 @@ class ModelClients:
         self.options = options
         self._replay: ModelClient | None = None
         self._clients: dict[Hashable, ModelClient] = {}
+        # Sessions open on worker threads (and LSP's start-up credentials check runs on one): without the lock,
+        # two of them could each build "the" client, and a second replay model would start the script over.
+        self._lock = threading.Lock()
 
     def client(self, env: Mapping[str, str] | None = None, choice: ProviderChoice | None = None) -> ModelClient:
         """The replay model when scripted, else the chosen provider's client (raises AuthError saying what to
         set). ``env`` is the environment after ``.env`` files were loaded (users often keep their key in one);
         ``choice`` is the provider resolved with the session's settings (else from ``env`` alone)."""
-        if self.options.fake_responses is not None:
-            if self._replay is None:
-                from agent_lsp.model.replay import ReplayModel
+        script = self.options.fake_responses
+        if script is not None:
+            with self._lock:
+                if self._replay is None:
+                    from agent_lsp.model.replay import ReplayModel
 
-                self._replay = ReplayModel.from_file(self.options.fake_responses, chunk_delay=self.options.chunk_delay)
-            return self._replay
+                    self._replay = ReplayModel.from_file(script, chunk_delay=self.options.chunk_delay)
+                return self._replay
         from agent_lsp.model.provider import resolve_provider
 
         env = env if env is not None else self.user_env()
         choice = choice or resolve_provider(None, env, self.options.model)
         key = _credentials(choice, env)
-        client = self._clients.get(key)
-        if client is None:
-            client = self._clients[key] = build_client(choice, env)
-        return client
+        with self._lock:
+            client = self._clients.get(key)
+            if client is None:
+                client = self._clients[key] = build_client(choice, env)
+            return client
 
     def router(self, env: Mapping[str, str], settings: ModelSettings, explicit: str | None) -> tuple[ModelRouter, str]:
         """A session's ModelRouter (its provider and any other one with credentials) and the model it starts with."""
