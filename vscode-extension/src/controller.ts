@@ -3,6 +3,7 @@
 import type { DiffReview } from "./diffReview";
 import type { InlineReview } from "./inlineReview";
 import type { Cancellation, Connection, Host } from "./host";
+import { type Draft, promptOf, transcriptText } from "./composer";
 import type { FromWebview } from "./messages";
 import {
   REVIEW_DIFF,
@@ -21,6 +22,7 @@ import {
   type SessionDescription,
   type UpdateParams,
 } from "./protocol";
+import * as Q from "./queue";
 import * as S from "./state";
 
 export interface SessionDefaults {
@@ -44,6 +46,8 @@ export class ChatController {
   private creating: Promise<string> | undefined;
   private loading: string | undefined;
   private panelReady = false;
+  /** "Send now" stopped the running turn: its end sends the queue's first message even though it was cancelled. */
+  private sendingNow = false;
   /** The session the server had when it died; resumed (transcript kept) once the restarted server attaches. */
   private lost: string | undefined;
   /** Replayed updates of the session being resumed after a crash: the panel already shows them. */
@@ -258,8 +262,51 @@ export class ChatController {
 
   /** Sends a prompt to the current session and resolves when the turn ends. */
   async send(text: string, context?: EditorContext): Promise<string | undefined> {
-    const prompt = text.trim();
-    if (!prompt) {
+    return this.sendDraft({ text, attachments: [] }, context);
+  }
+
+  /** The composer's Send: the message runs now, or waits in the queue while a turn runs. */
+  async submit(draft: Draft): Promise<string | undefined> {
+    if (!draft.text.trim() && draft.attachments.length === 0) {
+      return undefined;
+    }
+    if (this.state.busy) {
+      this.set(Q.enqueue(this.state, draft).state);
+      return undefined;
+    }
+    return this.sendDraft(draft);
+  }
+
+  /** "Send now": this message next, stopping the running turn first (its end sends it, see afterTurn). */
+  async sendNow(draft: Draft | string): Promise<void> {
+    let state = this.state;
+    let id = typeof draft === "string" ? draft : undefined;
+    if (typeof draft !== "string") {
+      ({ state, id } = Q.enqueue(state, draft, true));
+    }
+    if (id === undefined || !state.queue.some((q) => q.id === id)) {
+      return;
+    }
+    this.set(Q.setQueuePaused(Q.moveToFront(state, id), false));
+    if (this.state.busy) {
+      this.sendingNow = true;
+      await this.cancel();
+      return;
+    }
+    const { state: rest, next } = Q.takeNext(this.state);
+    this.set(rest);
+    if (next !== undefined) {
+      await this.sendDraft(next.draft);
+    }
+  }
+
+  removeQueued(id: string): void {
+    this.set(Q.removeQueued(this.state, id));
+  }
+
+  private async sendDraft(draft: Draft, context?: EditorContext): Promise<string | undefined> {
+    const prompt = promptOf(draft);
+    if (prompt === "" || (Array.isArray(prompt) && draft.attachments.length === 0)) {
       return undefined;
     }
     if (this.state.busy) {
@@ -268,19 +315,43 @@ export class ChatController {
     }
     this.set(S.setBusy(this.state, true, "Thinking…"));
     let connection: Connection | undefined;
+    let stop: string | undefined;
     try {
       const sessionId = await this.ensureSession();
-      this.set(S.addUserPrompt(this.state, prompt));
+      this.set(S.addUserPrompt(this.state, transcriptText(draft)));
       const params = context === undefined ? { sessionId, prompt } : { sessionId, prompt, context };
       connection = this.conn();
       const result = await connection.sendRequest<PromptResult>(METHODS.prompt, params);
       this.noteStop(result.stopReason);
-      return result.stopReason;
+      stop = result.stopReason;
     } catch (err) {
       this.noteFailure(err, connection);
-      return "error";
+      stop = "error";
     } finally {
       this.set(S.setBusy(this.state, false));
+      this.afterTurn(stop);
+    }
+    return stop;
+  }
+
+  /**
+   * A turn ended: the next queued message goes out when the turn finished by itself, or when "send now" stopped
+   * it; after the user's Stop or a failure the queue waits (paused) for the user to say.
+   */
+  private afterTurn(stop: string | undefined): void {
+    const now = this.sendingNow;
+    this.sendingNow = false;
+    if (this.state.queue.length === 0) {
+      return;
+    }
+    if (!now && !Q.continuesQueue(stop)) {
+      this.set(Q.setQueuePaused(this.state, true));
+      return;
+    }
+    const { state, next } = Q.takeNext(Q.setQueuePaused(this.state, false));
+    this.set(state);
+    if (next !== undefined) {
+      void this.sendDraft(next.draft);
     }
   }
 
@@ -292,6 +363,7 @@ export class ChatController {
     }
     this.set(S.setBusy(this.state, true, "Thinking…"));
     let connection: Connection | undefined;
+    let stop: string | undefined;
     try {
       const sessionId = await this.ensureSession();
       // The server runs the command in the session named here, so the turn lands in the panel's chat.
@@ -305,10 +377,13 @@ export class ChatController {
       if (result?.stopReason) {
         this.noteStop(result.stopReason);
       }
+      stop = result?.stopReason ?? "end_turn";
     } catch (err) {
       this.noteFailure(err, connection);
+      stop = "error";
     } finally {
       this.set(S.setBusy(this.state, false));
+      this.afterTurn(stop);
     }
   }
 
@@ -432,7 +507,13 @@ export class ChatController {
           }
           return;
         case "send":
-          await this.send(msg.text);
+          await this.submit({ text: msg.text, attachments: msg.attachments ?? [] });
+          return;
+        case "sendNow":
+          await this.sendNow(msg.id ?? { text: msg.text ?? "", attachments: msg.attachments ?? [] });
+          return;
+        case "queueRemove":
+          this.removeQueued(msg.id);
           return;
         case "cancel":
           await this.cancel();

@@ -1,10 +1,14 @@
 // Messages between the chat webview and the extension (both directions), shared by both sides.
 
+import { type Attachment, parseAttachments } from "./composer";
 import type { ChatState } from "./state";
 
 export type FromWebview =
   | { type: "ready" }
-  | { type: "send"; text: string }
+  | { type: "send"; text: string; attachments?: Attachment[] }
+  /** Stop the running turn and send this next: a queued message (`id`) or the composer's draft. */
+  | { type: "sendNow"; id?: string; text?: string; attachments?: Attachment[] }
+  | { type: "queueRemove"; id: string }
   | { type: "cancel" }
   | { type: "newChat" }
   | { type: "listSessions" }
@@ -21,6 +25,8 @@ export type ToWebview = { type: "state"; state: ChatState };
 const KNOWN = new Set([
   "ready",
   "send",
+  "sendNow",
+  "queueRemove",
   "cancel",
   "newChat",
   "listSessions",
@@ -44,8 +50,19 @@ export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
   }
   const str = (key: string): boolean => typeof msg[key] === "string";
   switch (msg.type) {
-    case "send":
-      return str("text") ? (msg as FromWebview) : undefined;
+    case "send": {
+      const attachments = parseAttachments(msg.attachments);
+      return str("text") && attachments !== undefined ? { type: "send", text: msg.text as string, attachments } : undefined;
+    }
+    case "sendNow": {
+      const attachments = parseAttachments(msg.attachments);
+      if (str("id")) {
+        return { type: "sendNow", id: msg.id as string };
+      }
+      return str("text") && attachments !== undefined ? { type: "sendNow", text: msg.text as string, attachments } : undefined;
+    }
+    case "queueRemove":
+      return str("id") ? (msg as FromWebview) : undefined;
     case "loadSession":
       return str("sessionId") ? (msg as FromWebview) : undefined;
     case "setMode":

@@ -13,6 +13,7 @@ import type {
   ToolContent,
   ToolStatus,
 } from "./protocol";
+import type { Draft } from "./composer";
 
 export interface UserItem {
   kind: "user";
@@ -65,6 +66,12 @@ export interface PendingPermission {
   status?: string;
 }
 
+/** A message sent while a turn ran: it waits here, in order, and goes out when the turn ends. */
+export interface QueuedPrompt {
+  id: string;
+  draft: Draft;
+}
+
 export interface ChatState {
   sessionId?: string;
   title?: string;
@@ -79,6 +86,10 @@ export interface ChatState {
   busy: boolean;
   progress?: string;
   permissions: PendingPermission[];
+  /** Messages waiting for the running turn to end (see queue.ts). */
+  queue: QueuedPrompt[];
+  /** The turn was stopped or failed: the queue waits for "Send now" instead of going out by itself. */
+  queuePaused: boolean;
   sessions: SessionInfo[];
   serverStatus: "starting" | "running" | "stopped" | "failed";
   serverMessage?: string;
@@ -95,6 +106,8 @@ export function emptyState(): ChatState {
     commands: [],
     busy: false,
     permissions: [],
+    queue: [],
+    queuePaused: false,
     sessions: [],
     serverStatus: "stopped",
     revision: 0,
@@ -111,12 +124,12 @@ export function splitThought(text: string): { subject: string; body: string } {
 }
 
 let counter = 0;
-function nextId(prefix: string): string {
+export function nextId(prefix: string): string {
   counter += 1;
   return `${prefix}-${counter}`;
 }
 
-function bump(state: ChatState, patch: Partial<ChatState>): ChatState {
+export function bump(state: ChatState, patch: Partial<ChatState>): ChatState {
   return { ...state, ...patch, revision: state.revision + 1 };
 }
 

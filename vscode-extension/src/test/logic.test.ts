@@ -80,7 +80,7 @@ test("initializationOptions carry only the server's keys and the workspace trust
 });
 
 test("webview messages are checked for shape", () => {
-  assert.deepEqual(parseWebviewMessage({ type: "send", text: "hi" }), { type: "send", text: "hi" });
+  assert.deepEqual(parseWebviewMessage({ type: "send", text: "hi" }), { type: "send", text: "hi", attachments: [] });
   assert.equal(parseWebviewMessage({ type: "send", text: 3 }), undefined);
   assert.equal(parseWebviewMessage({ type: "eval", code: "x" }), undefined);
   assert.equal(parseWebviewMessage({ type: "permission", requestId: "p" }), undefined);

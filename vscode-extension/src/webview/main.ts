@@ -19,9 +19,20 @@ import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 import MarkdownIt from "markdown-it";
+import type { Attachment } from "../composer";
 import type { FromWebview, ToWebview } from "../messages";
 import type { ChatState } from "../state";
-import { escapeHtml, renderCommandHints, renderItem, renderPermission, renderPlan, serverBanner, usageText } from "./render";
+import {
+  escapeHtml,
+  renderChips,
+  renderCommandHints,
+  renderItem,
+  renderPermission,
+  renderPlan,
+  renderQueue,
+  serverBanner,
+  usageText,
+} from "./render";
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -30,6 +41,7 @@ interface VsCodeApi {
 }
 interface Saved {
   draft: string;
+  attachments?: Attachment[];
   scrollTop: number;
   atBottom: boolean;
 }
@@ -76,13 +88,18 @@ app.innerHTML = `
 <div id="transcript" class="transcript" tabindex="0" aria-live="polite"></div>
 <div id="plan"></div>
 <div id="permissions"></div>
+<div id="queue"></div>
 <footer>
   <div id="progress" class="progress" hidden><span class="spinner" aria-hidden="true"></span><span id="progress-text"></span>
     <button id="stop" data-action="cancel" title="Stop the agent">Stop</button></div>
   <div id="hints"></div>
+  <div id="chips" class="chips" aria-label="Attached context"></div>
   <div class="composer">
     <textarea id="input" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
-    <button id="send" title="Send (Enter)">Send</button>
+    <div class="composer-buttons">
+      <button id="send" title="Send (Enter)">Send</button>
+      <button id="send-now" class="secondary" title="Stop the running turn and send this now (Ctrl+Enter)" hidden>Send now</button>
+    </div>
   </div>
   <div id="usage" class="usage"></div>
 </footer>`;
@@ -97,21 +114,30 @@ let state: ChatState | undefined;
 const rendered = new Map<string, { sig: string; node: HTMLElement }>();
 
 input.value = saved.draft;
+/** The composer's chips: attached context that goes with the next message. */
+let attachments: Attachment[] = saved.attachments ?? [];
+function showChips(): void {
+  el("chips").innerHTML = renderChips(attachments, true);
+}
+showChips();
 function showHints(): void {
   el("hints").innerHTML = renderCommandHints(input.value, state?.commands ?? []);
 }
 function save(): void {
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
-  vscode.setState({ draft: input.value, scrollTop: transcript.scrollTop, atBottom });
+  vscode.setState({ draft: input.value, attachments, scrollTop: transcript.scrollTop, atBottom });
 }
 
-function send(): void {
+/** Enter: sends the draft, or queues it while a turn runs; `now` (Ctrl+Enter, "Send now") stops the turn first. */
+function send(now = false): void {
   const text = input.value.trim();
-  if (!text || state?.busy) {
+  if ((!text && attachments.length === 0) || state?.serverStatus !== "running") {
     return;
   }
-  vscode.postMessage({ type: "send", text });
+  vscode.postMessage(now && state.busy ? { type: "sendNow", text, attachments } : { type: "send", text, attachments });
   input.value = "";
+  attachments = [];
+  showChips();
   save();
   showHints();
 }
@@ -123,10 +149,11 @@ input.addEventListener("input", () => {
 input.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
-    send();
+    send(event.ctrlKey || event.metaKey);
   }
 });
-el("send").addEventListener("click", send);
+el("send").addEventListener("click", () => send());
+el("send-now").addEventListener("click", () => send(true));
 transcript.addEventListener("scroll", save);
 sessions.addEventListener("focus", () => vscode.postMessage({ type: "listSessions" }));
 sessions.addEventListener("mousedown", () => vscode.postMessage({ type: "listSessions" }));
@@ -140,14 +167,34 @@ modelSelect.addEventListener("change", () => vscode.postMessage({ type: "setMode
 
 document.addEventListener("click", (event) => {
   const target = (event.target as HTMLElement).closest<HTMLElement>(
-    "[data-action],[data-option],[data-review],[data-path],[data-command]",
+    "[data-action],[data-option],[data-review],[data-path],[data-command],[data-chip-remove],[data-queue-edit],[data-queue-now],[data-queue-remove]",
   );
   if (target === null) {
     return;
   }
   event.preventDefault();
-  const { action, option, request, review, path, line, command } = target.dataset;
-  if (command !== undefined) {
+  const { action, option, request, review, path, line, command, chipRemove, queueEdit, queueNow, queueRemove } = target.dataset;
+  if (chipRemove !== undefined) {
+    attachments = attachments.filter((a) => a.id !== chipRemove);
+    showChips();
+    save();
+    input.focus();
+  } else if (queueEdit !== undefined) {
+    // Back into the box to edit: it leaves the queue, and Enter queues (or sends) it again.
+    const item = state?.queue.find((q) => q.id === queueEdit);
+    if (item !== undefined) {
+      input.value = item.draft.text;
+      attachments = item.draft.attachments;
+      showChips();
+      save();
+      vscode.postMessage({ type: "queueRemove", id: queueEdit });
+      input.focus();
+    }
+  } else if (queueNow !== undefined) {
+    vscode.postMessage({ type: "sendNow", id: queueNow });
+  } else if (queueRemove !== undefined) {
+    vscode.postMessage({ type: "queueRemove", id: queueRemove });
+  } else if (command !== undefined) {
     input.value = `/${command} `;
     input.focus();
     save();
@@ -258,7 +305,13 @@ function draw(next: ChatState): void {
   const progress = el("progress");
   progress.hidden = !next.busy;
   el("progress-text").textContent = next.progress ?? "Working…";
-  el<HTMLButtonElement>("send").disabled = next.busy || next.serverStatus !== "running";
+  el("queue").innerHTML = renderQueue(next);
+  const sendButton = el<HTMLButtonElement>("send");
+  sendButton.disabled = next.serverStatus !== "running";
+  // While a turn runs, Send queues the message and "Send now" interrupts the turn for it.
+  sendButton.textContent = next.busy ? "Queue" : "Send";
+  sendButton.title = next.busy ? "Queue this message; it is sent when the turn ends (Enter)" : "Send (Enter)";
+  el("send-now").hidden = !next.busy;
   el("usage").textContent = usageText(next);
   if (stick) {
     transcript.scrollTop = transcript.scrollHeight;

@@ -2,6 +2,7 @@
 
 import { choices } from "../permissions";
 import type { CommandInfo, DiffContent, PlanEntry, ToolContent } from "../protocol";
+import type { Attachment } from "../composer";
 import type { ChatItem, ChatState, PendingPermission, ToolItem } from "../state";
 
 export type Markdown = (text: string) => string;
@@ -157,4 +158,63 @@ export function renderCommandHints(draft: string, commands: CommandInfo[]): stri
     )
     .join("");
   return rows ? `<ul class="commands">${rows}</ul>` : "";
+}
+
+/** A short one-line preview of a queued message. */
+function preview(text: string, max = 120): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** The chips of attached context, each with a remove button (the composer's, or read-only in the queue). */
+export function renderChips(attachments: Attachment[], removable: boolean): string {
+  return attachments
+    .map((a) => {
+      const remove = removable
+        ? `<button class="chip-remove" data-chip-remove="${escapeHtml(a.id)}" aria-label="Remove ${escapeHtml(a.label)}" title="Remove">×</button>`
+        : "";
+      const thumb =
+        a.block.type === "image" ? `<img class="thumb" alt="" src="data:${escapeHtml(a.block.mimeType)};base64,${escapeHtml(a.block.data)}">` : "";
+      return (
+        `<span class="chip kind-${a.kind}" title="${escapeHtml(a.detail ?? a.label)}">${thumb}` +
+        `<span class="chip-kind">${CHIP_ICON[a.kind]}</span><span class="chip-label">${escapeHtml(a.label)}</span>${remove}</span>`
+      );
+    })
+    .join("");
+}
+
+const CHIP_ICON: Record<Attachment["kind"], string> = {
+  file: "📄",
+  folder: "📁",
+  symbol: "ƒ",
+  problems: "⚠",
+  selection: "✂",
+  terminal: "▶",
+  url: "🔗",
+  image: "🖼",
+};
+
+/** The messages waiting for the running turn: each can be edited (back into the composer), sent now, or removed. */
+export function renderQueue(state: ChatState): string {
+  if (state.queue.length === 0) {
+    return "";
+  }
+  const head = state.queuePaused
+    ? "Queued — paused because the turn was stopped or failed. Send one now, or remove it."
+    : `Queued — sent when the current turn ends (${state.queue.length})`;
+  const rows = state.queue
+    .map((q, i) => {
+      const id = escapeHtml(q.id);
+      const chips = q.draft.attachments.length > 0 ? `<span class="queued-chips">${renderChips(q.draft.attachments, false)}</span>` : "";
+      return (
+        `<li class="queued" data-queued="${id}"><span class="queued-text">${escapeHtml(preview(q.draft.text) || "(attachments only)")}</span>${chips}` +
+        `<span class="queued-actions">` +
+        `<button class="secondary" data-queue-edit="${id}" aria-label="Edit queued message ${i + 1}" title="Edit (back into the box)">Edit</button>` +
+        `<button data-queue-now="${id}" aria-label="Send queued message ${i + 1} now" title="Stop the running turn and send this now">Send now</button>` +
+        `<button class="secondary" data-queue-remove="${id}" aria-label="Remove queued message ${i + 1}" title="Remove">×</button>` +
+        `</span></li>`
+      );
+    })
+    .join("");
+  return `<div class="queue" role="region" aria-label="Queued messages"><div class="queue-head">${escapeHtml(head)}</div><ol>${rows}</ol></div>`;
 }
