@@ -56,9 +56,9 @@ class PromptRuns:
                 live.channel.send_event(event)
                 await live.channel.conn.drain()
             if stop == "error":
-                message = error.message if error is not None else "The turn failed."
-                auth = error is not None and error.status in (401, 403)
-                raise RpcError.of("auth_required" if auth else "internal", message)
+                if error is None:
+                    raise RpcError.of("internal", "The turn failed.")
+                raise RpcError.of(error.meaning, error.message)
             return {"stopReason": stop}
         finally:
             live.prompting -= 1
