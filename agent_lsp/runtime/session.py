@@ -53,29 +53,37 @@ def build_session(
     commands: Commands,
     before_model: Callable[[], Awaitable[None]] | None,
 ) -> Session:
+    from agent_lsp.core.approval import Approval
+    from agent_lsp.core.call_results import AnswerOptions
     from agent_lsp.core.mentions import MentionExpander
     from agent_lsp.core.prompts import folder_tree, system_prompt
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
+
+    answers = AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit)
 
     def scheduler_factory(
         emit: Callable[[ev.AgentEvent], None],
         history: Callable[[], Sequence[Content]],
         delivered: Callable[[], Awaitable[None]],
     ) -> Scheduler:
-        return Scheduler(
-            tools.registry,
+        approval = Approval(
             policy,
             confirmer,
             emit,
             delivered=delivered,
-            temp_dir=tools.ctx.temp_dir,
-            checkpointer=checkpointer,
-            jit_memory=memory.jit,
-            history=history,
+            hooks=hooks,
             on_save_rule=save_allowed_rules,
             permanent_approval=permanent_approval,  # security.enablePermanentToolApproval
-            truncate_threshold=truncate_threshold,
+        )
+        return Scheduler(
+            tools.registry,
+            policy,
+            approval,
+            emit,
+            answers=answers,
+            checkpointer=checkpointer,
+            history=history,
             hooks=hooks,
         )
 

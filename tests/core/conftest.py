@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from agent_lsp import events as ev
+from agent_lsp.core.approval import Approval
+from agent_lsp.core.call_results import AnswerOptions
 from agent_lsp.core.ports import AutoConfirmer, ConfirmationResult, Confirmer
 from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.scheduler import Scheduler
@@ -134,7 +136,8 @@ def make_session(
     opts = options or SessionOptions(retry=RetryPolicy(initial_delay_s=0.01, max_delay_s=0.05))
 
     def scheduler_factory(emit: Any, history: Any, delivered: Any) -> Scheduler:
-        return Scheduler(registry, policy, conf, emit, temp_dir=tmp_path, history=history, delivered=delivered)
+        approval = Approval(policy, conf, emit, delivered=delivered)
+        return Scheduler(registry, policy, approval, emit, answers=AnswerOptions(tmp_path), history=history)
 
     parts = SessionDeps(
         registry=registry,
