@@ -559,6 +559,7 @@ def lsp_examples(project: Path, sid: str) -> dict[str, Any]:
         "agent/listSessions": {"cwd": str(project), "limit": 5},
         "agent/setMode": {"sessionId": sid, "modeId": "default"},
         "agent/setModel": {"sessionId": sid, "modelId": "gemini-2.5-flash"},
+        "agent/findFiles": {"query": "a", "limit": 5},
         "agent/prompt": {"sessionId": sid, "prompt": "hi", "context": {"uri": uri, "range": rng, "diagnostics": []}},
         "agent/cancel": {"sessionId": "no-such-session"},
         "textDocument/didOpen": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "x = 1\n"}},

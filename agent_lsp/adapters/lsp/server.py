@@ -27,6 +27,7 @@ from agent_lsp.adapters.coalesce import TextMerger
 from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.adapters.lsp import capabilities as lsp_caps
 from agent_lsp.adapters.lsp import transport
+from agent_lsp.adapters.lsp.files import FileFinder
 from agent_lsp.adapters.lsp.framing import FrameReader
 from agent_lsp.adapters.lsp.outbox import Outbox
 from agent_lsp.adapters.lsp.params import RequestError
@@ -149,6 +150,7 @@ def build_server(options: LaunchOptions) -> AgentServer:
     server = AgentServer(options)
     service = server.service
     sessions, prompts, commands, fs = service.sessions, service.prompts, service.commands, service.fs
+    finder = FileFinder(service.config)
 
     @server.feature(types.INITIALIZED)
     async def initialized(_params: Any) -> None:
@@ -168,6 +170,7 @@ def build_server(options: LaunchOptions) -> AgentServer:
     _request(server, "agent/setMode", lambda p, _id: sessions.set_mode(p))
     _request(server, "agent/setModel", lambda p, _id: sessions.set_model(p))
     _request(server, "agent/prompt", prompts.prompt)
+    _request(server, "agent/findFiles", lambda p, _id: finder.find(p))
 
     @server.feature("agent/cancel")
     def cancel(params: Any) -> None:
