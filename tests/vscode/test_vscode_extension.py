@@ -144,9 +144,7 @@ def test_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
 @pytest.mark.timeout(400)
 def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
     """The composer in the real panel (e2e/panel.mjs, on this checkout's Python): queued prompts and send now."""
-    proc = _run(
-        ["node", "e2e/panel.mjs", "--python", sys.executable, "--screenshots", str(tmp_path)], timeout=360
-    )
+    proc = _run(["node", "e2e/panel.mjs", "--python", sys.executable, "--screenshots", str(tmp_path)], timeout=360)
     assert "panel e2e: passed" in proc.stdout, proc.stdout[-3000:]
     assert "queue ok: queued behind a running turn, edited, removed, the rest sent in order" in proc.stdout
     assert "send now ok: Ctrl+Enter stopped the running turn and sent the message next" in proc.stdout
