@@ -141,11 +141,16 @@ def test_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
     assert (tmp_path / "panel-inline.png").stat().st_size > 10_000, "the inline review screenshot is empty"
 
 
-@pytest.mark.timeout(400)
+@pytest.mark.timeout(480)
 def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
-    """The composer in the real panel (e2e/panel.mjs, on this checkout's Python): queued prompts and send now."""
+    """The composer in the real panel (e2e/panel.mjs, on this checkout's Python): the @ picker's chips reach the
+    model; queued prompts and send now."""
     proc = _run(["node", "e2e/panel.mjs", "--python", sys.executable, "--screenshots", str(tmp_path)], timeout=360)
     assert "panel e2e: passed" in proc.stdout, proc.stdout[-3000:]
+    assert "mentions ok: file, folder, symbol, selection, problems, terminal and URL chips reached the model" in (
+        proc.stdout
+    )
     assert "queue ok: queued behind a running turn, edited, removed, the rest sent in order" in proc.stdout
     assert "send now ok: Ctrl+Enter stopped the running turn and sent the message next" in proc.stdout
-    assert (tmp_path / "vscode-panel-queue.png").stat().st_size > 5_000
+    for shot in ("vscode-panel-queue.png", "vscode-panel-mention.png", "vscode-panel-chips.png"):
+        assert (tmp_path / shot).stat().st_size > 5_000, shot

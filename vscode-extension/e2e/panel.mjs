@@ -1,5 +1,6 @@
-// End-to-end check of the panel's composer in a real VS Code (code-server + headless Chromium): queued prompts
-// (queue, edit, remove, sent at the turn's end, send now interrupts).
+// End-to-end check of the panel's composer in a real VS Code (code-server + headless Chromium): the @ context
+// picker (files, folders, symbols, selection, problems, terminal output, URL as chips) and queued prompts (queue,
+// edit, remove, sent at the turn's end, send now interrupts).
 //
 // node e2e/panel.mjs [--python <venv python>] [--screenshots <dir>] [--keep]
 // Needs `scripts/install-vscode-deps.sh` and `make vsix`. The extension runs that Python's agent_lsp
@@ -50,6 +51,8 @@ const shell = (id, command) => done([chunk({ functionCall: { name: "run_shell_co
 /** The replay model's answers, one model request a line, in the order the steps below ask. */
 function script() {
   return [
+    // Mentions: the answer to the prompt that carries every kind of chip.
+    say("I see ", "the attached context."),
     // Queue: a turn long enough to queue, edit and remove messages behind it.
     shell("slow-1", "sleep 8; echo first-done"),
     say("First turn ", "done."),
@@ -75,6 +78,20 @@ async function main() {
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
   const workspace = dirs.workspace;
   fs.writeFileSync(path.join(workspace, "app.py"), 'def greet(name):\n    return "Hello " + name\n');
+  // For the @ picker: a git repository whose .gitignore hides build/, a folder, a markdown heading (a workspace
+  // symbol of VS Code's markdown extension) and a broken JSON file (a problem its JSON extension reports).
+  fs.mkdirSync(path.join(workspace, ".git"));
+  fs.writeFileSync(path.join(workspace, ".gitignore"), "build/\n");
+  for (const [rel, text] of Object.entries({
+    "src/app/main.py": "MAIN_MARKER = 'main-file-content-7'\n",
+    "build/hidden_build.py": "SHOULD_NOT_BE_OFFERED = 1\n",
+    "notes/todo.md": "folder-file-content-9\n",
+    "GUIDE.md": "# Setup steps\n\nInstall it with guide-symbol-body-3.\n",
+    "broken.json": '{"a": 1 "b": 2}\n',
+  })) {
+    fs.mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
+    fs.writeFileSync(path.join(workspace, rel), text);
+  }
   const scriptFile = path.join(tmp, "replay.jsonl");
   fs.writeFileSync(scriptFile, script() + "\n");
   fs.mkdirSync(path.join(dirs["user-data"], "Machine"), { recursive: true });
@@ -118,6 +135,96 @@ async function main() {
       }
     };
 
+    // --- The @ picker ------------------------------------------------------------------------------------
+    const picker = chat.locator("#picker");
+    const pick = async (typed, row) => {
+      await input.press("End");
+      await input.pressSequentially(typed);
+      await picker.locator(".mention", { hasText: row }).first().waitFor();
+      await picker.locator(".mention", { hasText: row }).first().click();
+      await waitFor(`the picker to close after ${row}`, async () => await picker.isHidden());
+    };
+    const chips = async () => (await chat.locator("#chips .chip-label").allInnerTexts()).map((t) => t.trim());
+    // Open broken.json (its problem) and select app.py's second line (the selection).
+    const openFile = async (name) => {
+      await page.keyboard.press("Control+P");
+      await page.locator(".quick-input-widget input").fill(name);
+      await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor();
+      await page.keyboard.press("Enter");
+    };
+    await openFile("GUIDE.md"); // starts VS Code's markdown extension, whose headings are workspace symbols
+    await openFile("broken.json");
+    await waitFor("the JSON problem", async () => (await page.locator(".monaco-editor .squiggly-error").count()) > 0, 30000);
+    await openFile("app.py");
+    await page.locator(".monaco-editor .view-line", { hasText: "return" }).first().click();
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Shift+End");
+    // A terminal that ran a command (shell integration reports its output).
+    await page.keyboard.press("Control+Shift+Backquote");
+    await page.locator(".terminal-wrapper.active .xterm").first().waitFor();
+    // Shell integration marks each prompt with a decoration once it runs; a command typed earlier goes unseen.
+    const marks = page.locator(".terminal-wrapper.active .terminal-command-decoration");
+    await marks.first().waitFor({ timeout: 30000 });
+    // Not instant: output written before the start event reaches the extension host is not in the stream.
+    await page.keyboard.type("sleep 1; echo terminal-marker-$((40+2))");
+    await page.keyboard.press("Enter");
+    await waitFor("the command's end mark", async () => (await marks.count()) >= 2, 15000);
+    await page.waitForTimeout(1500);
+    await openAgentView(page);
+    await input.click();
+    await input.fill("Explain ");
+    await input.pressSequentially("@hidden_bu");
+    await picker.locator(".mention-empty", { hasText: "Nothing matches" }).waitFor();
+    await input.fill("Explain ");
+    await input.pressSequentially("@mai");
+    await picker.locator(".mention", { hasText: "src/app/main.py" }).first().waitFor();
+    await shot("vscode-panel-mention.png");
+    await input.press("Enter");
+    await waitFor("the main.py chip", async () => (await chips()).includes("src/app/main.py"));
+    if ((await input.inputValue()) !== "Explain ") throw new Error(`the @query stayed in the box: ${await input.inputValue()}`);
+    await pick("@notes", "notes/");
+    await pick("@Setup", "Setup steps");
+    await pick("@sel", "Selection");
+    await pick("@prob", "Problems in the workspace");
+    await pick("@term", "Terminal output");
+    await pick("@https://example.org/page", "https://example.org/page");
+    await pick("@url", "URL…");
+    await page.locator(".quick-input-widget input").fill("https://example.org/other");
+    await page.keyboard.press("Enter");
+    await waitFor("the URL chips", async () => (await chips()).includes("https://example.org/other"));
+    await chat.locator(".chip", { hasText: "https://example.org/other" }).getByRole("button", { name: /^Remove/ }).click();
+    await input.click();
+    const labels = await chips();
+    const expected = ["src/app/main.py", "notes/", "app.py:2-2", "Problems: the workspace (1)", "https://example.org/page"];
+    for (const label of expected) {
+      if (!labels.includes(label)) throw new Error(`chip ${label} missing: ${JSON.stringify(labels)}`);
+    }
+    if (!labels.some((l) => l.includes("Setup steps (GUIDE.md:1)")) || !labels.includes("Terminal: bash")) {
+      throw new Error(`symbol or terminal chip missing: ${JSON.stringify(labels)}`);
+    }
+    if (labels.includes("https://example.org/other")) throw new Error("a removed chip stayed");
+    await shot("vscode-panel-chips.png");
+    await input.press("End");
+    await input.pressSequentially("these");
+    await input.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "I see the attached context." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    if ((await chips()).length !== 0) throw new Error("the chips stayed after sending");
+    const model = transcript(dirs["agent-home"]);
+    for (const needle of [
+      "main-file-content-7", // the file, read by the server
+      "folder-file-content-9", // the folder's file
+      "guide-symbol-body-3", // the symbol's section
+      String.raw`return \"Hello \" + name`, // the selected line (JSON-escaped in the transcript)
+      "Problems the editor reports in the workspace:", // the problem list
+      "terminal-marker-42", // the terminal's output
+      "https://example.org/page",
+    ]) {
+      if (!model.includes(needle)) throw new Error(`the model did not get ${needle}:\n${model.slice(-3000)}`);
+    }
+    if (model.includes("https://example.org/other")) throw new Error("the removed chip reached the model");
+    log("mentions ok: file, folder, symbol, selection, problems, terminal and URL chips reached the model; ignored files not offered; a removed chip did not");
+
     // --- Queued prompts ----------------------------------------------------------------------------------
     await input.fill("first message");
     await input.press("Enter");
@@ -145,7 +252,7 @@ async function main() {
     await chat.locator(".msg.agent", { hasText: "First turn done." }).waitFor({ timeout: 60000 });
     await chat.locator(".msg.agent", { hasText: "Second answer." }).waitFor();
     await chat.locator("#progress").waitFor({ state: "hidden" });
-    const users = (await chat.locator(".msg.user").allInnerTexts()).map((t) => t.trim());
+    const users = (await chat.locator(".msg.user").allInnerTexts()).map((t) => t.trim()).slice(-2);
     if (JSON.stringify(users) !== JSON.stringify(["first message", "second message"])) {
       throw new Error(`the transcript shows the user's messages as ${JSON.stringify(users)}`);
     }

@@ -3,6 +3,8 @@
 import * as crypto from "node:crypto";
 import * as vscode from "vscode";
 import type { ChatController } from "./controller";
+import type { Attachment } from "./composer";
+import type { MentionSource } from "./mentionSource";
 import { parseWebviewMessage, type ToWebview } from "./messages";
 import type { ChatState } from "./state";
 
@@ -12,11 +14,15 @@ const POST_INTERVAL_MS = 40; // streaming sends many small updates; the page red
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Chips added from the editor before the page was ready to take them. */
+  private pending: Attachment[] = [];
+  private ready = false;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly controller: ChatController,
     private readonly onRestart: () => void,
+    private readonly mentions?: MentionSource,
   ) {
     controller.onChange(() => this.schedule());
   }
@@ -29,6 +35,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     this.view = view;
     const roots = [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")];
     view.webview.options = { enableScripts: true, localResourceRoots: roots };
+    this.ready = false;
     view.webview.html = this.html(view.webview);
     view.webview.onDidReceiveMessage((raw: unknown) => {
       const msg = parseWebviewMessage(raw);
@@ -38,6 +45,20 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       if (msg.type === "restartServer") {
         this.onRestart();
         return;
+      }
+      if (msg.type === "mentionQuery") {
+        void this.mentions?.candidates(msg.query).then((items) => this.send({ type: "mentionResults", seq: msg.seq, items }));
+        return;
+      }
+      if (msg.type === "mentionPick") {
+        void this.mentions?.resolve(msg.candidate).then((attachment) => attachment && this.attach(attachment));
+        return;
+      }
+      if (msg.type === "ready") {
+        this.ready = true;
+        const pending = this.pending;
+        this.pending = [];
+        for (const attachment of pending) this.send({ type: "attach", attachment });
       }
       void this.controller.handleMessage(msg);
     });
@@ -49,8 +70,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     view.onDidDispose(() => {
       if (this.view === view) {
         this.view = undefined;
+        this.ready = false;
       }
     });
+  }
+
+  /** Adds a chip to the composer (now, or once the page is ready). */
+  attach(attachment: Attachment): void {
+    if (this.view !== undefined && this.ready) {
+      this.send({ type: "attach", attachment });
+    } else {
+      this.pending.push(attachment);
+    }
+  }
+
+  private send(message: ToWebview): void {
+    void this.view?.webview.postMessage(message);
   }
 
   private schedule(): void {
@@ -64,8 +99,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
   }
 
   private post(state: ChatState): void {
-    const message: ToWebview = { type: "state", state };
-    void this.view?.webview.postMessage(message);
+    this.send({ type: "state", state });
   }
 
   private html(webview: vscode.Webview): string {

@@ -166,6 +166,11 @@ export class ChatController {
     this.set(next);
   }
 
+  /** A plain request to the server (the @ picker's file search); throws when no server runs. */
+  request<R>(method: string, params: unknown): Promise<R> {
+    return this.conn().sendRequest<R>(method, params);
+  }
+
   private conn(): Connection {
     if (this.connection === undefined) {
       throw new Error(this.state.serverMessage ?? "The agent server is not running.");
@@ -543,7 +548,9 @@ export class ChatController {
           await this.host.openLocation(msg.path, msg.line);
           return;
         case "restartServer":
-          return; // handled by the extension, which owns the server
+        case "mentionQuery":
+        case "mentionPick":
+          return; // handled by the extension, which owns the server and the editor
       }
     } catch (err) {
       this.set(S.addNotice(this.state, "error", errorText(err)));

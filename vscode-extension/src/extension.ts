@@ -9,6 +9,7 @@ import { DiffReview, PROPOSAL_SCHEME, ProposalStore } from "./diffReview";
 import { editorContext } from "./editorContext";
 import { ProposalFileSystem } from "./fsProvider";
 import { registerInlineReview } from "./inlineView";
+import { MentionSource, TerminalOutputs, selectionAttachment } from "./mentionSource";
 import { PermissionBroker } from "./permissions";
 import { CONFIG_SECTION, SERVER_COMMANDS } from "./protocol";
 import { pythonCandidates } from "./pythonFinder";
@@ -102,7 +103,9 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   server = new AgentServer(output, controller, settings, instruction, bundled);
-  view = new ChatViewProvider(context.extensionUri, controller, () => void server?.restart());
+  const terminals = new TerminalOutputs((line) => output.appendLine(line));
+  const chatView = new ChatViewProvider(context.extensionUri, controller, () => void server?.restart(), new MentionSource(controller, terminals));
+  view = chatView;
 
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   const showStatus = (state: ChatState): void => {
@@ -169,6 +172,16 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand("agentLsp.explainSelection", run(SERVER_COMMANDS.explain)),
     vscode.commands.registerCommand("agentLsp.fixWithAgent", run(SERVER_COMMANDS.fix)),
     vscode.commands.registerCommand("agentLsp.editSelection", run(SERVER_COMMANDS.editSelection)),
+    terminals,
+    vscode.commands.registerCommand("agentLsp.addSelection", async () => {
+      const attachment = selectionAttachment(vscode.window.activeTextEditor);
+      if (attachment === undefined) {
+        void vscode.window.showInformationMessage("Select some code first.");
+        return;
+      }
+      chatView.attach(attachment);
+      await host.revealPanel();
+    }),
     vscode.commands.registerCommand("agentLsp.restartServer", () => server?.restart()),
     vscode.commands.registerCommand("agentLsp.showLogs", () => output.show()),
     vscode.commands.registerCommand("agentLsp.acceptProposal", (arg: unknown) => review.accept(uriArg(arg))),

@@ -1,6 +1,7 @@
 // Messages between the chat webview and the extension (both directions), shared by both sides.
 
 import { type Attachment, parseAttachments } from "./composer";
+import type { MentionCandidate } from "./mentions";
 import type { ChatState } from "./state";
 
 export type FromWebview =
@@ -18,9 +19,16 @@ export type FromWebview =
   | { type: "permission"; requestId: string; optionId: string }
   | { type: "reviewDiff"; requestId: string }
   | { type: "openLocation"; path: string; line?: number }
-  | { type: "restartServer" };
+  | { type: "restartServer" }
+  /** The @ picker: the text typed after @ (answered by mentionResults with the same seq), and the row picked. */
+  | { type: "mentionQuery"; query: string; seq: number }
+  | { type: "mentionPick"; candidate: MentionCandidate };
 
-export type ToWebview = { type: "state"; state: ChatState };
+export type ToWebview =
+  | { type: "state"; state: ChatState }
+  | { type: "mentionResults"; seq: number; items: MentionCandidate[] }
+  /** A chip for the composer: a picked @ row, or the editor's "Add Selection to Chat". */
+  | { type: "attach"; attachment: Attachment };
 
 const KNOWN = new Set([
   "ready",
@@ -37,7 +45,10 @@ const KNOWN = new Set([
   "reviewDiff",
   "openLocation",
   "restartServer",
+  "mentionQuery",
+  "mentionPick",
 ]);
+const MENTION_KINDS = new Set(["file", "folder", "symbol", "problems", "selection", "terminal", "url"]);
 
 /** A webview message checked for shape; anything else (a compromised or stale page) is dropped. */
 export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
@@ -63,6 +74,13 @@ export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
     }
     case "queueRemove":
       return str("id") ? (msg as FromWebview) : undefined;
+    case "mentionQuery":
+      return str("query") && typeof msg.seq === "number" ? (msg as FromWebview) : undefined;
+    case "mentionPick": {
+      const c = msg.candidate as Record<string, unknown> | undefined;
+      const ok = typeof c === "object" && c !== null && MENTION_KINDS.has(c.kind as string) && typeof c.label === "string" && typeof c.ref === "string";
+      return ok ? { type: "mentionPick", candidate: { kind: c.kind, label: c.label, ref: c.ref } as MentionCandidate } : undefined;
+    }
     case "loadSession":
       return str("sessionId") ? (msg as FromWebview) : undefined;
     case "setMode":

@@ -7,6 +7,7 @@ export const METHODS = {
   listSessions: "agent/listSessions",
   setMode: "agent/setMode",
   setModel: "agent/setModel",
+  findFiles: "agent/findFiles",
   cancel: "agent/cancel",
   update: "agent/update",
   requestPermission: "agent/requestPermission",

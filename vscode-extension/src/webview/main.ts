@@ -20,6 +20,7 @@ import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 import MarkdownIt from "markdown-it";
 import type { Attachment } from "../composer";
+import type { MentionCandidate } from "../mentions";
 import type { FromWebview, ToWebview } from "../messages";
 import type { ChatState } from "../state";
 import {
@@ -27,6 +28,7 @@ import {
   renderChips,
   renderCommandHints,
   renderItem,
+  renderMentionPicker,
   renderPermission,
   renderPlan,
   renderQueue,
@@ -93,9 +95,11 @@ app.innerHTML = `
   <div id="progress" class="progress" hidden><span class="spinner" aria-hidden="true"></span><span id="progress-text"></span>
     <button id="stop" data-action="cancel" title="Stop the agent">Stop</button></div>
   <div id="hints"></div>
+  <ul id="picker" class="picker" role="listbox" aria-label="Context to attach" hidden></ul>
   <div id="chips" class="chips" aria-label="Attached context"></div>
   <div class="composer">
-    <textarea id="input" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
+    <button id="mention" class="secondary" title="Attach context: files, folders, symbols, problems, selection, terminal, URL (type @)" aria-label="Attach context">@</button>
+    <textarea id="input" rows="3" placeholder="Ask the agent… (@ attaches context, Enter sends, Shift+Enter for a new line)" aria-label="Prompt" aria-autocomplete="list" aria-controls="picker" aria-expanded="false"></textarea>
     <div class="composer-buttons">
       <button id="send" title="Send (Enter)">Send</button>
       <button id="send-now" class="secondary" title="Stop the running turn and send this now (Ctrl+Enter)" hidden>Send now</button>
@@ -142,11 +146,119 @@ function send(now = false): void {
   showHints();
 }
 
+// --- the @ picker: typing @word asks the extension for rows; picking one turns it into a chip -------------
+const picker = el<HTMLUListElement>("picker");
+let mention: { start: number; query: string; seq: number; items: MentionCandidate[]; active: number; searching: boolean } | undefined;
+let mentionSeq = 0;
+let mentionTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** The "@query" the cursor stands at the end of, if any. */
+function mentionAtCursor(): { start: number; query: string } | undefined {
+  const before = input.value.slice(0, input.selectionStart ?? input.value.length);
+  const match = /(^|\s)@([^\s@]*)$/.exec(before);
+  return match ? { start: before.length - match[2].length - 1, query: match[2] } : undefined;
+}
+
+function drawPicker(): void {
+  if (mention === undefined) {
+    picker.hidden = true;
+    input.setAttribute("aria-expanded", "false");
+    input.removeAttribute("aria-activedescendant");
+    return;
+  }
+  picker.innerHTML = renderMentionPicker(mention.items, mention.active, mention.searching);
+  picker.hidden = false;
+  input.setAttribute("aria-expanded", "true");
+  if (mention.items.length > 0) {
+    input.setAttribute("aria-activedescendant", `mention-${mention.active}`);
+    picker.querySelector(".mention.active")?.scrollIntoView({ block: "nearest" });
+  }
+}
+
+function updatePicker(): void {
+  const at = mentionAtCursor();
+  if (at === undefined) {
+    mention = undefined;
+    drawPicker();
+    return;
+  }
+  mentionSeq += 1;
+  mention = { ...at, seq: mentionSeq, items: mention?.items ?? [], active: 0, searching: true };
+  drawPicker();
+  const seq = mentionSeq;
+  clearTimeout(mentionTimer);
+  mentionTimer = setTimeout(() => vscode.postMessage({ type: "mentionQuery", query: at.query, seq }), 80);
+}
+
+function pickMention(index: number): void {
+  const current = mention;
+  const candidate = current?.items[index];
+  if (current === undefined || candidate === undefined) {
+    return;
+  }
+  // The "@query" text goes; the chip stands for it.
+  const end = input.selectionStart ?? input.value.length;
+  input.value = input.value.slice(0, current.start) + input.value.slice(end);
+  input.setSelectionRange(current.start, current.start);
+  mention = undefined;
+  drawPicker();
+  save();
+  vscode.postMessage({ type: "mentionPick", candidate });
+  input.focus();
+}
+
+picker.addEventListener("mousedown", (event) => {
+  const row = (event.target as HTMLElement).closest<HTMLElement>("[data-mention]");
+  if (row !== null) {
+    event.preventDefault(); // keep the focus in the box
+    pickMention(Number(row.dataset.mention));
+  }
+});
+el("mention").addEventListener("click", () => {
+  const at = input.selectionStart ?? input.value.length;
+  const before = input.value.slice(0, at);
+  const insert = before === "" || /\s$/.test(before) ? "@" : " @";
+  input.setRangeText(insert, at, input.selectionEnd ?? at, "end");
+  input.focus();
+  updatePicker();
+});
+input.addEventListener("blur", () => {
+  setTimeout(() => {
+    if (document.activeElement !== input) {
+      mention = undefined;
+      drawPicker();
+    }
+  }, 150);
+});
+
 input.addEventListener("input", () => {
   save();
   showHints();
+  updatePicker();
 });
 input.addEventListener("keydown", (event) => {
+  if (mention !== undefined && !event.isComposing) {
+    const count = mention.items.length;
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      if (count > 0) {
+        event.preventDefault();
+        mention.active = (mention.active + (event.key === "ArrowDown" ? 1 : count - 1)) % count;
+        drawPicker();
+      }
+      return;
+    }
+    if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey && count > 0) {
+      event.preventDefault();
+      pickMention(mention.active);
+      return;
+    }
+    if (event.key === "Escape") {
+      event.preventDefault();
+      mention = undefined;
+      drawPicker();
+      return;
+    }
+  }
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     send(event.ctrlKey || event.metaKey);
@@ -319,6 +431,22 @@ function draw(next: ChatState): void {
 }
 
 window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
+  if (event.data?.type === "mentionResults") {
+    if (mention !== undefined && event.data.seq === mention.seq) {
+      mention = { ...mention, items: event.data.items, active: 0, searching: false };
+      drawPicker();
+    }
+    return;
+  }
+  if (event.data?.type === "attach") {
+    const added = event.data.attachment;
+    if (!attachments.some((a) => a.kind === added.kind && JSON.stringify(a.block) === JSON.stringify(added.block))) {
+      attachments = [...attachments, added];
+      showChips();
+      save();
+    }
+    return;
+  }
   if (event.data?.type === "state") {
     const first = state === undefined;
     draw(event.data.state);

@@ -3,6 +3,7 @@
 import { choices } from "../permissions";
 import type { CommandInfo, DiffContent, PlanEntry, ToolContent } from "../protocol";
 import type { Attachment } from "../composer";
+import type { MentionCandidate } from "../mentions";
 import type { ChatItem, ChatState, PendingPermission, ToolItem } from "../state";
 
 export type Markdown = (text: string) => string;
@@ -177,21 +178,22 @@ export function renderChips(attachments: Attachment[], removable: boolean): stri
         a.block.type === "image" ? `<img class="thumb" alt="" src="data:${escapeHtml(a.block.mimeType)};base64,${escapeHtml(a.block.data)}">` : "";
       return (
         `<span class="chip kind-${a.kind}" title="${escapeHtml(a.detail ?? a.label)}">${thumb}` +
-        `<span class="chip-kind">${CHIP_ICON[a.kind]}</span><span class="chip-label">${escapeHtml(a.label)}</span>${remove}</span>`
+        `<span class="chip-kind" aria-hidden="true">${CHIP_ICON[a.kind]}</span><span class="chip-label">${escapeHtml(a.label)}</span>${remove}</span>`
       );
     })
     .join("");
 }
 
+/** A short tag per kind, in letters every font has (emoji are missing in some, and say less to a screen reader). */
 const CHIP_ICON: Record<Attachment["kind"], string> = {
-  file: "📄",
-  folder: "📁",
-  symbol: "ƒ",
-  problems: "⚠",
-  selection: "✂",
-  terminal: "▶",
-  url: "🔗",
-  image: "🖼",
+  file: "FILE",
+  folder: "DIR",
+  symbol: "SYM",
+  problems: "DIAG",
+  selection: "SEL",
+  terminal: "TERM",
+  url: "URL",
+  image: "IMG",
 };
 
 /** The messages waiting for the running turn: each can be edited (back into the composer), sent now, or removed. */
@@ -217,4 +219,21 @@ export function renderQueue(state: ChatState): string {
     })
     .join("");
   return `<div class="queue" role="region" aria-label="Queued messages"><div class="queue-head">${escapeHtml(head)}</div><ol>${rows}</ol></div>`;
+}
+
+/** The @ picker's rows (a listbox the composer's textarea points at with aria-activedescendant). */
+export function renderMentionPicker(items: MentionCandidate[], active: number, searching: boolean): string {
+  if (items.length === 0) {
+    const empty = searching ? "Searching…" : "Nothing matches. Type a file name, a symbol, “problems”, “selection”, “terminal” or a URL.";
+    return `<li class="mention-empty" role="presentation">${escapeHtml(empty)}</li>`;
+  }
+  return items
+    .map(
+      (c, i) =>
+        `<li role="option" id="mention-${i}" class="mention${i === active ? " active" : ""}" aria-selected="${i === active}" data-mention="${i}">` +
+        `<span class="chip-kind" aria-hidden="true">${CHIP_ICON[c.kind]}</span><span class="mention-label">${escapeHtml(c.label)}</span>` +
+        (c.detail ? `<span class="mention-detail">${escapeHtml(c.detail)}</span>` : "") +
+        `<span class="sr-only"> (${c.kind})</span></li>`,
+    )
+    .join("");
 }
