@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import inspect
 import logging
 import os
 import threading
@@ -53,7 +54,9 @@ class AgentProtocol(LanguageServerProtocol):
             # documents.py counts UTF-16 code units, the encoding every client must support (these params are
             # this request's own, structured from its frame).
             general.position_encodings = [types.PositionEncodingKind.Utf16]
-        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        answer: Any = super().lsp_initialize(params)
+        # pygls 2.1 builds the answer in a generator (it runs our ``initialize`` feature); a plain value works too.
+        result: types.InitializeResult = (yield from answer) if inspect.isgenerator(answer) else answer
         result.capabilities.experimental = lsp_caps.experimental()
         return result
 
