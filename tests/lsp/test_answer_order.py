@@ -61,7 +61,8 @@ class Wire:
         threading.Thread(target=self._read, daemon=True).start()
         uri = path_to_uri(self.project)
         params = {"processId": None, "rootUri": uri, "capabilities": caps}
-        self.call("initialize", {**params, "workspaceFolders": [{"uri": uri, "name": "p"}]})
+        rid = self.request("initialize", {**params, "workspaceFolders": [{"uri": uri, "name": "p"}]})
+        self.before_initialized = before_answer(self.frames_until(lambda m: is_answer(m, rid)), rid)
         self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
 
     def _read(self) -> None:
@@ -100,8 +101,9 @@ class Wire:
         return answer.get("result")
 
     def close(self) -> None:
-        self.call("shutdown", None)
-        self.send({"jsonrpc": "2.0", "method": "exit"})
+        if self.proc.poll() is None:
+            self.call("shutdown", None)
+            self.send({"jsonrpc": "2.0", "method": "exit"})
         self.proc.wait(timeout=WAIT_S)
 
 
@@ -205,6 +207,7 @@ def test_agent_requests_answer_before_what_they_set_going(wire: Callable[..., Wi
     (commands / "greet.toml").write_text('description = "Greets"\nprompt = "Say hello"\n')
     (client.project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
 
+    assert client.before_initialized == []
     rid = client.request("agent/newSession", {"cwd": str(client.project)})
     frames = client.frames_until(lambda m: describe(m) == "agent/update:available_commands_update")
     assert before_answer(frames, rid) == []  # the custom command is announced behind the answer
@@ -230,3 +233,8 @@ def test_agent_requests_answer_before_what_they_set_going(wire: Callable[..., Wi
     frames = client.frames_until(lambda m: is_answer(m, rid))
     replayed = [m for m in frames[:-1] if (m.get("params") or {}).get("replay")]
     assert replayed and before_answer(frames, rid) == [describe(m) for m in replayed]  # the replay only
+
+    rid = client.request("shutdown", None)  # closes the session (its SessionEnd) before answering
+    assert before_answer(client.frames_until(lambda m: is_answer(m, rid)), rid) == []
+    client.send({"jsonrpc": "2.0", "method": "exit"})
+    assert client.proc.wait(timeout=WAIT_S) == 0
