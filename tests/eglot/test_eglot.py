@@ -1,6 +1,7 @@
 """Emacs 30 with its built-in Eglot drives ``agent-lsp lsp`` like a user: keys into a terminal (tmux), the screen read
 back. Code action → how to edit → approval → the edit in the buffer; undo; reject; an answer slower than Eglot's
-request timeout. Emacs comes from Debian (scripts/install-emacs.sh, run by ``make test``); the model is a replay.
+request timeout; progress and the answer of Explain. Emacs comes from Debian (scripts/install-emacs.sh, run by
+``make test``); the model is a replay.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_lsp.runtime.options import REPLAY_DELAY_ENV
 from tests.lsp.conftest import server_env
 from tests.replay_lines import call_line, text_line
 
@@ -25,6 +27,7 @@ ORIGINAL = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
 TIMEOUT_S = 3  # Eglot's request timeout in the test (jsonrpc-default-request-timeout; 10 s by default)
 WAIT_S = 30.0
+CHUNK_DELAY_S = 0.3  # between the replayed model's chunks
 
 
 def _tool(name: str) -> str:
@@ -156,11 +159,13 @@ def emacs(tmp_path: Path) -> Iterator[Emacs]:
         text_line("Left it as it was."),
         replace,
         text_line("Done after a long think."),
+        text_line("It subtracts ", "b from a, ", "though its name ", "says add."),  # Explain with agent
     ]
     responses = tmp_path / "responses.jsonl"
     responses.write_text("".join(json.dumps(line) + "\n" for line in script))
     env = server_env(tmp_path)
     env.update({"AGENT_LSP_PYTHON": sys.executable, "AGENT_LSP_RESPONSES": str(responses), "TERM": "xterm-256color"})
+    env[REPLAY_DELAY_ENV] = str(CHUNK_DELAY_S)  # a model that takes its time: progress stays on screen a while
     env.pop("TMUX", None)
     editor = Emacs(tmp_path, project, env)
     try:
@@ -171,7 +176,7 @@ def emacs(tmp_path: Path) -> Iterator[Emacs]:
     assert (project / "calc.py").read_text() == ORIGINAL  # edits stay in the buffer until the user saves
 
 
-def test_code_action_approval_undo_reject_and_a_slow_answer(emacs: Emacs) -> None:
+def test_code_actions_approval_undo_reject_slow_answer_and_progress(emacs: Emacs) -> None:
     emacs.keys("M-x")
     emacs.type("eglot")
     emacs.keys("Enter")
@@ -201,4 +206,12 @@ def test_code_action_approval_undo_reject_and_a_slow_answer(emacs: Emacs) -> Non
     emacs.wait_text(FIXED)
     emacs.wait_message("Done after a long think.")
     assert "timed out" not in emacs.messages().lower()
+
+    emacs.keys("M-<", "C-n", "M-x")  # no region: Explain with agent, Eglot's default action
+    emacs.type("eglot-code-actions")
+    emacs.keys("Enter")
+    emacs.wait_screen("Pick an action")
+    emacs.keys("Enter")
+    emacs.wait_screen("Agent: Explain calc.py line 2")  # the progress, in the echo area while the agent works
+    emacs.wait_message("It subtracts b from a, though its name says add.")
     assert os.path.exists(emacs.sockets / "server")
