@@ -7,8 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from agent_lsp.core.ports import Decision
-from agent_lsp.core.tool import SHELL_TOOL as SHELL_TOOL
-from agent_lsp.core.tool import Tool
+from agent_lsp.core.tool import SHELL_TOOL, Tool
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.policy.engine import PolicyEngine, ToolFacts
 from agent_lsp.policy.rules import ALWAYS_ALLOW_PRIORITY, PolicyRule
