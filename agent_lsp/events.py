@@ -207,6 +207,8 @@ class Finished:
 
     finish_reason: str | None
     usage: Usage | None = None
+    # The session's estimated cost so far in US dollars (model/prices.py); None once a request's price is unknown.
+    cost: float | None = None
     kind: Literal["finished"] = "finished"
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_lsp import events as ev
+from agent_lsp.model.prices import CURRENCY
 
 Update = dict[str, Any]
 MAX_LIVE_OUTPUT = 20_000  # characters of live shell output re-sent with each update (the tail)
@@ -162,7 +163,10 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             ], state
         case ev.Finished(usage=usage) if usage is not None and usage.prompt_tokens:
             used = usage.prompt_tokens + usage.candidates_tokens
-            return [{"sessionUpdate": "usage_update", "used": used, "size": state.context_size}], state
+            usage_update: Update = {"sessionUpdate": "usage_update", "used": used, "size": state.context_size}
+            if event.cost is not None:
+                usage_update["cost"] = {"amount": round(event.cost, 6), "currency": CURRENCY}
+            return [usage_update], state
         case ev.SessionTitle(title=title):
             return [{"sessionUpdate": "session_info_update", "title": title}], state
         case ev.Notice(level=level, message=message):

@@ -78,6 +78,13 @@ class ModelLimitSettings(_Section):
     )
 
 
+class ModelPriceSettings(_Section):
+    """What one model costs, for the usage line's estimate (agent-lsp only)."""
+
+    input_per_million: float = Field(ge=0, description="US dollars per million prompt tokens.")
+    output_per_million: float = Field(ge=0, description="US dollars per million output tokens (thoughts included).")
+
+
 class ModelSettings(_Section):
     name: str = Field(
         default="auto",
@@ -114,6 +121,13 @@ class ModelSettings(_Section):
     )
     models: dict[str, ModelLimitSettings] = Field(
         default_factory=dict, description="agent-lsp only: contextWindow / maxOutputTokens per model name."
+    )
+    prices: dict[str, ModelPriceSettings] = Field(
+        default_factory=dict,
+        description=(
+            "agent-lsp only: inputPerMillion / outputPerMillion (US dollars) per model name, for the cost estimate; "
+            "beats the built-in table of Gemini prices."
+        ),
     )
     max_session_turns: int = Field(default=-1, ge=-1, description="Maximum turns per session; -1 means unlimited.")
     chat_compression: ChatCompressionSettings = Field(default_factory=ChatCompressionSettings.model_construct)

@@ -18,6 +18,7 @@ from agent_lsp.core.turn import TurnResult, run_turn
 from agent_lsp.errors import ModelError
 from agent_lsp.model.base import GenerateRequest, ModelChunk, Part
 from agent_lsp.model.catalog import generation_settings, resolve_model
+from agent_lsp.model.prices import request_cost
 
 MAX_TURNS_PER_PROMPT = 100
 # Invalid responses (empty, no finish reason, malformed call) are asked for once more before giving up.
@@ -177,7 +178,11 @@ class PromptLoop:
     def _account(self, result: TurnResult) -> None:
         state = self.state
         usage = result.usage
-        self.emit(ev.Finished(result.finish_reason, usage))
+        if usage is not None and state.cost is not None:
+            price = self.deps.options.price(resolve_model(state.model))
+            output = usage.candidates_tokens + usage.thoughts_tokens
+            state.cost = None if price is None else state.cost + request_cost(price, usage.prompt_tokens, output)
+        self.emit(ev.Finished(result.finish_reason, usage, state.cost))
         if usage is None:
             return
         if usage.prompt_tokens:

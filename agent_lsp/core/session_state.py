@@ -16,6 +16,7 @@ from agent_lsp.core.ports import Hooks, ToolPolicy, ToolSet
 from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.model.base import Content, ModelClient, Part
 from agent_lsp.model.catalog import token_limit
+from agent_lsp.model.prices import Price, price_of
 
 if TYPE_CHECKING:
     from agent_lsp.core.scheduler import Scheduler
@@ -33,6 +34,8 @@ class SessionOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     # Context window of a model name; the provider knows (Gemini's table, or an endpoint's configured sizes).
     token_limit: Callable[[str], int] = token_limit
+    # The price of a model name for the cost estimate (None: unknown); the table, or what settings say.
+    price: Callable[[str], Price | None] = price_of
 
 
 @dataclass
@@ -46,6 +49,7 @@ class SessionState:
     allow_fallback: bool = True  # pro → flash after persistent 429s: a Gemini notion
     history: History = field(default_factory=History)
     usage: ev.Usage = field(default_factory=ev.Usage)
+    cost: float | None = 0.0  # estimated dollars so far; None once a request's price was unknown
     session_turns: int = 0
     last_prompt_tokens: int = 0
     title: str | None = None

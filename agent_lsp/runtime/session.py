@@ -15,6 +15,7 @@ from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.session import Session
 from agent_lsp.core.session_state import SchedulerFactory, SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.base import Content, ModelClient
+from agent_lsp.model.prices import session_prices
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
 from agent_lsp.runtime.recording import Recording
@@ -76,6 +77,7 @@ def build_session(
         loop_detection=not model_settings.disable_loop_detection,
         retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
         token_limit=router.token_limit,
+        price=session_prices(model_settings.prices),
     )
     recorder = recording.recorder
     deps = SessionDeps(
