@@ -150,7 +150,13 @@ def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Pa
     assert "mentions ok: file, folder, symbol, selection, problems, terminal and URL chips reached the model" in (
         proc.stdout
     )
+    assert "usage ok: 2,050 tokens in context · 100% of 1,048,576 left · ≈ $0.0046 this chat" in proc.stdout
     assert "queue ok: queued behind a running turn, edited, removed, the rest sent in order" in proc.stdout
     assert "send now ok: Ctrl+Enter stopped the running turn and sent the message next" in proc.stdout
-    for shot in ("vscode-panel-queue.png", "vscode-panel-mention.png", "vscode-panel-chips.png"):
+    for shot in (
+        "vscode-panel-queue.png",
+        "vscode-panel-mention.png",
+        "vscode-panel-chips.png",
+        "vscode-panel-usage.png",
+    ):
         assert (tmp_path / shot).stat().st_size > 5_000, shot

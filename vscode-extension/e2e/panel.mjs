@@ -210,6 +210,13 @@ async function main() {
     await chat.locator(".msg.agent", { hasText: "I see the attached context." }).waitFor();
     await chat.locator("#progress").waitFor({ state: "hidden" });
     if ((await chips()).length !== 0) throw new Error("the chips stayed after sending");
+    // Usage: "auto" is Gemini 3.1 Pro ($2 / $12 per million); the answer used 2000 prompt and 50 output tokens.
+    const usage = (await chat.locator("#usage").innerText()).trim();
+    if (usage !== "2,050 tokens in context · 100% of 1,048,576 left · ≈ $0.0046 this chat") {
+      throw new Error(`the usage line reads ${JSON.stringify(usage)}`);
+    }
+    await shot("vscode-panel-usage.png", chat.locator("footer"));
+    log(`usage ok: ${usage}`);
     const model = transcript(dirs["agent-home"]);
     for (const needle of [
       "main-file-content-7", // the file, read by the server

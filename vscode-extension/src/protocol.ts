@@ -182,7 +182,7 @@ export type SessionUpdate =
       locations?: Location[];
     }
   | { sessionUpdate: "plan"; entries: PlanEntry[] }
-  | { sessionUpdate: "usage_update"; used: number; size: number }
+  | { sessionUpdate: "usage_update"; used: number; size: number; cost?: { amount: number; currency: string } | null }
   | { sessionUpdate: "session_info_update"; title: string }
   | { sessionUpdate: "available_commands_update"; availableCommands: CommandInfo[] }
   | { sessionUpdate: "current_mode_update"; currentModeId: string }

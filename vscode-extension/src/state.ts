@@ -77,7 +77,8 @@ export interface ChatState {
   title?: string;
   items: ChatItem[];
   plan: PlanEntry[];
-  usage?: { used: number; size: number };
+  /** Tokens in context, the window's size, and the session's estimated cost when the server knows the price. */
+  usage?: { used: number; size: number; cost?: { amount: number; currency: string } };
   modes: ModeInfo[];
   currentMode?: string;
   models: ModelInfo[];
@@ -248,7 +249,9 @@ export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState 
     case "plan":
       return bump(state, { plan: update.entries });
     case "usage_update":
-      return bump(state, { usage: { used: update.used, size: update.size } });
+      return bump(state, {
+        usage: { used: update.used, size: update.size, ...(update.cost ? { cost: update.cost } : {}) },
+      });
     case "session_info_update":
       return bump(state, { title: update.title });
     case "available_commands_update":

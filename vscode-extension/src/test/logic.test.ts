@@ -154,7 +154,10 @@ test("rendering escapes the agent's text and wires buttons by request id", () =>
   });
   assert.match(perm, /data-request="perm-1" data-option="proceed_once"[^>]*>Allow once</);
   assert.match(perm, /data-review="perm-1"[^>]*>Review diff</);
-  assert.equal(usageText({ usage: { used: 2500, size: 10000 } } as never), "2,500 tokens (25% of context)");
+  assert.equal(usageText({ usage: { used: 2500, size: 10000 } } as never), "2,500 tokens in context · 75% of 10,000 left");
+  const priced = { usage: { used: 2500, size: 10000, cost: { amount: 0.0046, currency: "USD" } } } as never;
+  assert.equal(usageText(priced), "2,500 tokens in context · 75% of 10,000 left · ≈ $0.0046 this chat");
+  assert.equal(usageText({ usage: { used: 1, size: 10, cost: { amount: 12.5, currency: "credits" } } } as never).split(" · ")[2], "≈ 12.50 credits this chat");
 });
 
 test("slash-command hints match the typed prefix and stop once arguments start", () => {

@@ -425,6 +425,9 @@ function draw(next: ChatState): void {
   sendButton.title = next.busy ? "Queue this message; it is sent when the turn ends (Enter)" : "Send (Enter)";
   el("send-now").hidden = !next.busy;
   el("usage").textContent = usageText(next);
+  el("usage").title = next.usage?.cost
+    ? "Estimated from the model's published price per token (cached-token discounts not applied); settings model.prices overrides it."
+    : "";
   if (stick) {
     transcript.scrollTop = transcript.scrollHeight;
   }

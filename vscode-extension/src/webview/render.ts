@@ -123,12 +123,25 @@ export function renderPermission(p: PendingPermission): string {
   );
 }
 
+/** A cost as people read it: cents and below with four decimals, more with two ("$0.0046", "$1.25"). */
+export function costText(cost: { amount: number; currency: string }): string {
+  const digits = cost.amount < 1 ? 4 : 2;
+  const amount = cost.amount.toFixed(digits);
+  return cost.currency === "USD" ? `$${amount}` : `${amount} ${cost.currency}`;
+}
+
+/** The usage line: tokens in context, how much of the window is left, and the chat's estimated cost if known. */
 export function usageText(state: ChatState): string {
   if (state.usage === undefined || state.usage.size <= 0) {
     return "";
   }
-  const pct = Math.min(100, Math.round((state.usage.used / state.usage.size) * 100));
-  return `${state.usage.used.toLocaleString("en-US")} tokens (${pct}% of context)`;
+  const { used, size, cost } = state.usage;
+  const left = Math.max(0, 100 - Math.round((used / size) * 100));
+  const parts = [`${used.toLocaleString("en-US")} tokens in context`, `${left}% of ${size.toLocaleString("en-US")} left`];
+  if (cost !== undefined) {
+    parts.push(`≈ ${costText(cost)} this chat`);
+  }
+  return parts.join(" · ");
 }
 
 export function serverBanner(state: ChatState): string {
