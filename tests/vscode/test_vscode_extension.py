@@ -151,6 +151,7 @@ def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Pa
         proc.stdout
     )
     assert "usage ok: 2,050 tokens in context · 100% of 1,048,576 left · ≈ $0.0046 this chat" in proc.stdout
+    assert "images ok: a pasted and a dropped image went with the prompt as image blocks" in proc.stdout
     assert "queue ok: queued behind a running turn, edited, removed, the rest sent in order" in proc.stdout
     assert "send now ok: Ctrl+Enter stopped the running turn and sent the message next" in proc.stdout
     for shot in (

@@ -53,6 +53,8 @@ function script() {
   return [
     // Mentions: the answer to the prompt that carries every kind of chip.
     say("I see ", "the attached context."),
+    // Images: the answer to the prompt with a pasted and a dropped picture.
+    say("Two ", "pictures received."),
     // Queue: a turn long enough to queue, edit and remove messages behind it.
     shell("slow-1", "sleep 8; echo first-done"),
     say("First turn ", "done."),
@@ -217,6 +219,36 @@ async function main() {
     }
     await shot("vscode-panel-usage.png", chat.locator("footer"));
     log(`usage ok: ${usage}`);
+
+    // --- Images: paste and drop (Chromium's own clipboard and drag events), a thumbnail each, a size cap ---
+    const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8Dwn4GBgYGJgYGBAQAkCAICtPCuCQAAAABJRU5ErkJggg==";
+    const give = (event, name, size) =>
+      input.evaluate(
+        (box, [event, name, data, size]) => {
+          const bytes = size ? new Uint8Array(size) : Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+          const carrier = new DataTransfer();
+          carrier.items.add(new File([bytes], name, { type: "image/png" }));
+          const target = event === "paste" ? box : box.closest(".composer");
+          const init = { bubbles: true, cancelable: true };
+          target.dispatchEvent(
+            event === "paste" ? new ClipboardEvent("paste", { ...init, clipboardData: carrier }) : new DragEvent("drop", { ...init, dataTransfer: carrier }),
+          );
+        },
+        [event, name, PNG, size],
+      );
+    await input.fill("What is in these?");
+    await give("paste", "pasted.png");
+    await give("drop", "dropped.png");
+    await give("paste", "huge.png", 6 * 1024 * 1024);
+    await chat.locator("#composer-note", { hasText: "huge.png is 6.0 MB; images up to 5.0 MB can be attached." }).waitFor();
+    await waitFor("two image chips", async () => (await chat.locator("#chips .chip.kind-image img.thumb").count()) === 2);
+    await shot("vscode-panel-images.png", chat.locator("footer"));
+    await input.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "Two pictures received." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    const images = (agentLog(dirs["user-data"]).match(/"type": "image",\s*"mimeType": "image\/png",\s*"data": "iVBORw0KGgo/g) ?? []).length;
+    if (images !== 2) throw new Error(`agent/prompt carried ${images} images, not 2`);
+    log("images ok: a pasted and a dropped image went with the prompt as image blocks; the 6 MB one was refused with a message");
     const model = transcript(dirs["agent-home"]);
     for (const needle of [
       "main-file-content-7", // the file, read by the server

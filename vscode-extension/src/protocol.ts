@@ -60,6 +60,8 @@ export interface SessionDescription {
   modes: { currentModeId: string; availableModes: ModeInfo[] };
   models: { currentModelId: string; availableModels: ModelInfo[] };
   commands: CommandInfo[];
+  /** What prompts may carry (as ACP's promptCapabilities); `image: false` makes the panel refuse image chips. */
+  promptCapabilities?: { image?: boolean };
 }
 
 export interface PromptParams {

@@ -83,6 +83,8 @@ export interface ChatState {
   currentMode?: string;
   models: ModelInfo[];
   currentModel?: string;
+  /** Whether the current model reads images (the server's promptCapabilities.image); unknown counts as yes. */
+  imageInput?: boolean;
   commands: CommandInfo[];
   busy: boolean;
   progress?: string;
@@ -288,6 +290,7 @@ export function startSession(state: ChatState, session: SessionDescription, titl
     currentMode: session.modes.currentModeId,
     models: session.models.availableModels,
     currentModel: session.models.currentModelId,
+    imageInput: session.promptCapabilities?.image,
     commands: session.commands,
   });
 }

@@ -181,3 +181,9 @@ test("a malformed config_option_update changes nothing and throws nothing", () =
   }
   assert.equal(S.applyUpdate(s, { sessionUpdate: "config_option_update" } as never), s, "no configOptions at all");
 });
+
+test("the session's promptCapabilities say whether the model reads images", () => {
+  const described = { sessionId: "s", modes: { currentModeId: "default", availableModes: [] }, models: { currentModelId: "m", availableModels: [] }, commands: [] };
+  assert.equal(S.startSession(S.emptyState(), described).imageInput, undefined);
+  assert.equal(S.startSession(S.emptyState(), { ...described, promptCapabilities: { image: false } }).imageInput, false);
+});

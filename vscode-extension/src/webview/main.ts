@@ -20,6 +20,7 @@ import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 import MarkdownIt from "markdown-it";
 import type { Attachment } from "../composer";
+import { imageAttachment, imageProblem, imagesRefused } from "../images";
 import type { MentionCandidate } from "../mentions";
 import type { FromWebview, ToWebview } from "../messages";
 import type { ChatState } from "../state";
@@ -96,6 +97,7 @@ app.innerHTML = `
     <button id="stop" data-action="cancel" title="Stop the agent">Stop</button></div>
   <div id="hints"></div>
   <ul id="picker" class="picker" role="listbox" aria-label="Context to attach" hidden></ul>
+  <div id="composer-note" class="composer-note" role="alert" hidden></div>
   <div id="chips" class="chips" aria-label="Attached context"></div>
   <div class="composer">
     <button id="mention" class="secondary" title="Attach context: files, folders, symbols, problems, selection, terminal, URL (type @)" aria-label="Attach context">@</button>
@@ -132,12 +134,66 @@ function save(): void {
   vscode.setState({ draft: input.value, attachments, scrollTop: transcript.scrollTop, atBottom });
 }
 
+/** A short message above the box (a refused image, a model without image input); empty hides it. */
+function note(text: string): void {
+  const box = el("composer-note");
+  box.textContent = text;
+  box.hidden = text === "";
+}
+
+// --- images: pasted or dropped files become chips with a thumbnail --------------------------------------
+function addImages(files: File[]): void {
+  for (const file of files) {
+    const problem = imageProblem(file.name, file.type, file.size);
+    if (problem !== undefined) {
+      note(problem);
+      continue;
+    }
+    const reader = new FileReader();
+    reader.onload = () => {
+      const data = String(reader.result).replace(/^data:[^,]*,/, "");
+      attachments = [...attachments, imageAttachment(file.name, file.type, data, file.size)];
+      showChips();
+      save();
+    };
+    reader.readAsDataURL(file);
+  }
+}
+input.addEventListener("paste", (event) => {
+  const files = Array.from(event.clipboardData?.files ?? []);
+  if (files.length > 0) {
+    event.preventDefault(); // an image, not its name as text
+    addImages(files);
+  }
+});
+const composer = document.querySelector(".composer") as HTMLElement;
+composer.addEventListener("dragover", (event) => {
+  if (event.dataTransfer?.types.includes("Files")) {
+    event.preventDefault();
+    composer.classList.add("dropping");
+  }
+});
+composer.addEventListener("dragleave", () => composer.classList.remove("dropping"));
+composer.addEventListener("drop", (event) => {
+  composer.classList.remove("dropping");
+  const files = Array.from(event.dataTransfer?.files ?? []);
+  if (files.length > 0) {
+    event.preventDefault();
+    addImages(files);
+  }
+});
+
 /** Enter: sends the draft, or queues it while a turn runs; `now` (Ctrl+Enter, "Send now") stops the turn first. */
 function send(now = false): void {
   const text = input.value.trim();
   if ((!text && attachments.length === 0) || state?.serverStatus !== "running") {
     return;
   }
+  if (attachments.some((a) => a.kind === "image") && state.imageInput === false) {
+    note(imagesRefused(state.currentModel));
+    return;
+  }
+  note("");
   vscode.postMessage(now && state.busy ? { type: "sendNow", text, attachments } : { type: "send", text, attachments });
   input.value = "";
   attachments = [];
@@ -288,6 +344,7 @@ document.addEventListener("click", (event) => {
   const { action, option, request, review, path, line, command, chipRemove, queueEdit, queueNow, queueRemove } = target.dataset;
   if (chipRemove !== undefined) {
     attachments = attachments.filter((a) => a.id !== chipRemove);
+    note("");
     showChips();
     save();
     input.focus();
