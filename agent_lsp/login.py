@@ -18,15 +18,6 @@ if TYPE_CHECKING:
     from agent_lsp.config.credentials import SignIn
 
 CHECK_TIMEOUT_S = 30.0
-# The variables that name credentials or pick a provider: set in the environment, they come before a sign-in.
-CREDENTIAL_VARIABLES = (
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "GOOGLE_GENAI_USE_VERTEXAI",
-    "GOOGLE_GEMINI_BASE_URL",
-    "OPENAI_BASE_URL",
-    "OPENAI_MODEL",
-)
 
 
 def add_parsers(sub: Any) -> None:
@@ -106,9 +97,10 @@ class Console:
         self.err.flush()
 
 
-def run_login(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     from agent_lsp.cli import EXIT_AUTH, EXIT_INPUT
 
+    out, err = out or sys.stdout, err or sys.stderr
     console = Console(sys.stdin, err)
     try:
         sign_in = gather(args, console)
@@ -142,18 +134,19 @@ def run_login(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = 
         err.write(f"agent-lsp login: could not store the sign-in: {exc.strerror or exc}\n")
         return 1
     out.write(f"Signed in: {sign_in.describe()}, stored in {where}.\n")
-    shadowing = _set_elsewhere()
-    if shadowing:
+    elsewhere = _credentials_elsewhere()
+    if elsewhere:
         console.say(
-            f"Note: {', '.join(shadowing)} set in your environment or ~/.gemini/.env / ~/.env come before this "
-            "sign-in (see docs/auth.md)."
+            f"Note: your environment or ~/.gemini/.env / ~/.env already give credentials ({elsewhere}); they come "
+            "before this sign-in (see docs/auth.md)."
         )
     if console.interactive:
         console.say("You can close this terminal and go back to your editor.")
     return 0
 
 
-def run_logout(out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+def run_logout(out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
     from agent_lsp.config.credentials import CredentialError, CredentialStore
 
     store = CredentialStore()
@@ -167,9 +160,9 @@ def run_logout(out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
         out.write(f"Signed out: removed {what} ({store.path}).\n")
     else:
         out.write("No stored sign-in to remove.\n")
-    shadowing = _set_elsewhere()
-    if shadowing:
-        err.write(f"Still set outside agent-lsp's store: {', '.join(shadowing)} (environment or .env files).\n")
+    elsewhere = _credentials_elsewhere()
+    if elsewhere:
+        err.write(f"Still usable, from the environment or ~/.gemini/.env / ~/.env: {elsewhere}.\n")
     return 0
 
 
@@ -293,12 +286,21 @@ def _scrub(message: str, sign_in: SignIn) -> str:
     return message.replace(key, "***") if key else message
 
 
-def _set_elsewhere() -> list[str]:
-    """The credential variables set in the environment or the user-level .env files (they win over a sign-in)."""
+def _credentials_elsewhere() -> str | None:
+    """What the environment and the user-level .env files give as credentials (they win over a sign-in), if any."""
     import os
 
     from agent_lsp.config.dotenv import load_env_files
+    from agent_lsp.errors import AuthError
+    from agent_lsp.model.auth import resolve_auth
+    from agent_lsp.model.provider import resolve_provider
 
     env = dict(os.environ)
     load_env_files([], trusted=False, env=env)
-    return [name for name in CREDENTIAL_VARIABLES if env.get(name, "").strip()]
+    try:
+        choice = resolve_provider(None, env)
+    except AuthError:
+        return None
+    if choice.openai is not None:
+        return choice.openai.describe()
+    return resolve_auth(env).describe()

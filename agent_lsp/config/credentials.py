@@ -28,6 +28,20 @@ KINDS: tuple[Kind, ...] = ("gemini", "vertex", "openai")
 KEYRING_SERVICE = "agent-lsp"
 FILE_NAME = "credentials.json"
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+# Every variable a sign-in may stand for: when the sign-in is used, the environment's own values of these are set
+# aside, so a stray one (GOOGLE_GENAI_USE_VERTEXAI, OPENAI_MODEL, …) cannot bend it into another provider.
+VARIABLES = (
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GOOGLE_VERTEX_BASE_URL",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_MODEL",
+)
 
 
 class CredentialError(Exception):

@@ -91,7 +91,7 @@ class ModelClients:
         self, env: Mapping[str, str], settings: ModelSettings | None, model: str | None
     ) -> tuple[Mapping[str, str], ProviderChoice]:
         """The provider from ``env`` (the environment after ``.env`` files) and settings; when they give no usable
-        credentials, from the stored sign-in's variables under them (a variable already set is never replaced).
+        credentials, from the stored sign-in, whole: the environment's own credential variables are set aside then.
         Returns the environment the choice was made from; raises AuthError saying what to set."""
         from agent_lsp.errors import AuthError
         from agent_lsp.model.provider import resolve_provider
@@ -102,7 +102,9 @@ class ModelClients:
             signed_in = self._signed_in()
             if signed_in is None:
                 raise
-            merged = {**signed_in, **env}
+            from agent_lsp.config.credentials import VARIABLES
+
+            merged = {k: v for k, v in env.items() if k not in VARIABLES} | signed_in
             try:
                 return merged, resolve_provider(settings, merged, model)
             except AuthError:
