@@ -98,7 +98,7 @@ class Console:
 
 
 def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from agent_lsp.cli import EXIT_AUTH, EXIT_INPUT
+    from agent_lsp.errors import EXIT_AUTH, EXIT_CANCELLED, EXIT_FAILURE, EXIT_INPUT
 
     out, err = out or sys.stdout, err or sys.stderr
     console = Console(sys.stdin, err)
@@ -109,7 +109,7 @@ def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
         return EXIT_INPUT
     except KeyboardInterrupt:
         err.write("\nagent-lsp login: cancelled\n")
-        return 130
+        return EXIT_CANCELLED
     if not args.no_check:
         console.say(f"Checking {sign_in.describe()} …")
         try:
@@ -122,7 +122,7 @@ def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
             return EXIT_INPUT
         except CheckFailed as exc:
             err.write(f"agent-lsp login: {exc} (store it anyway with --no-check)\n")
-            return 1
+            return EXIT_FAILURE
     if args.check_only:
         out.write(f"Checked: {sign_in.describe()}\n")
         return 0
@@ -132,7 +132,7 @@ def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
         where = CredentialStore().save(sign_in, use_keyring=not args.no_keyring)
     except OSError as exc:
         err.write(f"agent-lsp login: could not store the sign-in: {exc.strerror or exc}\n")
-        return 1
+        return EXIT_FAILURE
     out.write(f"Signed in: {sign_in.describe()}, stored in {where}.\n")
     elsewhere = _credentials_elsewhere()
     if elsewhere:
