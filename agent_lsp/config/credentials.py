@@ -187,10 +187,8 @@ class CredentialStore:
 
     def _write(self, record: dict[str, Any]) -> None:
         folder = self.path.parent
-        folder.mkdir(parents=True, exist_ok=True)
-        if os.name != "nt":
-            with contextlib.suppress(OSError):
-                folder.chmod(folder.stat().st_mode & 0o7777 & ~0o077)  # our folder: nobody else needs to list it
+        if not folder.exists():
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # a folder we make: nobody else needs to list it
         # A new temp file is created 0600 and renamed into place; keep_mode=False so an older file's looser mode
         # is never carried over.
         data = json.dumps(record, indent=2).encode("utf-8") + b"\n"

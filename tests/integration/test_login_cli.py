@@ -85,6 +85,9 @@ def test_missing_input_and_unreachable_endpoints_say_what_to_do(
     assert code == 1 and "--no-check" in said and CredentialStore().load() is None
     code, said = _login(monkeypatch, capsys, KEY + "\n", "login", "--base-url", url, "--model", "m", "--no-check")
     assert code == 0 and CredentialStore().load() == SignIn("openai", api_key=KEY, base_url=url, model="m")
+    # The ACP Registry's reading of terminal auth replaces the arguments: `agent-lsp --login` signs in too.
+    code, said = _login(monkeypatch, capsys, KEY + "\n", "--login", "--base-url", url, "--model", "r", "--no-check")
+    assert code == 0 and CredentialStore().load() == SignIn("openai", api_key=KEY, base_url=url, model="r")
     # Credentials already in the environment come first: the user is told so.
     monkeypatch.setenv("GEMINI_API_KEY", "from-the-environment")
     code, said = _login(monkeypatch, capsys, KEY + "\n", "login", "--no-check")
