@@ -63,6 +63,7 @@ class ModelClients:
             return router, explicit or settings.name
         from agent_lsp.model import provider as prov
 
+        given = env
         env, choice = self.choose(env, settings, explicit)
         builders: dict[str, Callable[[], ModelClient]] = {choice.provider: lambda: self.client(env, choice)}
         described: dict[str, str] = {}
@@ -82,6 +83,8 @@ class ModelClients:
             from agent_lsp.model.auth import resolve_auth
 
             described["gemini"] = resolve_auth(env).describe()
+        if env is not given:  # the stored sign-in serves: say so where the editors show the provider
+            described = {name: f"{text}, from `agent-lsp login`" for name, text in described.items()}
         router = ModelRouter(choice.provider, choice.reason, builders, described, limits)
         if "gemini" in builders:
             router.gemini_models = _gemini_lister(router)

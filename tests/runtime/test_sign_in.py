@@ -68,5 +68,7 @@ async def test_a_trusted_folder_env_file_comes_before_the_stored_sign_in(tmp_pat
         handle = await opening.handle()
         keys.append(handle.session.client.auth.api_key)  # type: ignore[attr-defined]
         await handle.aclose()
-    # One workspace's key never serves another: the other folder gets the stored sign-in.
+    # One workspace's key never serves another: the other folder gets the stored sign-in, and says so.
     assert keys == ["folder-key", "stored-key"]
+    assert "agent-lsp login" not in first.preview.provider_summary
+    assert "API key from GEMINI_API_KEY, from `agent-lsp login`" in second.preview.provider_summary
