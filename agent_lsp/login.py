@@ -98,18 +98,25 @@ class Console:
 
 
 def run_login(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from agent_lsp.errors import EXIT_AUTH, EXIT_CANCELLED, EXIT_FAILURE, EXIT_INPUT
+    from agent_lsp.errors import EXIT_CANCELLED
 
     out, err = out or sys.stdout, err or sys.stderr
+    try:
+        return _login(args, out, err)
+    except KeyboardInterrupt:
+        err.write("\nagent-lsp login: cancelled, nothing stored\n")
+        return EXIT_CANCELLED
+
+
+def _login(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_lsp.errors import EXIT_AUTH, EXIT_FAILURE, EXIT_INPUT
+
     console = Console(sys.stdin, err)
     try:
         sign_in = gather(args, console)
     except LoginInput as exc:
         err.write(f"agent-lsp login: {exc}\n")
         return EXIT_INPUT
-    except KeyboardInterrupt:
-        err.write("\nagent-lsp login: cancelled\n")
-        return EXIT_CANCELLED
     if not args.no_check:
         console.say(f"Checking {sign_in.describe()} …")
         try:

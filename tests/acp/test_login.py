@@ -22,7 +22,6 @@ from tests.fakes.fake_gemini import FakeGemini
 from tests.fakes.fake_openai import FakeOpenAI, text_turn
 
 KEY = "AIza-test-sign-in-key-7d1f"
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the terminal flow is driven through a POSIX pty")
 
 
 def _gemini_answer(text: str) -> list[dict[str, Any]]:
@@ -143,6 +142,7 @@ async def test_login_as_a_script_then_authenticate_prompt_and_logout(
         assert KEY not in text  # ... and the key is in none of them
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="the terminal is a POSIX pty here")
 async def test_terminal_auth_as_a_client_runs_it_in_a_pty(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
     """The client runs the command that starts the agent with the method's args appended, in a terminal: the user
     picks an OpenAI-compatible endpoint, types the key (not echoed), and the only model served is taken."""
