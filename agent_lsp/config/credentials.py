@@ -111,15 +111,24 @@ def stored_path() -> Path:
     return paths.state_dir() / FILE_NAME
 
 
+# Secrets read from a keyring, by (record path, stamp): asking a keyring costs its import and backend detection
+# (tens of milliseconds) and a round trip, so a process asks once per record (each save writes a new stamp).
+_keyring_cache: dict[tuple[str, str], str] = {}
+_cache_lock = threading.Lock()
+
+
+def _forget_cached(path: Path) -> None:
+    with _cache_lock:
+        for key in [k for k in _keyring_cache if k[0] == str(path)]:
+            del _keyring_cache[key]
+
+
 class CredentialStore:
     """Reads, writes and removes the one stored sign-in. Reading is cheap when nobody signed in (one missing
-    file); a keyring is asked only when the record says the secret is there, and the answer is kept for as long as
-    the record is unchanged (each save writes a new stamp)."""
+    file); a keyring is asked only when the record says the secret is there, once per process and record."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or stored_path()
-        self._lock = threading.Lock()
-        self._cached: tuple[str, str | None] | None = None  # (stamp, secret read from the keyring)
 
     def load(self) -> SignIn | None:
         """The stored sign-in, or None when there is none. Raises CredentialError when it cannot be read."""
@@ -171,8 +180,7 @@ class CredentialStore:
             record["apiKey"] = sign_in.api_key
             self._forget_keyring_secret()  # an older key must not stay behind in the keyring
         self._write(record)
-        with self._lock:
-            self._cached = None
+        _forget_cached(self.path)
         return where
 
     def delete(self) -> bool:
@@ -181,8 +189,7 @@ class CredentialStore:
         self._forget_keyring_secret()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
-        with self._lock:
-            self._cached = None
+        _forget_cached(self.path)
         return existed
 
     def _write(self, record: dict[str, Any]) -> None:
@@ -197,9 +204,10 @@ class CredentialStore:
             os.chmod(self.path, 0o600)
 
     def _keyring_secret(self, stamp: str) -> str:
-        with self._lock:
-            if self._cached is not None and self._cached[0] == stamp and self._cached[1]:
-                return self._cached[1]
+        key = (str(self.path), stamp)
+        with _cache_lock:
+            if key in _keyring_cache:
+                return _keyring_cache[key]
         backend = _keyring_backend()
         if backend is None:
             raise CredentialError(
@@ -212,8 +220,8 @@ class CredentialStore:
             raise CredentialError(f"The OS keyring did not give the stored key ({type(exc).__name__})") from exc
         if not isinstance(secret, str) or not secret:
             raise CredentialError("The stored key is missing from the OS keyring: run `agent-lsp login` again")
-        with self._lock:
-            self._cached = (stamp, secret)
+        with _cache_lock:
+            _keyring_cache[key] = secret
         return secret
 
     def _forget_keyring_secret(self) -> None:
