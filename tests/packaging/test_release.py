@@ -58,6 +58,10 @@ def test_one_name_and_one_version(project_wheel: Path) -> None:
         meta = whl.read(f"agent_lsp_server-{version}.dist-info/METADATA").decode()
     assert f"\nName: {DIST}\n" in meta and f"\nVersion: {version}\n" in meta
     assert _manifest()["version"] == version, "the VS Code extension bundles the server of its own version"
+    lock = json.loads((REPO / "vscode-extension" / "package-lock.json").read_text(encoding="utf-8"))
+    assert lock["version"] == lock["packages"][""]["version"] == version
+    changelog = (REPO / "vscode-extension" / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"\n## {version}\n" in changelog, "the Marketplace shows the changelog of the published version"
     assert _entry()["version"] == version
     assert _entry()["distribution"]["uvx"]["package"] == f"{DIST}=={version}"
 
