@@ -126,7 +126,7 @@ class Session:
             raise
         except (ModelError, ConfigError) as exc:
             self.history.answer_pending(f"Not run: {exc}")
-            self.emit(ev.Error(str(exc), getattr(exc, "status", None)))
+            self.emit(ev.Error(str(exc), getattr(exc, "status", None), exc.meaning))
             stop = "error"
         finally:
             self.emit(ev.Stop(stop, self.usage))
