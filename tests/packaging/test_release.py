@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 import xml.etree.ElementTree as ET
 import zipfile
@@ -146,7 +147,7 @@ def test_no_guide_sends_anyone_to_pypis_agent_lsp() -> None:
 
 def test_the_workflows_are_valid_github_actions() -> None:
     """GitHub's own workflow schema, as check-jsonschema ships it (no network)."""
-    check = shutil.which("check-jsonschema", path=str(Path(sys.executable).parent))
+    check = shutil.which("check-jsonschema", path=sysconfig.get_path("scripts"))
     assert check, "check-jsonschema is missing: make install (it is a dev dependency)"
     workflows = sorted((REPO / ".github" / "workflows").glob("*.yml"))
     assert {w.name for w in workflows} >= {"test.yml", "release.yml"}
