@@ -25,10 +25,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-# Editor toolchains for the editor tests: luacheck (Debian), Chromium + Node 24 + code-server 4.139 (npm); the ACP
-# schema (npm, tests/npm). The scripts are idempotent and return at once when everything is in place.
+# Editor toolchains for the editor tests: luacheck (Debian), Emacs 30 + tmux (Debian, bookworm-backports),
+# Chromium + Node 24 + code-server 4.139 (npm); the ACP schema (npm, tests/npm). The scripts are idempotent and
+# return at once when everything is in place.
 test-deps: $(STAMP)
 	bash scripts/install-lua-tools.sh
+	bash scripts/install-emacs.sh
 	bash scripts/install-vscode-deps.sh
 	bash scripts/install-test-npm.sh
 
