@@ -86,9 +86,8 @@ function M.check()
         .. install.plugin_root()
         .. ") into a private venv. With lazy.nvim, add build = \":AgentLspInstall\" to the plugin spec"
         .. " so it runs on install and update.",
-      "Or install it from the repository yourself (uv tool install <repository or checkout>, or pipx install …)"
-        .. ' and set setup({ cmd = { "/path/to/agent-lsp", "lsp" } }).',
-      "Do not `pip install agent-lsp`: that name on PyPI belongs to another project.",
+      "Or install it as a tool (uv tool install agent-lsp-server, or pipx install agent-lsp-server: the package"
+        .. ' is agent-lsp-server, the command agent-lsp) and set setup({ cmd = { "/path/to/agent-lsp", "lsp" } }).',
     }
     if not python then
       table.insert(advice, 1, install.no_python_message(tried))
