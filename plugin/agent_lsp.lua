@@ -72,6 +72,10 @@ command("AgentLogout", function()
   require("agent_lsp.login").logout()
 end, { desc = "Sign out: remove the sign-in `agent-lsp login` stored" })
 
+command("AgentAdd", function(o)
+  require("agent_lsp.chat.attach").add(o.line1, o.line2)
+end, { range = true, desc = "Put the selected lines (with file and line numbers) into the agent's prompt" })
+
 command("AgentLspInstall", function()
   require("agent_lsp.install").command()
 end, { desc = "Install or update the agent server from this plugin's checkout into a private venv" })

@@ -153,6 +153,15 @@ SCENARIOS: dict[str, Scenario] = {
     "endpoint_models": Scenario([], openai_models=ENDPOINT_MODELS),
     "login": Scenario([], openai_models=("coder",)),
     "server_lists": Scenario([], env={"AGENT_NVIM_MODES": ",".join(APPROVAL_MODES)}),
+    "mention": Scenario(
+        [text_line("Read ", "main.py.")],
+        {
+            ".git/HEAD": "ref: refs/heads/main\n",
+            ".gitignore": "build/\n",
+            "build/hidden.py": "HIDDEN = 1\n",
+            "src/app/main.py": "MAIN_MARKER = 'main-file-content-7'\ndef run(): pass\n",
+        },
+    ),
     "custom_command": Scenario(
         [text_line("Committed: ", "the custom command ran.")],
         {

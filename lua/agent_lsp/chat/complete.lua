@@ -1,4 +1,6 @@
---- Slash-command completion in the chat's prompt buffer: the server's commands, custom `.toml` ones included.
+--- Completion in the chat's prompt buffer: slash commands (the server's, custom `.toml` ones included) as the
+--- first word, and `@path` mentions of the workspace's files and folders anywhere (the server's agent/findFiles:
+--- fuzzy, ignore files respected; the server reads a mentioned file or folder with the prompt).
 ---
 --- Set as the prompt buffer's 'omnifunc' and 'completefunc' (<C-x><C-o> / <C-x><C-u>), so completion plugins
 --- that read omnifunc offer the same list.
@@ -27,18 +29,52 @@ function M.items(base)
   return out
 end
 
----A 'completefunc'/'omnifunc': completes `/name` when it is the first word of the prompt.
+local FIND_TIMEOUT_MS = 2000
+
+---Files and folders matching `base` (with or without its @), as complete-items `@path` (spaces escaped).
+---@param base string
+---@return table[]
+function M.file_items(base)
+  local client = require("agent_lsp.client").ensure()
+  if client == nil then
+    return {}
+  end
+  local query = base:gsub("^@", "")
+  local answer = client:request_sync("agent/findFiles", { query = query, limit = 50 }, FIND_TIMEOUT_MS)
+  local items = answer and answer.result and answer.result.items or {}
+  local out = {}
+  for _, f in ipairs(items) do
+    out[#out + 1] = {
+      word = "@" .. f.path:gsub(" ", "\\ "),
+      abbr = f.path,
+      menu = f.isDirectory and "folder" or "file",
+      icase = 1,
+    }
+  end
+  return out
+end
+
+---A 'completefunc'/'omnifunc': completes `/name` when it is the first word of the prompt,
+---and `@path` wherever a word starts with @.
 ---@param findstart integer
 ---@param base string
 ---@return integer|table[]
 function M.complete(findstart, base)
   local row, col = unpack(vim.api.nvim_win_get_cursor(0))
   local line = vim.api.nvim_get_current_line():sub(1, col)
+  local at = line:match("()@[^%s@]*$")
+  local mention = at ~= nil and (at == 1 or line:sub(at - 1, at - 1):match("%s") ~= nil)
   if findstart == 1 then
+    if mention then
+      return at - 1
+    end
     if row ~= 1 or not line:match("^/%S*$") then
-      return -3 -- not a command: leave completion mode quietly
+      return -3 -- neither a command nor a mention: leave completion mode quietly
     end
     return 0
+  end
+  if base:sub(1, 1) == "@" then
+    return M.file_items(base)
   end
   return M.items(base)
 end
