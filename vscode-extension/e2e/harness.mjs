@@ -89,6 +89,7 @@ export async function openWorkbench(codeServerRun, profileDir, workspace) {
       "--no-first-run",
     ],
     viewport: { width: 1400, height: 860 },
+    permissions: ["clipboard-read", "clipboard-write"], // vscode.env.clipboard is the browser's here
   });
   const page = browser.pages()[0] ?? (await browser.newPage());
   page.setDefaultTimeout(45000);

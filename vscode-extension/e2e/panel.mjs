@@ -62,6 +62,8 @@ function script() {
     // Send now: a turn that would run for a minute, interrupted by a message sent with Ctrl+Enter.
     shell("slow-2", "sleep 60; echo never"),
     say("Urgent ", "answer."),
+    // Retry: the urgent message again.
+    say("Retried ", "answer."),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -130,6 +132,15 @@ async function main() {
     const input = chat.locator("#input");
     await input.waitFor();
     await waitFor("the server to run (Send enabled)", async () => !(await chat.locator("#send").isDisabled()), 90000);
+    /** The messages' own text, without their action buttons. */
+    const messageTexts = (selector) =>
+      chat.locator(selector).evaluateAll((nodes) =>
+        nodes.map((n) => {
+          const copy = n.cloneNode(true);
+          copy.querySelector(".msg-actions")?.remove();
+          return copy.textContent.trim();
+        }),
+      );
     const shot = async (name, target = page.locator(".part.sidebar")) => {
       if (shots) {
         await target.screenshot({ path: path.join(shots, name) });
@@ -291,7 +302,7 @@ async function main() {
     await chat.locator(".msg.agent", { hasText: "First turn done." }).waitFor({ timeout: 60000 });
     await chat.locator(".msg.agent", { hasText: "Second answer." }).waitFor();
     await chat.locator("#progress").waitFor({ state: "hidden" });
-    const users = (await chat.locator(".msg.user").allInnerTexts()).map((t) => t.trim()).slice(-2);
+    const users = (await messageTexts(".msg.user")).slice(-2);
     if (JSON.stringify(users) !== JSON.stringify(["first message", "second message"])) {
       throw new Error(`the transcript shows the user's messages as ${JSON.stringify(users)}`);
     }
@@ -314,6 +325,24 @@ async function main() {
     const told = transcript(dirs["agent-home"]);
     if (told.includes("never\\n") || told.includes("echo never\\nnever")) throw new Error("the interrupted command finished");
     log("send now ok: Ctrl+Enter stopped the running turn and sent the message next");
+
+    // --- Per-message actions: Retry sends the answered message again; Copy puts a response on the clipboard ---
+    const urgent = chat.locator(".msg.agent", { hasText: "Urgent answer." }).last();
+    await urgent.hover();
+    await urgent.getByRole("button", { name: "Retry this response" }).click();
+    await chat.locator(".msg.agent", { hasText: "Retried answer." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    const again = (await messageTexts(".msg.user")).slice(-1);
+    if (JSON.stringify(again) !== JSON.stringify(["urgent"])) throw new Error(`Retry sent ${JSON.stringify(again)}`);
+    const retried = chat.locator(".msg.agent", { hasText: "Retried answer." }).last();
+    await retried.hover();
+    await shot("vscode-panel-message-actions.png");
+    await retried.getByRole("button", { name: "Copy this response" }).click();
+    await input.fill("");
+    await input.focus();
+    await page.keyboard.press("Control+V");
+    await waitFor("the copied response pasted", async () => (await input.inputValue()).trim() === "Retried answer.", 10000);
+    log("message actions ok: Retry sent the answered message again; Copy put the response on the clipboard");
 
     console.log("panel e2e: passed");
   } catch (err) {

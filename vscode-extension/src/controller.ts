@@ -305,6 +305,22 @@ export class ChatController {
     }
   }
 
+  /** Retry: the message a response answered goes again (queued when a turn runs). Rewind, edit and fork are to
+   * come from the rewind work; they will take the same item id. */
+  async retry(itemId: string): Promise<void> {
+    const draft = S.promptBefore(this.state, itemId);
+    if (draft !== undefined) {
+      await this.submit(draft);
+    }
+  }
+
+  async copy(itemId: string): Promise<void> {
+    const text = S.itemText(this.state, itemId);
+    if (text !== undefined) {
+      await this.host.copyText(text);
+    }
+  }
+
   removeQueued(id: string): void {
     this.set(Q.removeQueued(this.state, id));
   }
@@ -323,7 +339,7 @@ export class ChatController {
     let stop: string | undefined;
     try {
       const sessionId = await this.ensureSession();
-      this.set(S.addUserPrompt(this.state, transcriptText(draft)));
+      this.set(S.addUserPrompt(this.state, transcriptText(draft), draft));
       const params = context === undefined ? { sessionId, prompt } : { sessionId, prompt, context };
       connection = this.conn();
       const result = await connection.sendRequest<PromptResult>(METHODS.prompt, params);
@@ -519,6 +535,12 @@ export class ChatController {
           return;
         case "queueRemove":
           this.removeQueued(msg.id);
+          return;
+        case "retry":
+          await this.retry(msg.itemId);
+          return;
+        case "copy":
+          await this.copy(msg.itemId);
           return;
         case "cancel":
           await this.cancel();

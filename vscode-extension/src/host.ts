@@ -20,6 +20,8 @@ export interface Host {
   fileUri(path: string): string;
   /** Opens a file at a 1-based line. */
   openLocation(path: string, line?: number): Promise<void>;
+  /** Puts text on the system clipboard. */
+  copyText(text: string): Promise<void>;
   /** Sets a `when`-clause context key. */
   setContext(key: string, value: unknown): Promise<void>;
 }

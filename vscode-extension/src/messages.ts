@@ -10,6 +10,9 @@ export type FromWebview =
   /** Stop the running turn and send this next: a queued message (`id`) or the composer's draft. */
   | { type: "sendNow"; id?: string; text?: string; attachments?: Attachment[] }
   | { type: "queueRemove"; id: string }
+  /** Per-message actions, by transcript item id (rewind, edit and fork will join them). */
+  | { type: "retry"; itemId: string }
+  | { type: "copy"; itemId: string }
   | { type: "cancel" }
   | { type: "newChat" }
   | { type: "listSessions" }
@@ -35,6 +38,8 @@ const KNOWN = new Set([
   "send",
   "sendNow",
   "queueRemove",
+  "retry",
+  "copy",
   "cancel",
   "newChat",
   "listSessions",
@@ -74,6 +79,9 @@ export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
     }
     case "queueRemove":
       return str("id") ? (msg as FromWebview) : undefined;
+    case "retry":
+    case "copy":
+      return str("itemId") ? (msg as FromWebview) : undefined;
     case "mentionQuery":
       return str("query") && typeof msg.seq === "number" ? (msg as FromWebview) : undefined;
     case "mentionPick": {

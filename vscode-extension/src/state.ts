@@ -19,6 +19,8 @@ export interface UserItem {
   kind: "user";
   id: string;
   text: string;
+  /** The message as sent (text and chips), kept for Retry; absent for messages replayed from a saved chat. */
+  draft?: Draft;
 }
 
 export interface AgentItem {
@@ -272,8 +274,27 @@ export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState 
 }
 
 /** The user's own prompt, shown at once (the server only replays user messages when loading a session). */
-export function addUserPrompt(state: ChatState, text: string): ChatState {
-  return bump(state, { items: [...state.items, { kind: "user", id: nextId("user"), text }] });
+export function addUserPrompt(state: ChatState, text: string, draft?: Draft): ChatState {
+  const item: UserItem = { kind: "user", id: nextId("user"), text, ...(draft ? { draft } : {}) };
+  return bump(state, { items: [...state.items, item] });
+}
+
+/** The message a response answered (the user message before it), as sent: what Retry sends again. */
+export function promptBefore(state: ChatState, itemId: string): Draft | undefined {
+  const index = state.items.findIndex((i) => i.id === itemId);
+  for (let i = index - 1; i >= 0; i--) {
+    const item = state.items[i];
+    if (item.kind === "user") {
+      return item.draft ?? { text: item.text, attachments: [] };
+    }
+  }
+  return undefined;
+}
+
+/** The text of a message, for Copy. */
+export function itemText(state: ChatState, itemId: string): string | undefined {
+  const item = state.items.find((i) => i.id === itemId);
+  return item !== undefined && (item.kind === "user" || item.kind === "agent") ? item.text : undefined;
 }
 
 /** A fresh transcript for a session the server described (new or loaded). */

@@ -82,6 +82,10 @@ export class VscodeHost implements Host {
     }
   }
 
+  async copyText(text: string): Promise<void> {
+    await vscode.env.clipboard.writeText(text);
+  }
+
   async setContext(key: string, value: unknown): Promise<void> {
     await vscode.commands.executeCommand("setContext", key, value);
   }

@@ -40,6 +40,10 @@ export class FakeHost implements Host {
   async openLocation(path: string, line?: number): Promise<void> {
     this.opened.push({ path, line });
   }
+  copied: string[] = [];
+  async copyText(text: string): Promise<void> {
+    this.copied.push(text);
+  }
   async setContext(key: string, value: unknown): Promise<void> {
     this.contexts.set(key, value);
   }

@@ -134,3 +134,18 @@ test("webview messages with malformed attachments or ids are dropped", () => {
   });
   assert.equal(ok?.type, "send");
 });
+
+test("retry sends again the message a response answered, chips included; copy takes the message's text", async () => {
+  const { controller, conn } = setup();
+  conn.on("agent/prompt", () => ({ stopReason: "end_turn" }));
+  const link = { type: "resource_link" as const, uri: "file:///ws/a.py", name: "a.py" };
+  await controller.submit({ text: "explain", attachments: [{ id: "a1", kind: "file", label: "a.py", block: link }] });
+  controller.onUpdate({ sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "It adds." } } });
+  const answer = controller.state.items.find((i) => i.kind === "agent");
+  assert.ok(answer);
+  await controller.retry(answer.id);
+  const prompts = conn.requests.filter((r) => r.method === "agent/prompt").map((r) => r.params.prompt);
+  assert.deepEqual(prompts, [[{ type: "text", text: "explain" }, link], [{ type: "text", text: "explain" }, link]]);
+  await controller.copy(answer.id);
+  assert.deepEqual((controller as unknown as { host: FakeHost }).host.copied, ["It adds."]);
+});

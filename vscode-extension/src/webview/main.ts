@@ -335,14 +335,18 @@ modelSelect.addEventListener("change", () => vscode.postMessage({ type: "setMode
 
 document.addEventListener("click", (event) => {
   const target = (event.target as HTMLElement).closest<HTMLElement>(
-    "[data-action],[data-option],[data-review],[data-path],[data-command],[data-chip-remove],[data-queue-edit],[data-queue-now],[data-queue-remove]",
+    "[data-action],[data-option],[data-review],[data-path],[data-command],[data-chip-remove],[data-queue-edit],[data-queue-now],[data-queue-remove],[data-copy],[data-retry]",
   );
   if (target === null) {
     return;
   }
   event.preventDefault();
-  const { action, option, request, review, path, line, command, chipRemove, queueEdit, queueNow, queueRemove } = target.dataset;
-  if (chipRemove !== undefined) {
+  const { action, option, request, review, path, line, command, chipRemove, queueEdit, queueNow, queueRemove, copy, retry } = target.dataset;
+  if (copy !== undefined) {
+    vscode.postMessage({ type: "copy", itemId: copy });
+  } else if (retry !== undefined) {
+    vscode.postMessage({ type: "retry", itemId: retry });
+  } else if (chipRemove !== undefined) {
     attachments = attachments.filter((a) => a.id !== chipRemove);
     note("");
     showChips();

@@ -72,12 +72,24 @@ function renderTool(item: ToolItem, md: Markdown): string {
   );
 }
 
+/** Copy (and Retry on a response) under a message; the rewind work adds its actions here, by the same item id. */
+function messageActions(id: string, what: string, retry: boolean): string {
+  const item = escapeHtml(id);
+  const retryButton = retry
+    ? `<button class="secondary" data-retry="${item}" aria-label="Retry this ${what}" title="Send the message it answered again">Retry</button>`
+    : "";
+  return (
+    `<div class="msg-actions" role="toolbar" aria-label="${what} actions">` +
+    `<button class="secondary" data-copy="${item}" aria-label="Copy this ${what}" title="Copy as markdown">Copy</button>${retryButton}</div>`
+  );
+}
+
 export function renderItem(item: ChatItem, md: Markdown): string {
   switch (item.kind) {
     case "user":
-      return `<div class="msg user">${md(item.text)}</div>`;
+      return `<div class="msg user">${md(item.text)}${messageActions(item.id, "message", false)}</div>`;
     case "agent":
-      return `<div class="msg agent">${md(item.text)}</div>`;
+      return `<div class="msg agent">${md(item.text)}${messageActions(item.id, "response", true)}</div>`;
     case "thought":
       return (
         `<details class="thought"><summary>${escapeHtml(item.subject)}</summary>` +
