@@ -155,6 +155,9 @@ def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Pa
     assert "images ok: a pasted and a dropped image went with the prompt as image blocks" in proc.stdout
     assert "queue ok: queued behind a running turn, edited, removed, the rest sent in order" in proc.stdout
     assert "send now ok: Ctrl+Enter stopped the running turn and sent the message next" in proc.stdout
+    assert (
+        "changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened" in proc.stdout
+    )
     assert "message actions ok: Retry sent the answered message again; Copy put the response on the clipboard" in (
         proc.stdout
     )

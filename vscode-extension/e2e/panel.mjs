@@ -64,6 +64,17 @@ function script() {
     say("Urgent ", "answer."),
     // Retry: the urgent message again.
     say("Retried ", "answer."),
+    // Changed files: an edit of app.py (yolo applies it), then the answer.
+    done([
+      chunk({
+        functionCall: {
+          name: "replace",
+          id: "edit-1",
+          args: { file_path: "app.py", instruction: "Use an f-string.", old_string: '    return "Hello " + name', new_string: '    return f"Hello {name}"' },
+        },
+      }),
+    ]),
+    say("Edited ", "app.py."),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -343,6 +354,22 @@ async function main() {
     await page.keyboard.press("Control+V");
     await waitFor("the copied response pasted", async () => (await input.inputValue()).trim() === "Retried answer.", 10000);
     log("message actions ok: Retry sent the answered message again; Copy put the response on the clipboard");
+
+    // --- Changed files: after the turn, the files it changed with +/- counts; a click opens the diff ----------
+    await input.fill("Use an f-string in app.py");
+    await input.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "Edited app.py." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    const row = chat.locator(".changes li", { hasText: "app.py" });
+    await row.waitFor();
+    const rowText = (await row.innerText()).replace(/\s+/g, " ").trim();
+    if (rowText !== "app.py +1 −1") throw new Error(`the changed-files row reads ${JSON.stringify(rowText)}`);
+    await shot("vscode-panel-changes.png");
+    await row.locator("a").click();
+    await page.locator(".tab", { hasText: "before the turn" }).first().waitFor();
+    await page.locator(".monaco-diff-editor .editor.original .view-line", { hasText: 'return "Hello " + name' }).first().waitFor();
+    await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: 'return f"Hello {name}"' }).first().waitFor();
+    log("changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened");
 
     console.log("panel e2e: passed");
   } catch (err) {

@@ -1,8 +1,9 @@
 // The chat's behaviour: sessions, prompts, cancellation, updates and permission questions, over a plain Connection.
 
-import type { DiffReview } from "./diffReview";
+import type { DiffReview, ProposalStore } from "./diffReview";
 import type { InlineReview } from "./inlineReview";
 import type { Cancellation, Connection, Host } from "./host";
+import { changedFiles, openChange } from "./changedFiles";
 import { type Draft, promptOf, transcriptText } from "./composer";
 import type { FromWebview } from "./messages";
 import {
@@ -55,6 +56,8 @@ export class ChatController {
   review: DiffReview | undefined;
   /** The inline review in the file's own editor, tried before the side-by-side diff when set. */
   inline: InlineReview | undefined;
+  /** Where "before the turn" texts live while their diff is open (the proposals' in-memory files). */
+  store: ProposalStore | undefined;
 
   constructor(
     private readonly host: Host,
@@ -187,7 +190,7 @@ export class ChatController {
     if (d.approvalMode) params.approvalMode = d.approvalMode;
     if (d.model) params.model = d.model;
     const description = await this.conn().sendRequest<SessionDescription>(METHODS.newSession, params);
-    this.set(S.startSession(this.state, description));
+    this.set({ ...S.startSession(this.state, description), cwd: d.cwd });
     return description.sessionId;
   }
 
@@ -223,7 +226,7 @@ export class ChatController {
     const d = this.defaults();
     this.loading = sessionId;
     const title = this.state.sessions.find((s) => s.sessionId === sessionId)?.title ?? undefined;
-    this.set({ ...S.adoptSession(this.state, sessionId), title });
+    this.set({ ...S.adoptSession(this.state, sessionId), title, cwd: d.cwd });
     try {
       const params: Record<string, string> = { sessionId };
       if (d.cwd) params.cwd = d.cwd;
@@ -536,6 +539,13 @@ export class ChatController {
         case "queueRemove":
           this.removeQueued(msg.id);
           return;
+        case "openChange": {
+          const change = changedFiles(this.state).find((c) => c.path === msg.path);
+          if (change !== undefined && this.store !== undefined) {
+            await openChange(this.host, this.store, change);
+          }
+          return;
+        }
         case "retry":
           await this.retry(msg.itemId);
           return;

@@ -76,6 +76,7 @@ export function activate(context: vscode.ExtensionContext): void {
   }));
   const review = new DiffReview(host, broker, store);
   controller.review = review;
+  controller.store = store;
   const inline = registerInlineReview(context, host, broker, review);
   inline.onStatus((requestId, status) => controller.setReviewStatus(requestId, status));
   inline.enabled = () => settings<boolean>("review.inline") ?? true;

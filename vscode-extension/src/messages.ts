@@ -13,6 +13,8 @@ export type FromWebview =
   /** Per-message actions, by transcript item id (rewind, edit and fork will join them). */
   | { type: "retry"; itemId: string }
   | { type: "copy"; itemId: string }
+  /** The diff of a file the last turn changed (before the turn ↔ now). */
+  | { type: "openChange"; path: string }
   | { type: "cancel" }
   | { type: "newChat" }
   | { type: "listSessions" }
@@ -40,6 +42,7 @@ const KNOWN = new Set([
   "queueRemove",
   "retry",
   "copy",
+  "openChange",
   "cancel",
   "newChat",
   "listSessions",
@@ -82,6 +85,8 @@ export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
     case "retry":
     case "copy":
       return str("itemId") ? (msg as FromWebview) : undefined;
+    case "openChange":
+      return str("path") ? (msg as FromWebview) : undefined;
     case "mentionQuery":
       return str("query") && typeof msg.seq === "number" ? (msg as FromWebview) : undefined;
     case "mentionPick": {

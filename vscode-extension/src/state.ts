@@ -76,6 +76,8 @@ export interface QueuedPrompt {
 
 export interface ChatState {
   sessionId?: string;
+  /** The session's folder: paths below it are shown relative to it. */
+  cwd?: string;
   title?: string;
   items: ChatItem[];
   plan: PlanEntry[];

@@ -23,10 +23,12 @@ import type { Attachment } from "../composer";
 import { imageAttachment, imageProblem, imagesRefused } from "../images";
 import type { MentionCandidate } from "../mentions";
 import type { FromWebview, ToWebview } from "../messages";
+import { changedFiles } from "../changedFiles";
 import type { ChatState } from "../state";
 import {
   escapeHtml,
   renderChips,
+  renderChanges,
   renderCommandHints,
   renderItem,
   renderMentionPicker,
@@ -90,6 +92,7 @@ app.innerHTML = `
 <div id="title" class="title"></div>
 <div id="transcript" class="transcript" tabindex="0" aria-live="polite"></div>
 <div id="plan"></div>
+<div id="changes"></div>
 <div id="permissions"></div>
 <div id="queue"></div>
 <footer>
@@ -335,14 +338,17 @@ modelSelect.addEventListener("change", () => vscode.postMessage({ type: "setMode
 
 document.addEventListener("click", (event) => {
   const target = (event.target as HTMLElement).closest<HTMLElement>(
-    "[data-action],[data-option],[data-review],[data-path],[data-command],[data-chip-remove],[data-queue-edit],[data-queue-now],[data-queue-remove],[data-copy],[data-retry]",
+    "[data-action],[data-option],[data-review],[data-path],[data-command],[data-change],[data-chip-remove],[data-queue-edit],[data-queue-now],[data-queue-remove],[data-copy],[data-retry]",
   );
   if (target === null) {
     return;
   }
   event.preventDefault();
-  const { action, option, request, review, path, line, command, chipRemove, queueEdit, queueNow, queueRemove, copy, retry } = target.dataset;
-  if (copy !== undefined) {
+  const { action, option, request, review, path, line, command, chipRemove, queueEdit, queueNow, queueRemove, copy, retry, change } =
+    target.dataset;
+  if (change !== undefined) {
+    vscode.postMessage({ type: "openChange", path: change });
+  } else if (copy !== undefined) {
     vscode.postMessage({ type: "copy", itemId: copy });
   } else if (retry !== undefined) {
     vscode.postMessage({ type: "retry", itemId: retry });
@@ -405,6 +411,12 @@ function fillSelect(select: HTMLSelectElement, options: { value: string; label: 
     )
     .join("");
   select.disabled = options.length === 0;
+}
+
+/** Paths as the user reads them: below the session's folder, relative to it. */
+function relativeTo(next: ChatState): (path: string) => string {
+  const cwd = next.cwd;
+  return (p) => (cwd && p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p);
 }
 
 function draw(next: ChatState): void {
@@ -474,6 +486,7 @@ function draw(next: ChatState): void {
   }
 
   el("plan").innerHTML = renderPlan(next.plan);
+  el("changes").innerHTML = next.busy ? "" : renderChanges(changedFiles(next), relativeTo(next));
   el("permissions").innerHTML = next.permissions.map(renderPermission).join("");
   const progress = el("progress");
   progress.hidden = !next.busy;

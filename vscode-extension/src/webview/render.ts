@@ -2,6 +2,7 @@
 
 import { choices } from "../permissions";
 import type { CommandInfo, DiffContent, PlanEntry, ToolContent } from "../protocol";
+import type { ChangedFile } from "../changedFiles";
 import type { Attachment } from "../composer";
 import type { MentionCandidate } from "../mentions";
 import type { ChatItem, ChatState, PendingPermission, ToolItem } from "../state";
@@ -261,4 +262,22 @@ export function renderMentionPicker(items: MentionCandidate[], active: number, s
         `<span class="sr-only"> (${c.kind})</span></li>`,
     )
     .join("");
+}
+
+/** After a turn: the files it changed with +/- counts; each opens its diff (before the turn ↔ now). */
+export function renderChanges(changes: ChangedFile[], relative: (path: string) => string = (p) => p): string {
+  if (changes.length === 0) {
+    return "";
+  }
+  const rows = changes
+    .map((c) => {
+      const name = relative(c.path);
+      const what = `${c.created ? "new file, " : ""}${c.added} lines added, ${c.removed} removed`;
+      return (
+        `<li><a href="#" data-change="${escapeHtml(c.path)}" title="Open the diff (before the turn ↔ now)" aria-label="${escapeHtml(`${name}: ${what}. Open the diff`)}">` +
+        `${escapeHtml(name)}</a> <span class="added">+${c.added}</span> <span class="removed">−${c.removed}</span>${c.created ? ' <span class="new">new</span>' : ""}</li>`
+      );
+    })
+    .join("");
+  return `<div class="changes" role="region" aria-label="Files changed by the last turn"><div class="plan-title">Changed files (${changes.length})</div><ul>${rows}</ul></div>`;
 }
