@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
+import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -33,6 +34,35 @@ export const QUIET_USER_SETTINGS = {
   "git.enabled": false,
   "window.commandCenter": false,
 };
+
+/** The value after `name` on the command line, if any. */
+export function option(name) {
+  const argv = process.argv.slice(2);
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+/** A fresh temp folder with the run's own home, agent home, VS Code profile, extensions, browser and workspace. */
+export function runDirs(prefix) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dirs = Object.fromEntries(
+    ["home", "agent-home", "user-data", "extensions", "chromium", "workspace"].map((d) => [d, path.join(tmp, d)]),
+  );
+  for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
+  return { tmp, dirs };
+}
+
+/** The environment's private part: HOME and XDG folders in the run's temp home, the agent's own home, trust. */
+export function homeEnv(dirs) {
+  return {
+    HOME: dirs.home,
+    XDG_CONFIG_HOME: path.join(dirs.home, ".config"),
+    XDG_DATA_HOME: path.join(dirs.home, ".local", "share"),
+    XDG_CACHE_HOME: path.join(dirs.home, ".cache"),
+    AGENT_LSP_HOME: dirs["agent-home"],
+    AGENT_LSP_TRUST_WORKSPACE: "true",
+  };
+}
 
 /** The marketplace is not reachable here; pointing code-server at a closed local port keeps it from trying. */
 export const NO_GALLERY = JSON.stringify({ serviceUrl: "http://127.0.0.1:9/gallery", itemUrl: "http://127.0.0.1:9/items" });
@@ -177,4 +207,26 @@ export function dumpLogs(userData) {
       console.error(`--- ${file}\n${fs.readFileSync(full, "utf8").slice(-3000)}`);
     }
   }
+}
+
+/** After a failed run: a screenshot of the page, code-server's output and the extension's logs, for the reader. */
+export async function reportFailure(browser, tmp, codeServerRun, userData) {
+  const shot = path.join(tmp, "failure.png");
+  await browser?.pages()[0]?.screenshot({ path: shot }).then(
+    () => console.error(`failure screenshot: ${shot}`),
+    () => undefined, // the browser may be gone already
+  );
+  console.error(`code-server log (tail):\n${codeServerRun.output().slice(-4000)}`);
+  dumpLogs(userData);
+}
+
+/** Closes the browser and code-server; the temp folder goes unless the run failed or --keep asked to keep it. */
+export async function shutDown(browser, codeServerRun, tmp, keepIt) {
+  await browser?.close().catch(() => undefined);
+  try {
+    process.kill(-codeServerRun.server.pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+  if (!keepIt) fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -7,7 +7,6 @@
 // (agentLsp.pythonPath, default the checkout's .venv) on the replay model, in yolo mode so no question interrupts.
 
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import {
   NO_GALLERY,
@@ -15,24 +14,24 @@ import {
   agentLog,
   chromiumPath,
   codeServer,
-  dumpLogs,
   extensionDir,
+  homeEnv,
   installVsix,
   log,
   need,
   node24,
   openAgentView,
   openWorkbench,
+  option,
+  reportFailure,
+  runDirs,
+  shutDown,
   startCodeServer,
   transcript,
   waitFor,
 } from "./harness.mjs";
 
 const argv = process.argv.slice(2);
-const option = (name) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
 const python = option("--python") ?? path.resolve(extensionDir, "..", ".venv", "bin", "python");
 const shots = option("--screenshots");
 const keep = argv.includes("--keep");
@@ -86,11 +85,7 @@ async function main() {
   need(chromiumPath, "Debian's chromium");
   need(vsix, "the built extension (make vsix)");
   need(python, "the agent-lsp Python");
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-panel-e2e-"));
-  const dirs = Object.fromEntries(
-    ["home", "agent-home", "user-data", "extensions", "chromium", "workspace"].map((d) => [d, path.join(tmp, d)]),
-  );
-  for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
+  const { tmp, dirs } = runDirs("agent-panel-e2e-");
   const workspace = dirs.workspace;
   fs.writeFileSync(path.join(workspace, "app.py"), 'def greet(name):\n    return "Hello " + name\n');
   // For the @ picker: a git repository whose .gitignore hides build/, a folder, a markdown heading (a workspace
@@ -121,12 +116,7 @@ async function main() {
   );
   const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: dirs.home,
-    XDG_CONFIG_HOME: path.join(dirs.home, ".config"),
-    XDG_DATA_HOME: path.join(dirs.home, ".local", "share"),
-    XDG_CACHE_HOME: path.join(dirs.home, ".cache"),
-    AGENT_LSP_HOME: dirs["agent-home"],
-    AGENT_LSP_TRUST_WORKSPACE: "true",
+    ...homeEnv(dirs),
     LANG: "C.UTF-8",
     EXTENSIONS_GALLERY: NO_GALLERY,
   };
@@ -374,20 +364,10 @@ async function main() {
     console.log("panel e2e: passed");
   } catch (err) {
     failed = true;
-    const file = path.join(tmp, "failure.png");
-    await browser?.pages()[0]?.screenshot({ path: file }).catch(() => undefined);
-    console.error(`failure screenshot: ${file}`);
-    console.error(`code-server log (tail):\n${run.output().slice(-3000)}`);
-    dumpLogs(dirs["user-data"]);
+    await reportFailure(browser, tmp, run, dirs["user-data"]);
     throw err;
   } finally {
-    await browser?.close().catch(() => undefined);
-    try {
-      process.kill(-run.server.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-    if (!keep && !failed) fs.rmSync(tmp, { recursive: true, force: true });
+    await shutDown(browser, run, tmp, keep || failed);
   }
 }
 

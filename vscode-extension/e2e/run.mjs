@@ -9,7 +9,6 @@
 
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import {
   NO_GALLERY,
@@ -17,25 +16,25 @@ import {
   agentLog,
   chromiumPath,
   codeServer,
-  dumpLogs,
   extensionDir,
   findFile,
+  homeEnv,
   installVsix,
   log,
   need,
   node24,
   openAgentView,
   openWorkbench,
+  option,
+  reportFailure,
+  runDirs,
+  shutDown,
   startCodeServer,
   transcript,
   waitFor,
 } from "./harness.mjs";
 
 const argv = process.argv.slice(2);
-const option = (name) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
 const bootstrap = argv.includes("--bootstrap");
 const python = option("--python") ?? path.resolve(extensionDir, "..", ".venv", "bin", "python");
 const screenshot = option("--screenshot");
@@ -211,11 +210,7 @@ async function main() {
   if (!bootstrap) need(python, "the agent-lsp Python");
   need(harnessPython, "the repository's Python (for the fake OpenAI-compatible endpoint)");
 
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-vscode-e2e-"));
-  const dirs = Object.fromEntries(
-    ["home", "agent-home", "user-data", "extensions", "chromium", "workspace"].map((d) => [d, path.join(tmp, d)]),
-  );
-  for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
+  const { tmp, dirs } = runDirs("agent-vscode-e2e-");
   const workspace = dirs.workspace;
   const appFile = path.join(workspace, "app.py");
   fs.writeFileSync(appFile, ORIGINAL);
@@ -274,12 +269,7 @@ async function main() {
     PATH: searchPath,
     // pip's cache may be shared with the caller (the tests pass one) so the server's dependencies download once.
     ...(process.env.PIP_CACHE_DIR ? { PIP_CACHE_DIR: process.env.PIP_CACHE_DIR } : {}),
-    HOME: dirs.home,
-    XDG_CONFIG_HOME: path.join(dirs.home, ".config"),
-    XDG_DATA_HOME: path.join(dirs.home, ".local", "share"),
-    XDG_CACHE_HOME: path.join(dirs.home, ".cache"),
-    AGENT_LSP_HOME: dirs["agent-home"],
-    AGENT_LSP_TRUST_WORKSPACE: "true",
+    ...homeEnv(dirs),
     AGENT_LSP_REPLAY_DELAY: "0.02", // run 9 needs time to hide the panel before its question arrives
     // Ignored while the server replays (--fake-responses); the last run drops that and uses this endpoint.
     OPENAI_BASE_URL: endpoint.url,
@@ -710,25 +700,11 @@ async function main() {
     console.log("e2e: 14 passed, 0 failed");
   } catch (err) {
     failed = true;
-    const shot = path.join(tmp, "failure.png");
-    try {
-      await browser?.pages()[0]?.screenshot({ path: shot });
-      console.error(`failure screenshot: ${shot}`);
-    } catch {
-      // the browser may be gone already
-    }
-    console.error(`code-server log (tail):\n${run.output().slice(-4000)}`);
-    dumpLogs(dirs["user-data"]);
+    await reportFailure(browser, tmp, run, dirs["user-data"]);
     throw err;
   } finally {
-    await browser?.close().catch(() => undefined);
-    try {
-      process.kill(-server.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
     endpoint.stop();
-    if (!keep && !failed) fs.rmSync(tmp, { recursive: true, force: true });
+    await shutDown(browser, run, tmp, keep || failed);
   }
 }
 
