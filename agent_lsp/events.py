@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 ToolStatus = Literal["validating", "awaiting_approval", "scheduled", "executing", "success", "error", "cancelled"]
-ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]
 PlanStatus = Literal["pending", "in_progress", "completed", "cancelled", "blocked"]
 
@@ -251,6 +251,14 @@ class SessionTitle:
 
 
 @dataclass(frozen=True)
+class ModeChanged:
+    """The session's approval mode changed during a prompt (the model entered or left plan mode)."""
+
+    mode: str
+    kind: Literal["mode_changed"] = "mode_changed"
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something the user should know that is not part of the conversation (settings, MCP, trust)."""
 
@@ -289,6 +297,7 @@ AgentEvent: TypeAlias = (
     | InvalidStream
     | ContextWindowWillOverflow
     | SessionTitle
+    | ModeChanged
     | Notice
     | Stop
 )

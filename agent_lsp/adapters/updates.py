@@ -165,6 +165,9 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             return [{"sessionUpdate": "usage_update", "used": used, "size": state.context_size}], state
         case ev.SessionTitle(title=title):
             return [{"sessionUpdate": "session_info_update", "title": title}], state
+        case ev.ModeChanged(mode=mode):
+            # The model switched modes (enter/exit_plan_mode): shown as if the user had picked it.
+            return [{"sessionUpdate": "current_mode_update", "currentModeId": mode}], state
         case ev.Notice(level=level, message=message):
             return [_notice(level, message, state)], state
         case ev.Retry(reason=reason, attempt=attempt):

@@ -83,6 +83,17 @@ def skills_section(skills: Sequence[tuple[str, str, str]]) -> str:
     )
 
 
+def subagents_section(agents: Sequence[tuple[str, str]]) -> str:
+    """The subagents invoke_agent can run (name, description)."""
+    rows = "\n".join(f"- {name} -> {description}" for name, description in agents)
+    return (
+        "# Available Sub-Agents\n\nSub-agents are specialists you can hand a whole task or part of one to with the "
+        "`invoke_agent` tool (`agent_name` picks one). Each works in a history of its own and reports back, which "
+        "keeps this conversation short; give it everything it needs in `prompt`, since it sees nothing else. "
+        "Prefer the closest matching sub-agent when one fits.\n\n" + rows
+    )
+
+
 def system_prompt(
     roots: Sequence[Path],
     *,
@@ -91,6 +102,7 @@ def system_prompt(
     today: _dt.date | None = None,
     tree: str | None = None,
     skills: Sequence[tuple[str, str, str]] = (),
+    agents: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The system instruction. ``tree`` is the folder listing, computed once per session by the caller
     (walking the disk on every request would be the slowest part of a turn)."""
@@ -112,6 +124,8 @@ def system_prompt(
         )
     if memory.strip():
         parts.append("# Memory\nWhat the user and the project asked you to keep in mind:\n\n" + memory.strip())
+    if agents:
+        parts.append(subagents_section(agents))
     if skills:
         parts.append(skills_section(skills))
     return "\n\n".join(parts) + "\n"

@@ -24,6 +24,7 @@ from agent_lsp.core.tool_calls import PreparedCall, bare, prepare
 from agent_lsp.core.tool_hooks import after_tool, before_tool, note_changed
 from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Content
+from agent_lsp.vocabulary import ApprovalMode
 
 log = logging.getLogger(__name__)
 DEFAULT_TRUNCATE_THRESHOLD = 40_000
@@ -174,11 +175,22 @@ class Scheduler:
             result = ToolResult(llm_content=message, error=message, error_type="unhandled_exception")
         if changed:
             result = note_changed(result, changed)
+        if result.mode is not None and not result.error:
+            result = self._switch_mode(result, result.mode)
         stopped = None
         if self.hooks is not None and self.hooks.has("AfterTool", p.tool.name):
             args = dict(p.request.args)
             result, stopped = await after_tool(self.hooks, p.tool.name, args, result, self.emit)
         ends.result(p, result, started, stopped)
+
+    def _switch_mode(self, result: ToolResult, mode: ApprovalMode) -> ToolResult:
+        """A tool asked for another approval mode (enter/exit_plan_mode): switched here, where the policy is."""
+        refused = self.policy.set_mode(mode)
+        if refused:
+            message = f"Could not switch to {mode} mode: {refused}."
+            return ToolResult(llm_content=message, error=message, error_type="execution_failed")
+        self.emit(ev.ModeChanged(mode))
+        return result
 
     async def _confirm(self, p: PreparedCall, details: ev.ConfirmationDetails, ends: CallEndings) -> bool:
         assert p.tool is not None and p.invocation is not None

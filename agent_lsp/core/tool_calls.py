@@ -44,7 +44,10 @@ class PreparedCall:
 
     @property
     def parallel(self) -> bool:
-        return self.error is None and self.decision == "allow" and self.tool is not None and self.tool.read_only
+        # ``wait_for_previous`` (Gemini CLI 0.61): the model asks for this call to wait for the ones before it.
+        waits = self.request.args.get("wait_for_previous") is True
+        runnable = self.error is None and self.decision == "allow" and self.tool is not None
+        return runnable and self.tool is not None and self.tool.read_only and not waits
 
 
 def bare(request: ToolCallRequestInfo) -> PreparedCall:

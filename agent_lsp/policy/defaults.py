@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from agent_lsp.policy.rules import DEFAULT_TIER, PolicyRule, tier_priority
 
 READ_KINDS = ("read", "search", "think")
@@ -11,6 +13,8 @@ PLAN_DENY = (
     "You are in Plan Mode with access to read-only tools: files cannot be changed and commands cannot run "
     "until the plan is approved."
 )
+
+ALREADY_PLANNING = "You are already in Plan Mode."
 
 
 def _p(priority: int) -> float:
@@ -32,4 +36,23 @@ def default_rules() -> list[PolicyRule]:
         PolicyRule("*", "allow", _p(15), kinds=(*EDIT_KINDS, "fetch"), modes=("auto_edit",), source=src),
         PolicyRule("*", "ask_user", _p(10), kinds=WRITE_KINDS, interactive=True, source=src),
         PolicyRule("*", "deny", _p(10), kinds=WRITE_KINDS, interactive=False, source=src),
+        *_named_rules(src),
+    ]
+
+
+def _named_rules(src: str) -> list[PolicyRule]:
+    """Gemini CLI 0.61's rules for the tools it names: plan mode's switch, subagents, skills."""
+    subagents_in_plan = re.compile(r'"agent_name":\s*"(codebase_investigator|cli_help)"')
+    return [
+        # The model asks to plan: the user confirms; nobody to ask, it just switches. Never from yolo in an
+        # editor, and not again once planning.
+        PolicyRule("enter_plan_mode", "ask_user", _p(50), interactive=True, source=src),
+        PolicyRule("enter_plan_mode", "allow", _p(50), interactive=False, source=src),
+        PolicyRule("enter_plan_mode", "deny", _p(70), modes=("plan",), deny_message=ALREADY_PLANNING, source=src),
+        PolicyRule("enter_plan_mode", "deny", _p(999), modes=("yolo",), interactive=True, source=src),
+        # Subagents run their tools under this same policy, so starting one is not asked; in plan mode only the
+        # read-only ones may start.
+        PolicyRule("invoke_agent", "allow", _p(50), modes=("default", "auto_edit", "yolo"), source=src),
+        PolicyRule("invoke_agent", "allow", _p(50), modes=("plan",), args_pattern=subagents_in_plan, source=src),
+        PolicyRule("activate_skill", "ask_user", _p(50), modes=("plan",), interactive=True, source=src),
     ]

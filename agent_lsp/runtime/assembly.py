@@ -132,6 +132,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         checkpointer=checkpointer,
         temp_dir=temp_dir,
         notice_sink=setup.notice_sink,
+        processes=tools.ctx.processes,
     )
 
 

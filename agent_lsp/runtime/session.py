@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 from agent_lsp import events as ev
 from agent_lsp.core.commands import Commands
 from agent_lsp.core.ports import Confirmer
+from agent_lsp.core.ports import ToolSet as ToolSet_
 from agent_lsp.core.session import Session, SessionOptions
 from agent_lsp.model.base import Content, ModelClient
+from agent_lsp.runtime.agents import register_subagents
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
 from agent_lsp.runtime.recording import Recording
@@ -53,13 +55,14 @@ def build_session(
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
 
-    def scheduler_factory(
+    def scheduler_for(
+        registry: ToolSet_,
         emit: Callable[[ev.AgentEvent], None],
         history: Callable[[], Sequence[Content]],
         delivered: Callable[[], Awaitable[None]],
     ) -> Scheduler:
         return Scheduler(
-            tools.registry,
+            registry,
             policy,
             confirmer,
             emit,
@@ -74,12 +77,20 @@ def build_session(
             hooks=hooks,
         )
 
+    def scheduler_factory(
+        emit: Callable[[ev.AgentEvent], None],
+        history: Callable[[], Sequence[Content]],
+        delivered: Callable[[], Awaitable[None]],
+    ) -> Scheduler:
+        return scheduler_for(tools.registry, emit, history, delivered)
+
     async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
         return await read_paths_for_prompt(tools.ctx, paths)
 
     # The folder listing is computed once: walking the disk on every request would be the slowest part of a turn.
     tree = folder_tree(workspace.primary)
     skills = tools.skills
+    agents = tools.agents
 
     def instruction() -> str:
         # Read on every request, so /memory reload, a mode change and /skills take effect on the next one.
@@ -89,6 +100,7 @@ def build_session(
             plan_mode=policy.mode == "plan",
             tree=tree,
             skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
+            agents=[(a.name, a.description) for a in agents if policy.mode != "plan" or a.read_only],
         )
 
     options = SessionOptions(
@@ -103,7 +115,7 @@ def build_session(
         token_limit=router.token_limit,
     )
     recorder = recording.recorder
-    return Session(
+    session = Session(
         model=client,
         registry=tools.registry,
         scheduler_factory=scheduler_factory,
@@ -120,3 +132,5 @@ def build_session(
         hooks=hooks,
         before_model=before_model,
     )
+    register_subagents(tools, session, scheduler_for, instruction)
+    return session
