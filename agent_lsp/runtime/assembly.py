@@ -92,6 +92,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         checkpointer=checkpointer,
         extensions=extensions,
         notices=notices,
+        headless=not opts.interactive,
     )
     external = _external(setup, opts, trusted, s, extensions, tools, notices)
     session = build_session(
