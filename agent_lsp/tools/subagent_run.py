@@ -45,8 +45,9 @@ class CompleteTaskTool(Tool):
     description = "Hands in your final output and ends your task. This is the only way to finish."
     kind = "think"  # allowed in every mode: it changes nothing
 
-    def __init__(self, agent: AgentDefinition) -> None:
+    def __init__(self, agent: AgentDefinition, done: Callable[[], None]) -> None:
         self.agent = agent
+        self.done = done  # stops the subagent's prompt: nothing after complete_task may reach the model
         self.submitted: str | None = None
         schema = dict(agent.output_schema)
         schema.setdefault("description", "Your final output for the agent that started you, complete and as asked.")
@@ -73,6 +74,10 @@ class _Complete(ToolInvocation[Any]):
     async def execute(self, output: OutputSink) -> ToolResult:
         value = self.params
         self.tool.submitted = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+        # Ends the subagent's prompt here, so its loop never asks the model again; the run reads the submitted
+        # output. (Without the sleep the cancellation would land at the next real wait: inside the next request.)
+        self.tool.done()
+        await asyncio.sleep(0)
         return ToolResult(llm_content="Output submitted and task completed.", display="Task completed.")
 
 
@@ -94,7 +99,7 @@ class SubagentRun:
     def __init__(self, agent: AgentDefinition, parts: SubagentParts, output: OutputSink) -> None:
         self.agent = agent
         self.output = output
-        self.complete = CompleteTaskTool(agent)
+        self.complete = CompleteTaskTool(agent, lambda: self.session.cancel())
         self.registry = ToolRegistry([*_subset(agent, parts.registry), self.complete])
         client, model = parts.model()
         registry = self.registry
@@ -116,6 +121,7 @@ class SubagentRun:
             system_prompt=(lambda: own_prompt) if own_prompt is not None else parts.system_prompt,
         )
         self.last_text = ""
+        self._new_response = True
 
     async def run(self, task: str) -> tuple[str, str | None]:
         """(termination reason, output): ``GOAL`` with the submitted output, or why it stopped without one."""
@@ -123,12 +129,12 @@ class SubagentRun:
         try:
             async with asyncio.timeout(self.agent.max_minutes * 60):
                 stop = await self._send(query)
-                if self.complete.submitted is not None:
+                if self.complete.submitted is not None:  # its prompt was cancelled by complete_task
                     return "GOAL", self.complete.submitted
                 if stop in ("end_turn", "max_turn_requests"):
                     # One more turn to hand in what it has, as Gemini CLI gives (the turn limit raised by one).
                     why = "You stopped without finishing." if stop == "end_turn" else "You used all of your turns."
-                    self.session.options.max_session_turns += 1
+                    self.session.options.max_session_turns = self.session.session_turns + 1
                     self.output(f"• Limit reached ({why.lower().rstrip('.')}): one last turn to finish.\n")
                     await self._send(_final_warning(why))
                     if self.complete.submitted is not None:
@@ -146,9 +152,6 @@ class SubagentRun:
                 self._show(event)
                 if isinstance(event, ev.Stop):
                     stop = event.reason
-                done = isinstance(event, ev.ToolCallResponse) and event.name == COMPLETE_TASK
-                if done and self.complete.submitted is not None:
-                    break  # handed in: the rest of its turn is not needed
         finally:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:
@@ -159,12 +162,17 @@ class SubagentRun:
         """The subagent's steps, one line each, as the invoke_agent call's live output."""
         match event:
             case ev.Content(text=text):
-                self.last_text += text
+                self.last_text = text if self._new_response else self.last_text + text
+                self._new_response = False
+            case ev.Finished():
+                self._new_response = True  # the last message is the last response's text only
             case ev.Thought(subject=subject) if subject:
                 self.output(f"💭 {subject}\n")
             case ev.ToolCallRequest(call=call) if call.name != COMPLETE_TASK:
                 self.output(f"🔧 {call.name}: {call.title or ''}".rstrip(": ") + "\n")
-            case ev.ToolCallResponse(name=name, status=status, error=error) if status != "success":
+            case ev.ToolCallResponse(name=name, status=status, error=error) if (
+                status != "success" and name != COMPLETE_TASK
+            ):
                 self.output(f"   ✗ {name}: {(error or status).splitlines()[0][:200]}\n")
             case ev.Error(message=message):
                 self.output(f"⚠ {message}\n")
