@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from agent_lsp import events as ev
 from agent_lsp.core.ports import ToolSet as CoreToolSet
-from agent_lsp.core.session import Session, SessionOptions
-from agent_lsp.model.base import Content, ModelClient
+from agent_lsp.core.session import Session
+from agent_lsp.core.session_state import SessionOptions, SessionState
+from agent_lsp.model.base import Content
 
 if TYPE_CHECKING:
     from agent_lsp.core.scheduler import Scheduler
@@ -30,20 +32,12 @@ def register_subagents(
     from agent_lsp.tools.invoke_agent import InvokeAgentTool
     from agent_lsp.tools.subagent_run import SubagentParts
 
-    def model() -> tuple[ModelClient, str]:
-        return session.client, session.model
+    def state(model: str | None) -> SessionState:
+        main = session.state
+        return SessionState(client=main.client, model=model or main.model, allow_fallback=main.allow_fallback)
 
-    def options(name: str, max_turns: int) -> SessionOptions:
-        main = session.options
-        return SessionOptions(
-            model=name,
-            max_session_turns=max_turns,
-            compression_threshold=main.compression_threshold,
-            loop_detection=main.loop_detection,
-            retry=main.retry,
-            allow_fallback=main.allow_fallback,
-            token_limit=main.token_limit,
-        )
+    def options(max_turns: int) -> SessionOptions:
+        return dataclasses.replace(session.deps.options, max_session_turns=max_turns)
 
-    parts = SubagentParts(tools.registry, session.policy, model, scheduler_for, prompt, options)
+    parts = SubagentParts(tools.registry, session.policy, state, scheduler_for, prompt, options)
     tools.registry.register(InvokeAgentTool(tools.agents, parts))

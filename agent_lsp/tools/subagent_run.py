@@ -12,8 +12,9 @@ from typing import Any
 from agent_lsp import events as ev
 from agent_lsp.core.ports import ToolPolicy, ToolSet
 from agent_lsp.core.scheduler import Scheduler
-from agent_lsp.core.session import Session, SessionOptions
-from agent_lsp.model.base import Content, ModelClient
+from agent_lsp.core.session import Session
+from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
+from agent_lsp.model.base import Content
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.registry import ToolRegistry
 from agent_lsp.tools.subagents import AgentDefinition
@@ -28,13 +29,13 @@ class SubagentParts:
 
     registry: ToolRegistry
     policy: ToolPolicy
-    model: Callable[[], tuple[ModelClient, str]]  # the main session's client and model, read at each call
+    state: Callable[[str | None], SessionState]  # a fresh state on the main session's client (and model, for None)
     scheduler: Callable[
         [ToolSet, Callable[[ev.AgentEvent], None], Callable[[], Sequence[Content]], Callable[[], Awaitable[None]]],
         Scheduler,
     ]
     system_prompt: Callable[[], str]  # the main session's, for agents without their own
-    options: Callable[[str, int], SessionOptions]  # (model, max turns) -> the subagent's session options
+    options: Callable[[int], SessionOptions]  # max turns -> the subagent's session options
 
 
 class CompleteTaskTool(Tool):
@@ -101,7 +102,6 @@ class SubagentRun:
         self.output = output
         self.complete = CompleteTaskTool(agent, lambda: self.session.cancel())
         self.registry = ToolRegistry([*_subset(agent, parts.registry), self.complete])
-        client, model = parts.model()
         registry = self.registry
         own_prompt = agent.system_prompt
 
@@ -112,14 +112,14 @@ class SubagentRun:
         ) -> Scheduler:
             return parts.scheduler(registry, emit, history, delivered)
 
-        self.session = Session(
-            model=client,
+        deps = SessionDeps(
             registry=registry,
-            scheduler_factory=scheduler,
             policy=parts.policy,
-            options=parts.options(agent.model or model, agent.max_turns),
+            scheduler_factory=scheduler,
             system_prompt=(lambda: own_prompt) if own_prompt is not None else parts.system_prompt,
+            options=parts.options(agent.max_turns),
         )
+        self.session = Session(deps, parts.state(agent.model))
         self.last_text = ""
         self._new_response = True
 
@@ -134,7 +134,7 @@ class SubagentRun:
                 if stop in ("end_turn", "max_turn_requests"):
                     # One more turn to hand in what it has, as Gemini CLI gives (the turn limit raised by one).
                     why = "You stopped without finishing." if stop == "end_turn" else "You used all of your turns."
-                    self.session.options.max_session_turns = self.session.session_turns + 1
+                    self.session.state.session_turns = min(self.session.state.session_turns, self.agent.max_turns - 1)
                     self.output(f"• Limit reached ({why.lower().rstrip('.')}): one last turn to finish.\n")
                     await self._send(_final_warning(why))
                     if self.complete.submitted is not None:
