@@ -42,6 +42,8 @@ async def test_the_model_enters_plan_mode_after_the_user_agrees(project: Path, e
     # model tries anyway is refused as a tool it does not have (Gemini CLI's answer for an undeclared tool).
     modes = [u for u in editor.updates(sid) if u["sessionUpdate"] == "current_mode_update"]
     assert modes == [{"sessionUpdate": "current_mode_update", "currentModeId": "plan"}]
+    [*_, config] = [u for u in editor.updates(sid) if u["sessionUpdate"] == "config_option_update"]
+    assert next(o for o in config["configOptions"] if o["id"] == "mode")["currentValue"] == "plan"
     assert {"write_file", "replace", "run_shell_command", "enter_plan_mode"} <= tools_of(first)
     assert not {"write_file", "replace", "run_shell_command", "enter_plan_mode"} & tools_of(second)
     assert "read_file" in tools_of(second)
