@@ -119,6 +119,11 @@ class SessionHandle:
         """Start what runs in the background (MCP servers, tool discovery). Needs the running event loop."""
         if self.external is not None:
             self.external.start(self.notify)
+        if self.processes is not None:
+            # A server the model started in the background stopping on its own is worth knowing about.
+            self.processes.watch(
+                lambda p: self.notify(ev.Notice("info", f"Background process {p.pid} (`{p.command}`) {p.ending()}."))
+            )
 
     async def start_hooks(self, source: str) -> None:
         """SessionStart hooks: their messages are shown, their context goes with the first prompt."""

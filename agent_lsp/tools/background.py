@@ -4,11 +4,14 @@ group with its output in a log file; listed, read, and stopped when the session 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +37,13 @@ class BackgroundProcess:
     def status(self) -> str:
         return "running" if self.returncode is None else "exited"
 
+    def ending(self) -> str:
+        """How it ended, for the user: ``exited with code 1`` / ``was killed by SIGKILL``."""
+        code = self.returncode
+        if code is None:
+            return "is running"
+        return f"exited with code {code}" if code >= 0 else f"was killed by {_signal_name(-code)}"
+
     def summary(self) -> str:
         code = self.returncode
         line = f"- [PID {self.pid}] {self.status.upper()}: `{self.command}`"
@@ -50,6 +60,15 @@ class BackgroundProcesses:
     def __init__(self, log_dir: Path) -> None:
         self.log_dir = log_dir
         self._procs: dict[int, BackgroundProcess] = {}
+        self._on_exit: Callable[[BackgroundProcess], None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closing = False
+
+    def watch(self, on_exit: Callable[[BackgroundProcess], None]) -> None:
+        """Call ``on_exit`` on the running event loop whenever a process started from now on ends by itself (not
+        when the session stops it). Set once, when the session starts (``SessionHandle.start``)."""
+        self._loop = asyncio.get_running_loop()
+        self._on_exit = on_exit
 
     def start(self, command: str, cwd: Path) -> BackgroundProcess:
         """Start ``command`` detached, its output going to a fresh log file. Raises OSError when bash cannot start."""
@@ -66,7 +85,22 @@ class BackgroundProcesses:
         entry = BackgroundProcess(proc.pid, command, log, time.time(), proc)
         self._procs[proc.pid] = entry
         self._forget_old()
+        if self._on_exit is not None:
+            threading.Thread(target=self._wait, args=(entry,), name=f"watch-{proc.pid}", daemon=True).start()
         return entry
+
+    def _wait(self, entry: BackgroundProcess) -> None:
+        """On a thread: the process's end, handed to the loop (nothing if the session is stopping it)."""
+        entry.proc.wait()
+        loop, on_exit = self._loop, self._on_exit
+        if self._closing or loop is None or on_exit is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed first: nobody is left to tell
+            loop.call_soon_threadsafe(self._exited, entry)
+
+    def _exited(self, entry: BackgroundProcess) -> None:
+        if not self._closing and self._on_exit is not None:
+            self._on_exit(entry)
 
     def get(self, pid: int) -> BackgroundProcess | None:
         return self._procs.get(pid)
@@ -82,6 +116,7 @@ class BackgroundProcesses:
 
     async def aclose(self) -> None:
         """Stop every process group still running: SIGTERM, then SIGKILL after a grace period."""
+        self._closing = True
         running = [p for p in self._procs.values() if p.returncode is None]
         for p in running:
             signal_group(p.pid, signal.SIGTERM)

@@ -4,7 +4,9 @@ the session, and a subagent is one tool call whose content shows its steps."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from tests.acp.editor import EditorClient, connect
 from tests.acp.harness import agent_argv
 from tests.fakes.fake_gemini import FakeGemini
 from tests.replay_lines import call_line, text_line
+from tests.tools.test_shell import alive, wait_gone
 
 
 def tools_of(body: dict[str, Any]) -> set[str]:
@@ -96,3 +99,39 @@ async def test_a_subagent_is_one_tool_call_showing_its_steps(project: Path, env:
     shown = json.dumps(steps[-1]["content"])
     assert steps[-1]["status"] == "completed"
     assert "Reading the source" in shown and "read_file" in shown
+
+
+async def test_background_processes_are_reported_and_stopped_with_the_session(
+    project: Path, env: dict[str, str]
+) -> None:
+    with FakeGemini() as fake:
+        fake.push(
+            call_line("run_shell_command", {"command": "sleep 0.5; exit 3", "is_background": True, "delay_ms": 0}),
+            call_line("run_shell_command", {"command": "sleep 60", "is_background": True, "delay_ms": 0}),
+            text_line("Both started."),
+            text_line("Noted."),
+        )
+        editor = EditorClient()
+        async with connect(editor, agent_argv(None), {**env, "GOOGLE_GEMINI_BASE_URL": fake.url}, project) as conn:
+            sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            await conn.set_session_mode(session_id=sid, mode_id="yolo")
+            await conn.prompt(session_id=sid, prompt=[text_block("start the servers")])
+            _first, second, third = (r.body for r in fake.generation_requests())
+            pids = [
+                int(
+                    re.search(
+                        r"PID: (\d+)", body["contents"][-1]["parts"][0]["functionResponse"]["response"]["output"]
+                    ).group(1)
+                )  # type: ignore[union-attr]
+                for body in (second, third)
+            ]
+            short, server = pids
+            assert await wait_gone(short)  # it ends on its own, between prompts
+            assert alive(server)
+            await asyncio.sleep(0.3)
+            # This editor does not take notices outside a prompt, so it is told at the next one.
+            await conn.prompt(session_id=sid, prompt=[text_block("anything new?")])
+    shown = json.dumps(editor.updates(sid))
+    assert re.search(r"Background process \d+ \(`sleep 0.5; exit 3`\) exited with code 3.", shown), shown
+    assert "sleep 60`) " not in shown  # stopped by the session's end, which is not news
+    assert await wait_gone(server)  # the agent stopped its process group when the session ended
