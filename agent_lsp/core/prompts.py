@@ -103,6 +103,7 @@ def system_prompt(
     tree: str | None = None,
     skills: Sequence[tuple[str, str, str]] = (),
     agents: Sequence[tuple[str, str]] = (),
+    plans: str | None = None,
 ) -> str:
     """The system instruction. ``tree`` is the folder listing, computed once per session by the caller
     (walking the disk on every request would be the slowest part of a turn)."""
@@ -118,10 +119,17 @@ def system_prompt(
         env += ["", "A first look at the primary workspace folder (capped):", "```", tree, "```"]
     parts = [_ROLE, "\n".join(env)]
     if plan_mode:
-        parts.append(
+        section = (
             "# Plan mode\nYou are in plan mode: only read-only tools run. Investigate and answer with a clear "
             "step-by-step plan; do not try to edit files or run commands that change anything."
         )
+        if plans:
+            section += (
+                f"\n\nWrite the plan as a Markdown file in {plans} (write_file with an absolute path such as "
+                f"{plans}/feature-x.md; nothing else can be written). Once the user agrees with it in the chat, "
+                "call exit_plan_mode with its file name to have it approved and start the work."
+            )
+        parts.append(section)
     if memory.strip():
         parts.append("# Memory\nWhat the user and the project asked you to keep in mind:\n\n" + memory.strip())
     if agents:

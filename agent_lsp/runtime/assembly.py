@@ -59,6 +59,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         trusted=trusted,
         extensions=extensions,
         notices=notices,
+        interactive=opts.interactive,
     )
     memory = Memory(
         workspace,

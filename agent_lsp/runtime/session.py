@@ -55,6 +55,7 @@ def build_session(
     commands: Commands,
     before_model: Callable[[], Awaitable[None]] | None,
 ) -> Session:
+    from agent_lsp.config.paths import plans_dir
     from agent_lsp.core.approval import Approval
     from agent_lsp.core.call_results import AnswerOptions
     from agent_lsp.core.mentions import MentionExpander
@@ -105,6 +106,7 @@ def build_session(
     tree = folder_tree(workspace.primary)
     skills = tools.skills
     agents = tools.agents
+    plans = str(plans_dir(workspace.primary).resolve())
 
     def instruction() -> str:
         # Read on every request, so /memory reload, a mode change and /skills take effect on the next one.
@@ -115,6 +117,7 @@ def build_session(
             tree=tree,
             skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
             agents=[(a.name, a.description) for a in agents if policy.mode != "plan" or a.read_only],
+            plans=plans,
         )
 
     options = SessionOptions(

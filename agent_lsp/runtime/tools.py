@@ -47,6 +47,7 @@ def build_tools(
     trusted: bool,
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
+    interactive: bool = True,
 ) -> ToolSet:
     from agent_lsp.config.paths import gemini_dir
     from agent_lsp.tools.builtins import builtin_tools
@@ -74,6 +75,7 @@ def build_tools(
         # Search grounding is a Gemini feature: without a Gemini key the tool is not offered at all.
         built = [t for t in built if t.name != "google_web_search"]
     registry = ToolRegistry(built)
+    registry.register(_exit_plan_mode(workspace, interactive))
     agents = _agents(workspace.primary, trusted, notices)
     skills = _skill_set(skill_settings, workspace.primary, trusted, extensions, notices)
     if skills is None:
@@ -85,6 +87,16 @@ def build_tools(
     if skills.enabled():
         registry.register(skill_tool)
     return ToolSet(ctx, registry, skills, skill_tool, agents)
+
+
+def _exit_plan_mode(workspace: Workspace, interactive: bool) -> Tool:
+    """exit_plan_mode over the project's plans folder, which the file tools may use (plan mode writes plans there)."""
+    from agent_lsp.config.paths import plans_dir
+    from agent_lsp.tools.plan_mode import ExitPlanModeTool
+
+    plans = plans_dir(workspace.primary).resolve()
+    workspace.add_readable(plans)
+    return ExitPlanModeTool(plans, interactive=interactive)
 
 
 def _agents(cwd: Path, trusted: bool, notices: list[ev.Notice]) -> list[AgentDefinition]:

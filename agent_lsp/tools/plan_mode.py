@@ -1,13 +1,16 @@
-"""enter_plan_mode: the model asks to switch the session to the read-only plan mode (the user confirms, as in
-Gemini CLI 0.61; headless it switches at once)."""
+"""enter_plan_mode and exit_plan_mode: the model asks to switch the session to the read-only plan mode, and to
+leave it with a plan the user approves (both confirmed by the user, as in Gemini CLI 0.61; headless at once)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
+from agent_lsp.vocabulary import ApprovalMode
 
 ENTER_PLAN_MODE = "enter_plan_mode"
 _DESCRIPTION = (
@@ -52,3 +55,83 @@ class _Enter(ToolInvocation[EnterParams]):
         reason = self.params.reason
         display = f"Switching to Plan mode: {reason}" if reason else "Switching to Plan mode"
         return ToolResult(llm_content="Switching to Plan mode.", display=display, mode="plan")
+
+
+EXIT_PLAN_MODE = "exit_plan_mode"
+_EXIT_DESCRIPTION = (
+    "Presents the finished plan (a file you wrote in the plans folder) for the user's approval and, once approved, "
+    "leaves plan mode so the work can start. Agree on the approach with the user in the chat first. Source files "
+    "can only be changed after this."
+)
+_PLAN_NAME = re.compile(r"^[\w-]+\.md$")
+
+
+@dataclass(frozen=True)
+class ExitParams:
+    plan: Path
+
+
+class ExitPlanModeTool(Tool):
+    name = EXIT_PLAN_MODE
+    display_name = "Exit Plan Mode"
+    description = _EXIT_DESCRIPTION
+    kind = "switch_mode"
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "plan_filename": {
+                "type": "string",
+                "description": 'The plan\'s file name in the plans folder (for example "feature-x.md"), not a path.',
+            }
+        },
+        "required": ["plan_filename"],
+    }
+
+    def __init__(self, plans: Path, *, interactive: bool) -> None:
+        self.plans = plans
+        # Approved with nobody to ask (headless), the work goes on in yolo, as 0.61 does; in an editor, default.
+        self.next_mode: ApprovalMode = "default" if interactive else "yolo"
+
+    def check(self, params: dict[str, Any]) -> str | None:
+        name = str(params["plan_filename"]).strip()
+        if not _PLAN_NAME.match(name):
+            return (
+                f"plan_filename must be a file name like 'feature-x.md' in the plans folder {self.plans}, not a path."
+            )
+        path = self.plans / name
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return f"Plan file does not exist: {path}. Write the plan there with write_file first."
+        if not text.strip():
+            return f"Plan file is empty: {path}. Write the plan first."
+        return None
+
+    def build(self, params: dict[str, Any]) -> ToolInvocation[Any]:
+        return _Exit(ExitParams(self.plans / str(params["plan_filename"]).strip()), self.next_mode)
+
+
+class _Exit(ToolInvocation[ExitParams]):
+    def __init__(self, params: ExitParams, next_mode: ApprovalMode) -> None:
+        super().__init__(params)
+        self.next_mode = next_mode
+
+    def describe(self) -> str:
+        return f"Requesting plan approval for: {self.params.plan}"
+
+    async def confirmation(self) -> ConfirmationDetails:
+        plan = self.params.plan.read_text(encoding="utf-8", errors="replace")
+        return ConfirmationDetails(type="info", title="Plan Approval", prompt=plan)
+
+    async def execute(self, output: OutputSink) -> ToolResult:
+        # Reached only once approved (a rejection answers the call before it runs).
+        names = {
+            "default": "Default mode (edits will require confirmation)",
+            "yolo": "YOLO mode (all tool calls auto-approved)",
+        }
+        text = (
+            f"Plan approved. Switching to {names.get(self.next_mode, self.next_mode)}.\n\n"
+            f"The approved implementation plan is stored at: {self.params.plan}\n"
+            "Read and follow the plan strictly during implementation."
+        )
+        return ToolResult(llm_content=text, display=f"Plan approved: {self.params.plan}", mode=self.next_mode)

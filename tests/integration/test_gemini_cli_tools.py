@@ -83,7 +83,7 @@ def test_yolo_declares_all_of_0_61s_tools_with_their_parameters(project: Path, h
         assert_same_parameters(name, ours[name], REFERENCE["schemas"][name])
 
 
-@pytest.mark.parametrize("mode", ["default", "auto_edit"])
+@pytest.mark.parametrize("mode", ["default", "auto_edit", "plan"])
 def test_the_other_modes_declare_what_0_61_declares(mode: str, project: Path, home: Path) -> None:
     ours = set(first_request_tools(mode, project, home))
     theirs = set(REFERENCE["declared"][mode])
