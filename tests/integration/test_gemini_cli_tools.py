@@ -19,18 +19,6 @@ REFERENCE = json.loads((Path(__file__).parent / "data" / "gemini_cli_0_61_tools.
 OURS_ONLY = {"read_many_files", "save_memory", "write_todos"}
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    (tmp_path / "home" / ".gemini").mkdir(parents=True)
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    (tmp_path / "proj").mkdir()
-    return tmp_path / "proj"
-
-
 def skeleton(schema: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"type": schema.get("type")}
     if "properties" in schema:

@@ -7,23 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agent_lsp.config.paths import project_id
 from tests.fakes.fake_gemini import FakeGemini
 from tests.integration.test_gemini_cli_parity import agent, answer_to, call, chunk, declared
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    (tmp_path / "home" / ".gemini").mkdir(parents=True)
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    (tmp_path / "proj").mkdir()
-    return (tmp_path / "proj").resolve()
 
 
 def test_plan_mode_writes_only_its_plan_and_exit_plan_mode_starts_the_work(project: Path, home: Path) -> None:
