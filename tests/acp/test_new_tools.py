@@ -41,17 +41,18 @@ async def test_the_model_enters_plan_mode_after_the_user_agrees(project: Path, e
     [asked] = editor.permission_requests
     assert asked["toolCall"]["title"] == "a risky refactor" and asked["toolCall"]["kind"] == "switch_mode"
     assert "restrict the agent to read-only tools" in json.dumps(asked["toolCall"])
-    # The editor is told as for any mode change; from then on only read-only tools are offered, and a write the
-    # model tries anyway is refused as a tool it does not have (Gemini CLI's answer for an undeclared tool).
+    # The editor is told as for any mode change; from then on only read-only tools are offered (and the writes of
+    # a plan file), and a write the model tries anyway is refused.
     modes = [u for u in editor.updates(sid) if u["sessionUpdate"] == "current_mode_update"]
     assert modes == [{"sessionUpdate": "current_mode_update", "currentModeId": "plan"}]
     [*_, config] = [u for u in editor.updates(sid) if u["sessionUpdate"] == "config_option_update"]
     assert next(o for o in config["configOptions"] if o["id"] == "mode")["currentValue"] == "plan"
-    assert {"write_file", "replace", "run_shell_command", "enter_plan_mode"} <= tools_of(first)
-    assert not {"write_file", "replace", "run_shell_command", "enter_plan_mode"} & tools_of(second)
-    assert "read_file" in tools_of(second)
+    assert {"write_file", "run_shell_command", "enter_plan_mode"} <= tools_of(first)
+    assert "exit_plan_mode" not in tools_of(first)
+    assert not {"run_shell_command", "enter_plan_mode"} & tools_of(second)
+    assert {"read_file", "exit_plan_mode", "write_file"} <= tools_of(second)  # write_file: for the plan only
     refused = third["contents"][-1]["parts"][0]["functionResponse"]["response"]["error"]
-    assert refused.startswith('Tool "write_file" not found.') and not (project / "src" / "new.py").exists()
+    assert "cannot modify source code" in refused and not (project / "src" / "new.py").exists()
 
 
 async def test_a_new_topic_renames_the_session(project: Path, env: dict[str, str]) -> None:
