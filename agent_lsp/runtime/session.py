@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
+from agent_lsp.core.call_results import AnswerOptions
 from agent_lsp.core.commands import Commands
 from agent_lsp.core.history import History
 from agent_lsp.core.ports import Confirmer
@@ -15,7 +16,7 @@ from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.session import Session
 from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.base import Content, ModelClient
-from agent_lsp.runtime.agents import register_subagents
+from agent_lsp.runtime.agents import SchedulerFor, register_subagents
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
 from agent_lsp.runtime.recording import Recording
@@ -55,71 +56,29 @@ def build_session(
     commands: Commands,
     before_model: Callable[[], Awaitable[None]] | None,
 ) -> Session:
-    from agent_lsp.config.paths import plans_dir
-    from agent_lsp.core.approval import Approval
-    from agent_lsp.core.call_results import AnswerOptions
     from agent_lsp.core.mentions import MentionExpander
-    from agent_lsp.core.prompts import folder_tree, system_prompt
-    from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
 
-    answers = AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit)
+    async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
+        return await read_paths_for_prompt(tools.ctx, paths)
 
-    def scheduler_for(
-        registry: CoreToolSet,
-        emit: Callable[[ev.AgentEvent], None],
-        history: Callable[[], Sequence[Content]],
-        delivered: Callable[[], Awaitable[None]],
-    ) -> Scheduler:
-        """A turn's scheduler over ``registry`` (the session's tools, or a subagent's subset of them)."""
-        approval = Approval(
-            policy,
-            confirmer,
-            emit,
-            delivered=delivered,
-            hooks=hooks,
-            on_save_rule=save_allowed_rules,
-            permanent_approval=permanent_approval,  # security.enablePermanentToolApproval
-        )
-        return Scheduler(
-            registry,
-            policy,
-            approval,
-            emit,
-            answers=answers,
-            checkpointer=checkpointer,
-            history=history,
-            hooks=hooks,
-        )
+    scheduler_for = _scheduler_for(
+        policy,
+        confirmer,
+        checkpointer,
+        hooks,
+        answers=AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit),
+        permanent_approval=permanent_approval,
+    )
 
-    def scheduler_factory(
+    def factory(
         emit: Callable[[ev.AgentEvent], None],
         history: Callable[[], Sequence[Content]],
         delivered: Callable[[], Awaitable[None]],
     ) -> Scheduler:
         return scheduler_for(tools.registry, emit, history, delivered)
 
-    async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
-        return await read_paths_for_prompt(tools.ctx, paths)
-
-    # The folder listing is computed once: walking the disk on every request would be the slowest part of a turn.
-    tree = folder_tree(workspace.primary)
-    skills = tools.skills
-    agents = tools.agents
-    plans = str(plans_dir(workspace.primary).resolve())
-
-    def instruction() -> str:
-        # Read on every request, so /memory reload, a mode change and /skills take effect on the next one.
-        return system_prompt(
-            workspace.roots,
-            memory=memory.text,
-            plan_mode=policy.mode == "plan",
-            tree=tree,
-            skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
-            agents=[(a.name, a.description) for a in agents if policy.mode != "plan" or a.read_only],
-            plans=plans,
-        )
-
+    instruction = _instruction(workspace, memory, policy, tools)
     options = SessionOptions(
         max_session_turns=model_settings.max_session_turns,
         compression_threshold=model_settings.compression_threshold
@@ -132,7 +91,7 @@ def build_session(
     deps = SessionDeps(
         registry=tools.registry,
         policy=policy,
-        scheduler_factory=scheduler_factory,
+        scheduler_factory=factory,
         system_prompt=instruction,
         options=options,
         expand_prompt=MentionExpander(read_mentions),
@@ -153,3 +112,71 @@ def build_session(
     session = Session(deps, state, session_id=session_id, sinks=recording.sinks)
     register_subagents(tools, session, scheduler_for, instruction)
     return session
+
+
+def _scheduler_for(
+    policy: Policy,
+    confirmer: Confirmer,
+    checkpointer: ShadowGitCheckpointer | None,
+    hooks: HookSystem | None,
+    *,
+    answers: AnswerOptions,
+    permanent_approval: bool,
+) -> SchedulerFor:
+    """Each turn's scheduler over a registry (the session's, or a subagent's subset of it), with its own Approval
+    (the turn's stream is where its questions go)."""
+    from agent_lsp.core.approval import Approval
+    from agent_lsp.core.scheduler import Scheduler
+
+    def scheduler_for(
+        registry: CoreToolSet,
+        emit: Callable[[ev.AgentEvent], None],
+        history: Callable[[], Sequence[Content]],
+        delivered: Callable[[], Awaitable[None]],
+    ) -> Scheduler:
+        approval = Approval(
+            policy,
+            confirmer,
+            emit,
+            delivered=delivered,
+            hooks=hooks,
+            on_save_rule=save_allowed_rules,
+            permanent_approval=permanent_approval,  # security.enablePermanentToolApproval
+        )
+        return Scheduler(
+            registry,
+            policy,
+            approval,
+            emit,
+            answers=answers,
+            checkpointer=checkpointer,
+            history=history,
+            hooks=hooks,
+        )
+
+    return scheduler_for
+
+
+def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: ToolSet) -> Callable[[], str]:
+    """The system prompt, read on every request, so /memory reload, a mode change and /skills take effect on the
+    next one. The folder listing is computed once: walking the disk each time would be the slowest part of a turn."""
+    from agent_lsp.config.paths import plans_dir
+    from agent_lsp.core.prompts import folder_tree, system_prompt
+
+    tree = folder_tree(workspace.primary)
+    skills = tools.skills
+    agents = tools.agents
+    plans = str(plans_dir(workspace.primary).resolve())
+
+    def instruction() -> str:
+        return system_prompt(
+            workspace.roots,
+            memory=memory.text,
+            plan_mode=policy.mode == "plan",
+            tree=tree,
+            skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
+            agents=[(a.name, a.description) for a in agents if policy.mode != "plan" or a.read_only],
+            plans=plans,
+        )
+
+    return instruction
