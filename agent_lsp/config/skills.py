@@ -69,22 +69,31 @@ def discover(dirs: Iterable[SkillDir]) -> tuple[dict[str, Skill], list[str]]:
     return found, problems
 
 
-def load_skill(path: Path, d: SkillDir, problems: list[str]) -> Skill | None:
+def read_front_matter(path: Path) -> tuple[str, str]:
+    """A Markdown file's front matter (between its first two ``---`` lines) and its body, stripped. Raises
+    ValueError saying why when the file cannot be read or has no front matter."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        problems.append(f"Skill {path} could not be read: {exc}")
-        return None
+        raise ValueError(f"could not be read: {exc}") from exc
     m = _FRONT.match(text)
     if m is None:
-        problems.append(f"Skill {path} was skipped: it must start with front matter between '---' lines.")
+        raise ValueError("it must start with front matter between '---' lines")
+    return m.group(1), (m.group(2) or "").strip()
+
+
+def load_skill(path: Path, d: SkillDir, problems: list[str]) -> Skill | None:
+    try:
+        front, body = read_front_matter(path)
+    except ValueError as exc:
+        problems.append(f"Skill {path} was skipped: {exc}.")
         return None
-    meta = parse_front_matter(m.group(1))
+    meta = parse_front_matter(front)
     name, description = meta.get("name"), meta.get("description")
     if not name or description is None:
         problems.append(f"Skill {path} was skipped: its front matter needs 'name' and 'description'.")
         return None
-    return Skill(_UNSAFE_NAME.sub("-", name), description, path, (m.group(2) or "").strip(), d.source, d.extension)
+    return Skill(_UNSAFE_NAME.sub("-", name), description, path, body, d.source, d.extension)
 
 
 def parse_front_matter(text: str) -> dict[str, str]:

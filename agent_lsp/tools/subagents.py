@@ -9,11 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_lsp.config.skills import parse_front_matter
+from agent_lsp.config.skills import parse_front_matter, read_front_matter
 
 DEFAULT_MAX_TURNS = 30
 DEFAULT_MAX_MINUTES = 10
-_FRONT = re.compile(r"\A---\r?\n(.*?)\r?\n---(?:\r?\n(.*))?\Z", re.S)
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _KNOWN_KEYS = {"kind", "name", "description", "display_name", "tools", "model", "temperature", "max_turns"}
 _KNOWN_KEYS |= {"timeout_mins", "mcp_servers"}
@@ -141,15 +140,10 @@ def load_agents(dirs: Sequence[tuple[Path, str]]) -> tuple[list[AgentDefinition]
 
 def _load(path: Path, source: str, problems: list[str]) -> AgentDefinition | None:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(f"Agent loading error: {path} could not be read: {exc}")
+        front, body = read_front_matter(path)
+    except ValueError as exc:
+        problems.append(f"Agent loading error: {path}: {exc}.")
         return None
-    m = _FRONT.match(text)
-    if m is None:
-        problems.append(f"Agent loading error: {path} must start with YAML front matter between '---' lines.")
-        return None
-    front = m.group(1)
     meta = parse_front_matter(front)
     unknown = sorted(set(meta) - _KNOWN_KEYS)
     name, description = meta.get("name", ""), meta.get("description", "")
@@ -178,7 +172,7 @@ def _load(path: Path, source: str, problems: list[str]) -> AgentDefinition | Non
     return AgentDefinition(
         name=name,
         description=description,
-        system_prompt=(m.group(2) or "").strip(),
+        system_prompt=body,
         display_name=meta.get("display_name") or None,
         tools=None if tools is None or "*" in tools else tuple(tools),
         max_turns=max_turns,
