@@ -79,9 +79,10 @@ def _anchors(a: Sequence[str], alo: int, ahi: int, b: Sequence[str], blo: int, b
     order on both sides, as (i, j) pairs."""
     # Counted at C speed: this runs on every line of a large gap.
     sa, sb = a[alo:ahi], b[blo:bhi]
-    count_a, count_b = Counter(sa), Counter(sb)
+    once = {line for line, n in Counter(sa).items() if n == 1}
+    once.intersection_update(line for line, n in Counter(sb).items() if n == 1)
     where_b = dict(zip(sb, range(blo, bhi), strict=True))
-    pairs = [(i, where_b[line]) for i, line in enumerate(sa, alo) if count_a[line] == 1 and count_b[line] == 1]
+    pairs = [(i, where_b[line]) for i, line in enumerate(sa, alo) if line in once]
     # Longest increasing subsequence of j (patience sorting), with back links to rebuild it.
     tops: list[int] = []
     top_index: list[int] = []
@@ -161,35 +162,30 @@ def _range(start: int, stop: int) -> str:
     return str(first) if length == 1 else f"{first},{length}"
 
 
-def unified_lines(a: Sequence[str], b: Sequence[str], fromfile: str, tofile: str, n: int = 3) -> Iterator[str]:
-    """``difflib.unified_diff`` of lines that keep their line breaks, in bounded time."""
-    started = False
+def unified(a: Sequence[str], b: Sequence[str], fromfile: str, tofile: str, n: int = 3) -> str:
+    """``"".join(difflib.unified_diff(a, b, fromfile, tofile, n=n))`` for lines that keep their line breaks, in
+    bounded time."""
+    out: list[str] = []
     for group in _grouped(opcodes(a, b), n):
-        if not started:
-            started = True
-            yield f"--- {fromfile}\n"
-            yield f"+++ {tofile}\n"
+        if not out:
+            out += (f"--- {fromfile}\n", f"+++ {tofile}\n")
         first, last = group[0], group[-1]
-        yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                yield from (" " + line for line in a[i1:i2])
+                out += [" " + line for line in a[i1:i2]]
                 continue
             if tag in ("replace", "delete"):
-                yield from ("-" + line for line in a[i1:i2])
+                out += ["-" + line for line in a[i1:i2]]
             if tag in ("replace", "insert"):
-                yield from ("+" + line for line in b[j1:j2])
+                out += ["+" + line for line in b[j1:j2]]
+    return "".join(out)
 
 
 def stat(unified: str) -> tuple[int, int]:
-    """(lines added, lines removed) counted from a unified diff's text."""
-    added = removed = 0
-    in_hunk = False
-    for line in unified.split("\n"):
-        if line.startswith("@@"):
-            in_hunk = True
-        elif in_hunk and line.startswith("+"):
-            added += 1
-        elif in_hunk and line.startswith("-"):
-            removed += 1
-    return added, removed
+    """(lines added, lines removed) counted from a unified diff's text (its "+"/"-" lines after the headers)."""
+    first_hunk = 0 if unified.startswith("@@") else unified.find("\n@@")
+    if first_hunk < 0:
+        return 0, 0
+    body = unified[first_hunk:]
+    return body.count("\n+"), body.count("\n-")

@@ -48,7 +48,7 @@ def test_ordinary_edits_match_difflib(seed: int) -> None:
     b = _edited(rng, a)
     assert _apply(a, b, linediff.opcodes(a, b)) == b
     expected = "".join(difflib.unified_diff(a, b, "a/f", "b/f"))
-    got = "".join(linediff.unified_lines(a, b, "a/f", "b/f"))
+    got = linediff.unified(a, b, "a/f", "b/f")
     # Mostly the very same text; where difflib's choice differs (a tie, or its greedy longest match), never
     # more changed lines than difflib's.
     assert sum(linediff.stat(got)) <= sum(linediff.stat(expected))
@@ -57,9 +57,9 @@ def test_ordinary_edits_match_difflib(seed: int) -> None:
 def test_a_small_edit_gives_difflibs_exact_text() -> None:
     a = [f"line {k}\n" for k in range(30)]
     b = [*a[:10], "inserted\n", *a[10:20], *a[21:]]
-    assert "".join(linediff.unified_lines(a, b, "x", "y")) == "".join(difflib.unified_diff(a, b, "x", "y"))
+    assert linediff.unified(a, b, "x", "y") == "".join(difflib.unified_diff(a, b, "x", "y"))
     assert linediff.changed_counts(a, b) == (1, 1)
-    assert list(linediff.unified_lines(a, a, "x", "y")) == []
+    assert linediff.unified(a, a, "x", "y") == ""
 
 
 def test_a_reordered_large_file_is_diffed_correctly_in_bounded_time() -> None:
@@ -86,4 +86,4 @@ def test_a_five_megabyte_line_is_one_replacement() -> None:
     old = ["a" * 5_000_000 + "\n"]
     new = ["a" * 2_500_000 + "b" + "a" * 2_499_999 + "\n"]
     assert linediff.opcodes(old, new) == [("replace", 0, 1, 0, 1)]
-    assert linediff.stat("".join(linediff.unified_lines(old, new, "x", "y"))) == (1, 1)
+    assert linediff.stat(linediff.unified(old, new, "x", "y")) == (1, 1)

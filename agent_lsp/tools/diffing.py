@@ -34,8 +34,7 @@ def unified_diff(path_label: str, old: str | None, new: str, context: int = 3) -
         return ""
     before = "/dev/null" if old is None else f"a/{path_label}"
     # Bounded time on any pair of texts (a rewrite of a 50k-line file, a reordered one): see linediff.
-    out = linediff.unified_lines(_lines(old or ""), _lines(new), fromfile=before, tofile=f"b/{path_label}", n=context)
-    return "".join(out)
+    return linediff.unified(_lines(old or ""), _lines(new), fromfile=before, tofile=f"b/{path_label}", n=context)
 
 
 def make_file_diff(path: str | Path, old: str | None, new: str, label: str | None = None) -> FileDiff:
@@ -61,6 +60,7 @@ class FileEditInvocation(ToolInvocation[P]):
         self._new = ""
         self._modified = False
         self._proposed = ""
+        self._shown_diff: FileDiff | None = None
 
     @abstractmethod
     def propose(self, current: str | None) -> str:
@@ -94,13 +94,22 @@ class FileEditInvocation(ToolInvocation[P]):
         self._old = current
         self._prepared = True
 
+    async def _diff(self, old: str | None, new: str) -> FileDiff:
+        """The FileDiff of ``old`` → ``new``; the one shown for confirmation is reused when the write is the same
+        (a large file's diff is the costliest part of an edit)."""
+        shown = self._shown_diff
+        if shown is not None and shown.old_text is old and shown.new_text is new:
+            return shown
+        self._shown_diff = await asyncio.to_thread(make_file_diff, self.path, old, new, label=self.shown_path)
+        return self._shown_diff
+
     async def confirmation(self) -> ConfirmationDetails | None:
         await self._prepare()
         return ConfirmationDetails(
             type="edit",
             title=f"{'Create' if self._old is None else self.verb} {self.shown_path}",
             path=str(self.path),
-            diff=await asyncio.to_thread(make_file_diff, self.path, self._old, self._new, label=self.shown_path),
+            diff=await self._diff(self._old, self._new),
         )
 
     @property
@@ -120,7 +129,7 @@ class FileEditInvocation(ToolInvocation[P]):
         if not self.path.parent.exists():
             await asyncio.to_thread(self.path.parent.mkdir, parents=True, exist_ok=True)
         await self.ctx.fs.write_text(self.path, new, expected=old, label=f"{self.verb} {self.shown_path}")
-        diff = await asyncio.to_thread(make_file_diff, self.path, old, new, label=self.shown_path)
+        diff = await self._diff(old, new)
         added, removed = linediff.stat(diff.unified)
         message = self.success_message(old, new)
         if self._modified and new != self._proposed:

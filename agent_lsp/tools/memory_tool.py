@@ -128,13 +128,11 @@ class MemoryInvocation(ToolInvocation[MemoryParams]):
     async def confirmation(self) -> ConfirmationDetails:
         old = await self._read()
         new = self._modified if self._modified is not None else add_memory_entry(old or "", self.params.fact)
-        unified = "".join(
-            linediff.unified_lines(
-                (old or "").splitlines(keepends=True),
-                new.splitlines(keepends=True),
-                fromfile=f"a/{self.path.name}" if old is not None else "/dev/null",
-                tofile=f"b/{self.path.name}",
-            )
+        unified = linediff.unified(
+            (old or "").splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"a/{self.path.name}" if old is not None else "/dev/null",
+            tofile=f"b/{self.path.name}",
         )
         return ConfirmationDetails(
             type="edit",

@@ -134,7 +134,7 @@ def report(path_label: str, old: str | None, proposed: str, final: str) -> str:
     lines += [_describe(n, o) for n, o in enumerate(outcomes, start=1)]
     if _changed_elsewhere(old or "", final, outcomes):
         lines.append("The user also changed lines outside your hunks.")
-    diff = "".join(linediff.unified_lines(_split(proposed), _split(final), "your proposal", "what was written", n=1))
+    diff = linediff.unified(_split(proposed), _split(final), "your proposal", "what was written", n=1)
     lines.append("How the written file differs from your proposal:\n```diff\n" + diff.rstrip("\n") + "\n```")
     if counts["refused"]:
         lines.append("Do not re-apply the refused hunks unless the user asks for them.")
