@@ -19,6 +19,7 @@ Run: ``.venv/bin/python bench/scale.py [--only rewrite,edit,tree,long,mcp] [--ge
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -292,7 +293,7 @@ def bench_long(work: Path, turns_n: int = 200) -> None:
             break
     total = time.perf_counter() - started
     rss = session.status("VmRSS")
-    gaps = [b - a for a, b in zip(marks, marks[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(marks)]
     first, last = statistics.median(gaps[:20]), statistics.median(gaps[-20:])
     report(
         f"ACP {turns_n}-turn prompt, 110 KB tool output a turn: last 20 turns over the first 20",
