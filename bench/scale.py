@@ -19,7 +19,6 @@ Run: ``.venv/bin/python bench/scale.py [--only rewrite,edit,tree,long,mcp] [--ge
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import statistics
@@ -238,23 +237,36 @@ def bench_edit(work: Path) -> None:
 
 def bench_tree(work: Path) -> None:
     project = work / "project"
+    same = work / "same.py"
+    same.write_text("def f():\n    return 0\n")
     for d in range(200):
         folder = project / f"pkg{d:03d}"
         folder.mkdir(parents=True)
         for f in range(100):
-            (folder / f"mod{f:03d}.py").write_text(f"def f{f}():\n    return {d * 100 + f}  # marker{d}\n")
+            if d == 17:
+                (folder / f"mod{f:03d}.py").write_text(f"def f{f}():\n    return {f}  # marker17\n")
+            else:
+                os.link(same, folder / f"mod{f:03d}.py")  # new inodes cost this disk 2.5 ms each, links do not
     empty = work / "empty"
     empty.mkdir()
-    turns = [text_turn("ok")]
-    turns += [call_turn("glob", {"pattern": "**/mod05*.py"}), text_turn("ok")]
+    turns = [text_turn("ok") for _ in range(4)]
+    turns += [text_turn("ok"), call_turn("glob", {"pattern": "**/mod05*.py"}), text_turn("ok")]
     turns += [call_turn("grep_search", {"pattern": "marker17\\b"}), text_turn("ok")]
     turns += [call_turn("list_directory", {"dir_path": "pkg042"}), text_turn("ok")]
     session = Session(work, project, turns)
-    session.project = empty
-    baseline_new = statistics.median(session.new() for _ in range(3))
-    session.project = project
-    big_new = statistics.median(session.new() for _ in range(3))
-    report("ACP session/new on a 20,000-file workspace, over an empty one", big_new - baseline_new, "s", 0.5)
+    ready: dict[Path, float] = {}
+    for folder in (empty, project, empty, project):
+        session.project = folder
+        # session/new is answered before the tools and the prompt (with its folder tree) are built: the first
+        # prompt waits for them.
+        ready[folder] = min(ready.get(folder, 1e9), session.new() + session.prompt("hello"))
+    report(
+        "ACP session/new + first prompt on a 20,000-file workspace, over an empty folder",
+        ready[project] - ready[empty],
+        "s",
+        0.5,
+        f"{ready[project]:.3f} s vs {ready[empty]:.3f} s, best of 2",
+    )
     text = session.prompt("hello")
     for tool in ("glob", "grep_search", "list_directory"):
         report(f"  {tool} over 20,000 files, prompt time over a text prompt", session.prompt(tool) - text, "s", 1.0)
@@ -267,40 +279,22 @@ def bench_long(work: Path, turns_n: int = 200) -> None:
     for k in range(10):
         # 1,900 lines of 60 characters: read_file returns them whole (its cap is 2,000 lines).
         (project / f"log{k}.txt").write_text("".join(f"{k}:{n:06d} " + "x" * 50 + "\n" for n in range(1900)))
-    turns = [call_turn("read_file", {"file_path": f"log{t % 10}.txt"}, f"c{t}") for t in range(turns_n)]
-    turns.append(text_turn("done"))
+    # A prompt ends after 100 turns (as Gemini CLI's): 200 prompts of a tool turn and a text turn each.
+    turns: list[dict[str, Any]] = []
+    for t in range(turns_n):
+        turns += [call_turn("read_file", {"file_path": f"log{t % 10}.txt"}, f"c{t}"), text_turn(f"read {t}")]
     session = Session(work, project, turns)
     session.new()
-    marks: list[float] = []
-    # Time each turn by the tool_call updates as they arrive.
-    proc = session.agent.proc
-    assert proc.stdin is not None and proc.stdout is not None
-    started = time.perf_counter()
-    request = {
-        "jsonrpc": "2.0",
-        "id": 999,
-        "method": "session/prompt",
-        "params": {"sessionId": session.sid, "prompt": [{"type": "text", "text": "read them all"}]},
-    }
-    proc.stdin.write(json.dumps(request).encode() + b"\n")
-    proc.stdin.flush()
-    while line := proc.stdout.readline():
-        message = json.loads(line)
-        if message.get("method") == "session/update" and message["params"]["update"]["sessionUpdate"] == "tool_call":
-            marks.append(time.perf_counter())
-        if message.get("id") == 999:
-            assert message["result"]["stopReason"] == "end_turn", message
-            break
-    total = time.perf_counter() - started
+    times = [session.prompt(f"read file {t}") for t in range(turns_n)]
+    total = sum(times)
     rss = session.status("VmRSS")
-    gaps = [b - a for a, b in itertools.pairwise(marks)]
-    first, last = statistics.median(gaps[:20]), statistics.median(gaps[-20:])
+    first, last = statistics.median(times[:20]), statistics.median(times[-20:])
     report(
-        f"ACP {turns_n}-turn prompt, 110 KB tool output a turn: last 20 turns over the first 20",
+        f"ACP {turns_n}-prompt session, a 110 KB tool output each: the last 20 prompts over the first 20",
         last / first,
         "×",
         LONG_RATIO_BUDGET,
-        f"{first * 1000:.1f} → {last * 1000:.1f} ms a turn, {total:.1f} s in all, RSS {rss:.0f} MiB",
+        f"{first * 1000:.1f} → {last * 1000:.1f} ms a prompt, {total:.1f} s in all, RSS {rss:.0f} MiB",
     )
     recordings = list((work / "home" / "state").rglob("*.jsonl"))
     size = sum(p.stat().st_size for p in recordings) / 2**20
