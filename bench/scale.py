@@ -138,7 +138,7 @@ def bench_rewrite(work: Path, lines: int) -> None:
 
 def headless_run(argv: list[str], project: Path, env: dict[str, str]) -> float:
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=project, env=env, capture_output=True, timeout=600)
+    done = subprocess.run(argv, cwd=project, env=env, capture_output=True, timeout=900)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{argv[:3]} failed: {done.stderr.decode()[-500:]}")
@@ -172,9 +172,11 @@ def bench_headless_rewrite(work: Path, lines: int, gemini: str | None) -> None:
             "rewrite",
         ]
     }
-    if gemini:
+    if gemini and lines <= 10_000:  # Gemini CLI 0.61 took 250 s on the 8,333-line rewrite: 50k is not tried
         commands["Gemini CLI"] = lambda script: [
             gemini,
+            "-m",
+            "gemini-2.5-flash",  # no model router: its requests would need script lines of their own
             "--fake-responses",
             str(script),
             "--approval-mode",
@@ -185,11 +187,11 @@ def bench_headless_rewrite(work: Path, lines: int, gemini: str | None) -> None:
             "rewrite",
         ]
     env_ours = dict(env, PYTHONPATH=str(ROOT))
-    env_gemini = dict(env, GEMINI_API_KEY="fake-key", GEMINI_CLI_NO_RELAUNCH="true")
+    env_gemini = dict(env, GEMINI_API_KEY="fake-key", GEMINI_CLI_NO_RELAUNCH="true", GEMINI_CLI_TRUST_WORKSPACE="true")
     for who, argv in commands.items():
         use = env_ours if who == "agent-lsp" else env_gemini
         overs = []
-        for _ in range(3):
+        for _ in range(3 if who == "agent-lsp" else 1):
             (project / "big.py").write_text(old)
             small = headless_run(argv(small_script), project, use)
             big = headless_run(argv(big_script), project, use)
@@ -201,7 +203,7 @@ def bench_headless_rewrite(work: Path, lines: int, gemini: str | None) -> None:
             statistics.median(overs) - floor,
             "s",
             REWRITE_BUDGET_S,
-            f"median of 3, plain write {floor:.3f} s",
+            f"median of {len(overs)}, plain write {floor:.3f} s",
         )
 
 

@@ -28,9 +28,7 @@ def _run(tmp_path: Path, project: Path, turns: list[dict[str, Any]], *args: str)
     script = tmp_path / "script.jsonl"
     script.write_text("".join(json.dumps(t) + "\n" for t in turns))
     argv = [sys.executable, "-m", "agent_lsp", "run", "--fake-responses", str(script), "--approval-mode", "yolo"]
-    return subprocess.run(
-        [*argv, *args], cwd=project, env=_env(tmp_path), capture_output=True, text=True, timeout=90
-    )
+    return subprocess.run([*argv, *args], cwd=project, env=_env(tmp_path), capture_output=True, text=True, timeout=90)
 
 
 def test_a_rewrite_of_a_large_file_ends_and_counts_its_lines(tmp_path: Path) -> None:
@@ -189,6 +187,53 @@ def test_cancel_and_sigterm_end_an_acp_prompt_waiting_out_a_long_retry(tmp_path:
             time.sleep(0.3)
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(timeout=15) == 128 + signal.SIGTERM
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def test_cancel_and_end_of_input_end_an_lsp_prompt_waiting_out_a_long_retry(tmp_path: Path) -> None:
+    """(SIGTERM over LSP takes the same path as end of input: tests/integration/test_sigterm.py.)"""
+    from tests.lsp.frames import frame, next_frame, open_session
+
+    with FakeGemini() as fake:
+        fake.push(*[{"status": 503, "message": "overloaded", "retry_after": 60}] * 2)
+        env = _env(tmp_path, GEMINI_API_KEY="k", GOOGLE_GEMINI_BASE_URL=fake.url)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agent_lsp", "lsp"],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        stdin, stdout = proc.stdin, proc.stdout
+
+        def answer(rid: int) -> dict[str, Any]:
+            while (message := next_frame(stdout)).get("id") != rid or "method" in message:
+                pass
+            return message
+
+        def send(message: dict[str, Any]) -> None:
+            stdin.write(frame({"jsonrpc": "2.0", **message}))
+            stdin.flush()
+
+        try:
+            open_session(stdin, tmp_path)
+            sid = answer(2)["result"]["sessionId"]
+            prompt = {"sessionId": sid, "prompt": "hi"}
+            send({"id": 3, "method": "agent/prompt", "params": prompt})
+            _wait_for_request(fake, 1)
+            time.sleep(0.3)  # answered 503: now waiting out its Retry-After
+            send({"method": "agent/cancel", "params": {"sessionId": sid}})
+            assert answer(3)["result"]["stopReason"] == "cancelled"
+            send({"id": 4, "method": "agent/prompt", "params": prompt})
+            _wait_for_request(fake, 2)
+            time.sleep(0.3)
+            stdin.close()
+            assert proc.wait(timeout=15) == 0
         finally:
             if proc.poll() is None:
                 proc.kill()
