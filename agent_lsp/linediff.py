@@ -55,14 +55,18 @@ def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int,
         budget -= (ahi - alo) + (bhi - blo)
         if budget < 0:
             continue  # out of budget: this gap is one replacement
-        anchors = _anchors(a, alo, ahi, b, blo, bhi)
+        anchors, shared = _anchors(a, alo, ahi, b, blo, bhi)
+        if not anchors:
+            continue  # no line unique to both sides: this gap is one replacement
         i0, j0 = alo, blo
-        for i, j in anchors:
+        for i, j in [*anchors, (ahi, bhi)]:
+            # A gap between anchors can match only if it holds a line both sides have (a rewrite's changed lines
+            # do not): most gaps of a rewrite are settled here, without a trip through the stack.
+            if i > i0 and j > j0 and not shared.isdisjoint(a[i0:i]):
+                stack.append((i0, i, j0, j))
             blocks.append((i, j, 1))
-            stack.append((i0, i, j0, j))
             i0, j0 = i + 1, j + 1
-        if anchors:
-            stack.append((i0, ahi, j0, bhi))
+        blocks.pop()  # the end of the range, not an anchor
     blocks.sort()
     merged: list[tuple[int, int, int]] = []
     for i, j, n in blocks:
@@ -74,13 +78,16 @@ def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int,
     return merged
 
 
-def _anchors(a: Sequence[str], alo: int, ahi: int, b: Sequence[str], blo: int, bhi: int) -> list[tuple[int, int]]:
+def _anchors(
+    a: Sequence[str], alo: int, ahi: int, b: Sequence[str], blo: int, bhi: int
+) -> tuple[list[tuple[int, int]], set[str]]:
     """Lines that occur once in ``a[alo:ahi]`` and once in ``b[blo:bhi]``: the longest run of them in the same
-    order on both sides, as (i, j) pairs."""
+    order on both sides, as (i, j) pairs; and the set of lines both sides hold."""
     # Counted at C speed: this runs on every line of a large gap.
     sa, sb = a[alo:ahi], b[blo:bhi]
-    once = {line for line, n in Counter(sa).items() if n == 1}
-    once.intersection_update(line for line, n in Counter(sb).items() if n == 1)
+    count_a, count_b = Counter(sa), Counter(sb)
+    shared = count_a.keys() & count_b.keys()
+    once = {line for line in shared if count_a[line] == 1 and count_b[line] == 1}
     where_b = dict(zip(sb, range(blo, bhi), strict=True))
     pairs = [(i, where_b[line]) for i, line in enumerate(sa, alo) if line in once]
     # Longest increasing subsequence of j (patience sorting), with back links to rebuild it.
@@ -102,7 +109,7 @@ def _anchors(a: Sequence[str], alo: int, ahi: int, b: Sequence[str], blo: int, b
         chain.append(pairs[k])
         k = back[k]
     chain.reverse()
-    return chain
+    return chain, shared
 
 
 def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
