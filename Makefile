@@ -24,10 +24,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-# Editor toolchains for the editor tests: luacheck (Debian), Chromium + Node 24 + code-server 4.139 (npm).
+# Editor toolchains for the editor tests: luacheck (Debian), Emacs 30 + tmux (Debian, bookworm-backports),
+# Chromium + Node 24 + code-server 4.139 (npm).
 # Both scripts are idempotent and return at once when everything is in place.
 test-deps: $(STAMP)
 	bash scripts/install-lua-tools.sh
+	bash scripts/install-emacs.sh
 	bash scripts/install-vscode-deps.sh
 
 test: $(STAMP) test-deps
