@@ -158,35 +158,18 @@ def bench_headless_rewrite(work: Path, lines: int, gemini: str | None) -> None:
         work / "big.jsonl", [call_turn("write_file", {"file_path": "big.py", "content": new}), text_turn("ok")]
     )
     env = private_env(work / "hhome")
+    # The same flags on both: replay script, yolo, json output; Gemini CLI with a fixed model (its router's
+    # requests would need script lines of their own) and -p.
+    common = ["--approval-mode", "yolo", "-o", "json"]
     commands: dict[str, Callable[[Path], list[str]]] = {
-        "agent-lsp": lambda script: [
-            sys.executable,
-            "-m",
-            "agent_lsp",
-            "run",
-            "--fake-responses",
-            str(script),
-            "--approval-mode",
-            "yolo",
-            "-o",
-            "json",
-            "rewrite",
-        ]
+        "agent-lsp": lambda script: (
+            [sys.executable, "-m", "agent_lsp", "run", "--fake-responses", str(script), *common, "rewrite"]
+        )
     }
-    if gemini and lines <= 10_000:  # Gemini CLI 0.61 took 250 s on the 8,333-line rewrite: 50k is not tried
-        commands["Gemini CLI"] = lambda script: [
-            gemini,
-            "-m",
-            "gemini-2.5-flash",  # no model router: its requests would need script lines of their own
-            "--fake-responses",
-            str(script),
-            "--approval-mode",
-            "yolo",
-            "-o",
-            "json",
-            "-p",
-            "rewrite",
-        ]
+    if gemini and lines <= 10_000:  # Gemini CLI 0.61 took 222 s on the 8,333-line rewrite: 50k is not tried
+        commands["Gemini CLI"] = lambda script: (
+            [gemini, "-m", "gemini-2.5-flash", "--fake-responses", str(script), *common, "-p", "rewrite"]
+        )
     env_ours = dict(env, PYTHONPATH=str(ROOT))
     env_gemini = dict(env, GEMINI_API_KEY="fake-key", GEMINI_CLI_NO_RELAUNCH="true", GEMINI_CLI_TRUST_WORKSPACE="true")
     for who, argv in commands.items():

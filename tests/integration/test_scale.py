@@ -10,10 +10,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.fakes.fake_gemini import FakeGemini
+from tests.integration.spawned import spawned
 from tests.replay_lines import call_line, text_line
 
 
@@ -86,6 +89,15 @@ def test_a_twenty_thousand_file_workspace(tmp_path: Path) -> None:
     assert outputs[1].startswith("Found 1 match") and outputs[2] == "Listed 200 item(s)", outputs[1:]
 
 
+@contextmanager
+def _agent(tmp_path: Path, fake: FakeGemini, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``agent-lsp ARGS`` against the fake Gemini server, killed if a test leaves it running."""
+    env = _env(tmp_path, GEMINI_API_KEY="k", GOOGLE_GEMINI_BASE_URL=fake.url)
+    stdin = subprocess.DEVNULL if args[0] == "run" else subprocess.PIPE
+    with spawned([sys.executable, "-m", "agent_lsp", *args], cwd=tmp_path, env=env, stdin=stdin) as proc:
+        yield proc
+
+
 def _retrying_server(fake: FakeGemini, retry_after: float) -> None:
     fake.push({"status": 503, "message": "overloaded", "retry_after": retry_after}, text_line("answered"))
 
@@ -124,39 +136,18 @@ def test_sigterm_ends_a_headless_run_waiting_out_a_long_retry(tmp_path: Path) ->
     """A quota wait of a minute: SIGTERM still ends the run at once (the wait is cancellable)."""
     with FakeGemini() as fake:
         _retrying_server(fake, 60)
-        env = _env(tmp_path, GEMINI_API_KEY="k", GOOGLE_GEMINI_BASE_URL=fake.url)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agent_lsp", "run", "-o", "json", "hi"],
-            cwd=tmp_path,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        try:
+        with _agent(tmp_path, fake, "run", "-o", "json", "hi") as proc:
             _wait_for_request(fake, 1)
             time.sleep(0.3)  # the 503 answered: the agent is now waiting out Retry-After
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(timeout=15) == 130
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
 
 
 def test_cancel_and_sigterm_end_an_acp_prompt_waiting_out_a_long_retry(tmp_path: Path) -> None:
-    with FakeGemini() as fake:
-        fake.push({"status": 503, "message": "overloaded", "retry_after": 60})
-        fake.push({"status": 503, "message": "overloaded", "retry_after": 60})
-        env = _env(tmp_path, GEMINI_API_KEY="k", GOOGLE_GEMINI_BASE_URL=fake.url)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agent_lsp", "acp"],
-            cwd=tmp_path,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
+    with (
+        FakeGemini([{"status": 503, "message": "overloaded", "retry_after": 60}] * 2) as fake,
+        _agent(tmp_path, fake, "acp") as proc,
+    ):
         assert proc.stdin is not None and proc.stdout is not None
         stdin, stdout = proc.stdin, proc.stdout
 
@@ -171,70 +162,53 @@ def test_cancel_and_sigterm_end_an_acp_prompt_waiting_out_a_long_retry(tmp_path:
                     return message
             raise AssertionError("the agent closed its output")
 
-        try:
-            send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
-            answer(1)
-            send({"id": 2, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}})
-            sid = answer(2)["result"]["sessionId"]
-            prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
-            send({"id": 3, "method": "session/prompt", "params": prompt})
-            _wait_for_request(fake, 1)
-            time.sleep(0.3)
-            send({"method": "session/cancel", "params": {"sessionId": sid}})
-            assert answer(3)["result"]["stopReason"] == "cancelled"
-            send({"id": 4, "method": "session/prompt", "params": prompt})
-            _wait_for_request(fake, 2)
-            time.sleep(0.3)
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(timeout=15) == 128 + signal.SIGTERM
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        answer(1)
+        send({"id": 2, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}})
+        sid = answer(2)["result"]["sessionId"]
+        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+        send({"id": 3, "method": "session/prompt", "params": prompt})
+        _wait_for_request(fake, 1)
+        time.sleep(0.3)  # answered 503: now waiting out its Retry-After
+        send({"method": "session/cancel", "params": {"sessionId": sid}})
+        assert answer(3)["result"]["stopReason"] == "cancelled"
+        send({"id": 4, "method": "session/prompt", "params": prompt})
+        _wait_for_request(fake, 2)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 128 + signal.SIGTERM
 
 
 def test_cancel_and_end_of_input_end_an_lsp_prompt_waiting_out_a_long_retry(tmp_path: Path) -> None:
     """(SIGTERM over LSP takes the same path as end of input: tests/integration/test_sigterm.py.)"""
     from tests.lsp.frames import frame, next_frame, open_session
 
-    with FakeGemini() as fake:
-        fake.push(*[{"status": 503, "message": "overloaded", "retry_after": 60}] * 2)
-        env = _env(tmp_path, GEMINI_API_KEY="k", GOOGLE_GEMINI_BASE_URL=fake.url)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agent_lsp", "lsp"],
-            cwd=tmp_path,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
+    with (
+        FakeGemini([{"status": 503, "message": "overloaded", "retry_after": 60}] * 2) as fake,
+        _agent(tmp_path, fake, "lsp") as proc,
+    ):
         assert proc.stdin is not None and proc.stdout is not None
         stdin, stdout = proc.stdin, proc.stdout
+
+        def send(message: dict[str, Any]) -> None:
+            stdin.write(frame({"jsonrpc": "2.0", **message}))
+            stdin.flush()
 
         def answer(rid: int) -> dict[str, Any]:
             while (message := next_frame(stdout)).get("id") != rid or "method" in message:
                 pass
             return message
 
-        def send(message: dict[str, Any]) -> None:
-            stdin.write(frame({"jsonrpc": "2.0", **message}))
-            stdin.flush()
-
-        try:
-            open_session(stdin, tmp_path)
-            sid = answer(2)["result"]["sessionId"]
-            prompt = {"sessionId": sid, "prompt": "hi"}
-            send({"id": 3, "method": "agent/prompt", "params": prompt})
-            _wait_for_request(fake, 1)
-            time.sleep(0.3)  # answered 503: now waiting out its Retry-After
-            send({"method": "agent/cancel", "params": {"sessionId": sid}})
-            assert answer(3)["result"]["stopReason"] == "cancelled"
-            send({"id": 4, "method": "agent/prompt", "params": prompt})
-            _wait_for_request(fake, 2)
-            time.sleep(0.3)
-            stdin.close()
-            assert proc.wait(timeout=15) == 0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        open_session(stdin, tmp_path)
+        sid = answer(2)["result"]["sessionId"]
+        prompt = {"sessionId": sid, "prompt": "hi"}
+        send({"id": 3, "method": "agent/prompt", "params": prompt})
+        _wait_for_request(fake, 1)
+        time.sleep(0.3)  # answered 503: now waiting out its Retry-After
+        send({"method": "agent/cancel", "params": {"sessionId": sid}})
+        assert answer(3)["result"]["stopReason"] == "cancelled"
+        send({"id": 4, "method": "agent/prompt", "params": prompt})
+        _wait_for_request(fake, 2)
+        time.sleep(0.3)
+        stdin.close()
+        assert proc.wait(timeout=15) == 0
