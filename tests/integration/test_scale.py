@@ -212,3 +212,33 @@ def test_cancel_and_end_of_input_end_an_lsp_prompt_waiting_out_a_long_retry(tmp_
         time.sleep(0.3)
         stdin.close()
         assert proc.wait(timeout=15) == 0
+
+
+async def test_a_two_hundred_prompt_session_with_big_tool_outputs_records_and_loads(tmp_path: Path) -> None:
+    """200 prompts, each reading a 60 KB file: every prompt ends, and the session loads back whole."""
+    from agent_lsp import events as ev
+    from agent_lsp.core.ports import AutoConfirmer
+    from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
+    from tests.integration.test_agent_flows import write_script
+
+    project = tmp_path / "project"
+    project.mkdir()
+    for k in range(10):
+        (project / f"log{k}.txt").write_text("".join(f"{k}:{n:06d} " + "x" * 50 + "\n" for n in range(1000)))
+    lines: list[dict[str, Any]] = []
+    for t in range(200):
+        lines += [call_line("read_file", {"file_path": f"log{t % 10}.txt"}), text_line(f"read {t}")]
+    env = {**os.environ, "AGENT_LSP_TRUST_WORKSPACE": "true"}
+    runtime = Runtime(RuntimeOptions(fake_responses=write_script(tmp_path, lines), env=env))
+    handle = await runtime.create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer()))
+    try:
+        for t in range(200):
+            stops = [e for e in [e async for e in handle.session.send(f"read {t}")] if isinstance(e, ev.Stop)]
+            assert [s.reason for s in stops] == ["end_turn"]
+    finally:
+        await handle.aclose()
+    loaded, events = await runtime.load_session(handle.session.id, SessionSetup(cwd=project, confirmer=AutoConfirmer()))
+    try:
+        assert sum(isinstance(e, ev.ToolCallResponse) for e in events) == 200
+    finally:
+        await loaded.aclose()
