@@ -54,6 +54,22 @@ def test_ordinary_edits_match_difflib(seed: int) -> None:
     assert sum(linediff.stat(got)) <= sum(linediff.stat(expected))
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_scattered_edits_in_a_large_file_are_no_worse_than_difflib(seed: int) -> None:
+    # 3,000 lines: past the size difflib gets directly, so the anchors and the gaps between them are exercised.
+    rng = random.Random(seed)
+    a = [
+        rng.choice(["}\n", "\n", "pass\n"]) if rng.random() < 0.3 else f"x{rng.randint(0, 5000)}\n" for _ in range(3000)
+    ]
+    b = list(a)
+    for _ in range(30):
+        b = _edited(rng, b)
+    assert _apply(a, b, linediff.opcodes(a, b)) == b
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    theirs = sum(i2 - i1 + j2 - j1 for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")
+    assert sum(linediff.changed_counts(a, b)) <= theirs
+
+
 def test_a_small_edit_gives_difflibs_exact_text() -> None:
     a = [f"line {k}\n" for k in range(30)]
     b = [*a[:10], "inserted\n", *a[10:20], *a[21:]]
