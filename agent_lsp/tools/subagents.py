@@ -168,6 +168,8 @@ def _load(path: Path, source: str, problems: list[str]) -> AgentDefinition | Non
     if max_turns < 1 or minutes < 1:
         problems.append(f"Agent loading error: {path}: max_turns and timeout_mins must be positive.")
         return None
+    if "mcp_servers" in meta:
+        problems.append(f"Agent {name} ({path}): mcp_servers is not supported yet; the agent runs without them.")
     tools = _list_value(front, "tools")
     return AgentDefinition(
         name=name,
