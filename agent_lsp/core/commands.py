@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agent_lsp import events as ev
 from agent_lsp.core.custom_commands import CommandAborted, CustomCommandDef, PathReader, expand_custom_command
+from agent_lsp.errors import ConfigError
 from agent_lsp.model.base import Part
 
 if TYPE_CHECKING:
@@ -81,6 +82,9 @@ class CommandContext:
     read_path: PathReader | None = None  # ``@{path}`` in a custom command: parts and warnings
     skills: SkillControl | None = None
     extensions: Callable[[], str] | None = None  # /extensions: the active extensions, described
+    # Headless (nobody to talk to), as Gemini CLI 0.61: an unknown command goes to the model as typed text, and a
+    # custom command that cannot run ends the turn with an error (a non-zero exit).
+    headless: bool = False
 
 
 class Commands:
@@ -113,6 +117,8 @@ class Commands:
                     custom, rest, text.strip(), session=session, read_path=self.ctx.read_path, emit=emit
                 )
             except CommandAborted as exc:
+                if self.ctx.headless:
+                    raise ConfigError(str(exc)) from exc
                 emit(ev.Notice("error", str(exc)))
                 return None
         say: Callable[[str], None] = lambda message: emit(ev.Content(message))  # noqa: E731
@@ -142,6 +148,8 @@ class Commands:
             say(self._skills(rest))
         elif name == "extensions":
             say(self.ctx.extensions() if self.ctx.extensions is not None else "No extensions are active.")
+        elif self.ctx.headless:
+            return text  # not a command after all: the model reads it as written
         else:
             say(f"Unknown command `/{name}`. Try `/help`.")
         return None

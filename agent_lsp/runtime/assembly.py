@@ -59,6 +59,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         trusted=trusted,
         extensions=extensions,
         notices=notices,
+        interactive=opts.interactive,
     )
     memory = Memory(
         workspace,
@@ -92,6 +93,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         checkpointer=checkpointer,
         extensions=extensions,
         notices=notices,
+        headless=not opts.interactive,
     )
     external = _external(setup, opts, trusted, s, extensions, tools, notices)
     session = build_session(
@@ -134,6 +136,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         checkpointer=checkpointer,
         temp_dir=temp_dir,
         notice_sink=setup.notice_sink,
+        processes=tools.ctx.processes,
     )
 
 

@@ -34,6 +34,7 @@ def build_commands(
     checkpointer: ShadowGitCheckpointer | None,
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
+    headless: bool = False,
 ) -> Commands:
     from agent_lsp.tools.read_many_files import read_path_for_command
 
@@ -64,6 +65,7 @@ def build_commands(
             read_path=read_path,
             skills=skills,
             extensions=lambda: describe_extensions(extensions, trusted),
+            headless=headless,
         )
     )
 
@@ -144,6 +146,9 @@ def _custom_commands(
     from agent_lsp.config.paths import gemini_dir
 
     ext = [(m.name, m.path) for m in extensions]
-    files = CommandFiles(command_dirs(cwd, user_dir=gemini_dir(), trusted=trusted, extensions=ext))
+    from agent_lsp.core.commands import COMMANDS
+
+    dirs = command_dirs(cwd, user_dir=gemini_dir(), trusted=trusted, extensions=ext)
+    files = CommandFiles(dirs, reserved=[c.name for c in COMMANDS])
     notices.extend(ev.Notice("error", problem) for problem in files.problems)
     return files

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agent_lsp.model.router import ModelRouter
     from agent_lsp.store.checkpoints import ShadowGitCheckpointer
     from agent_lsp.store.sessions import SessionRecorder, SessionStore
+    from agent_lsp.tools.background import BackgroundProcesses
     from agent_lsp.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ class SessionHandle:
     temp_dir: Path | None = None  # removed by aclose
     notice_sink: Callable[[ev.Notice], None] | None = None
     background: list[asyncio.Task[None]] = field(default_factory=list)  # the adapter's tasks, cancelled on close
+    processes: BackgroundProcesses | None = None  # the model's is_background commands, stopped on close
 
     @property
     def mcp(self) -> McpManager | None:
@@ -117,6 +119,11 @@ class SessionHandle:
         """Start what runs in the background (MCP servers, tool discovery). Needs the running event loop."""
         if self.external is not None:
             self.external.start(self.notify)
+        if self.processes is not None:
+            # A server the model started in the background stopping on its own is worth knowing about.
+            self.processes.watch(
+                lambda p: self.notify(ev.Notice("info", f"Background process {p.pid} (`{p.command}`) {p.ending()}."))
+            )
 
     async def start_hooks(self, source: str) -> None:
         """SessionStart hooks: their messages are shown, their context goes with the first prompt."""
@@ -140,6 +147,8 @@ class SessionHandle:
         self.session.cancel()
         for task in self.background:
             task.cancel()
+        if self.processes is not None:
+            await self.processes.aclose()
         if self.external is not None:
             await self.external.aclose()
         if self.recorder is not None:
