@@ -18,6 +18,7 @@ from agent_lsp.model.base import Content, ModelClient, Part
 from agent_lsp.model.catalog import token_limit
 
 if TYPE_CHECKING:
+    from agent_lsp.core.rewind import FileRewinder
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.core.tool import ToolCallRequestInfo
     from agent_lsp.core.tool_calls import CallOutcome
@@ -121,3 +122,7 @@ class SessionDeps:
     hooks: Hooks | None = None
     # Awaited before a prompt's first model request (the runtime waits here for tools still starting).
     before_model: Callable[[], Awaitable[None]] | None = None
+    # Rewind: the files (the checkpoints; None when they are off) and the recording (a message index cut from
+    # it, or None when the last cut was undone).
+    rewinder: FileRewinder | None = None
+    on_rewind: Callable[[int | None], None] | None = None

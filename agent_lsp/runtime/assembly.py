@@ -68,9 +68,9 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
     )
     # The editor's choice for this session, else the adapter's or command line's default.
     checkpoints = setup.checkpointing if setup.checkpointing is not None else opts.checkpointing
-    checkpointer = build_checkpointer(s.general.checkpointing, checkpoints, workspace.primary)
-    # The id was chosen first, so hooks, the recording and the session all name the same one.
+    # The id was chosen first, so hooks, the recording, the checkpoints and the session all name the same one.
     session_id = first.preview.session_id
+    checkpointer = build_checkpointer(s.general.checkpointing, checkpoints, workspace.primary, session_id)
     recording = build_recording(
         session_id, record=setup.record, primary=workspace.primary, cwd=cwd, telemetry=s.telemetry
     )
@@ -107,6 +107,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         confirmer=setup.confirmer,
         history=setup.history,
         title=setup.title,
+        past_events=setup.events,
         workspace=workspace,
         policy=policy,
         tools=tools,

@@ -72,6 +72,7 @@ class SessionSetup:
     checkpointing: bool | None = None  # the editor's setting for this session; None: RuntimeOptions decide
     history: Sequence[Content] = ()
     title: str | None = None  # a loaded session's title
+    events: Sequence[ev.AgentEvent] = ()  # a loaded session's recorded events (its messages, for rewind)
     record: bool = True
     # What the adapter contributes, given at construction (nothing is patched into a session afterwards):
     notice_sink: Callable[[ev.Notice], None] | None = None  # notices outside a prompt (else kept in ``notices``)

@@ -24,6 +24,7 @@ from agent_lsp.workspace.roots import Workspace
 
 if TYPE_CHECKING:
     from agent_lsp.config.settings import ModelSettings
+    from agent_lsp.core.rewind import FileRewinder
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.hooks.system import HookSystem
     from agent_lsp.model.router import ModelRouter
@@ -44,6 +45,7 @@ def build_session(
     confirmer: Confirmer,
     history: Sequence[Content],
     title: str | None,
+    past_events: Sequence[ev.AgentEvent],
     workspace: Workspace,
     policy: Policy,
     tools: ToolSet,
@@ -90,6 +92,8 @@ def build_session(
         roots=tuple(workspace.roots),
         hooks=hooks,
         before_model=before_model,
+        rewinder=_rewinder(checkpointer),
+        on_rewind=recorder.record_rewind if recorder is not None else None,
     )
     # Pro → flash fallback is a Gemini notion; another provider's 429s are just retried.
     state = SessionState(
@@ -99,7 +103,15 @@ def build_session(
         history=History(history),
         title=title,
     )
-    return Session(deps, state, session_id=session_id, sinks=recording.sinks)
+    return Session(deps, state, session_id=session_id, sinks=recording.sinks, past_events=past_events)
+
+
+def _rewinder(checkpointer: ShadowGitCheckpointer | None) -> FileRewinder | None:
+    if checkpointer is None:
+        return None
+    from agent_lsp.store.checkpoints.rewind import CheckpointRewinder
+
+    return CheckpointRewinder(checkpointer)
 
 
 def _scheduler_factory(
