@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agent_lsp import events as ev
 from agent_lsp.core.custom_commands import CommandAborted, CustomCommandDef, PathReader, expand_custom_command
+from agent_lsp.core.rewind import rewind_command
 from agent_lsp.model.base import Part
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("stats", "Show token usage and turns for this session"),
     CommandSpec("memory", "Show, reload or add to the GEMINI.md memory", "show | reload | add <fact>"),
     CommandSpec("restore", "List checkpoints, or restore files and conversation to one", "[checkpoint id]"),
+    CommandSpec("rewind", "List your messages, or go back to before one (files and conversation)", "[message number]"),
     CommandSpec("init", "Analyse the project and write a GEMINI.md for it"),
     CommandSpec("extensions", "List the extensions active in this workspace"),
     CommandSpec(
@@ -136,6 +138,8 @@ class Commands:
             await self._memory(rest, say)
         elif name == "restore":
             await self._restore(session, rest, say)
+        elif name == "rewind":
+            await rewind_command(session.rewinds, rest, say)
         elif name == "init":
             return INIT_PROMPT
         elif name == "skills":

@@ -167,11 +167,13 @@ class SessionRewind:
         rewinder = self._rewinder
         return await rewinder.plan(self._log.calls_from(index)) if rewinder is not None else FilePlan()
 
-    async def rewind(self, index: int) -> RewindResult:
+    async def rewind(self, index: int, *, in_command: bool = False) -> RewindResult:
         """Go back to before user message ``index``: the files the agent changed since are restored (a file the
         user edited after the agent is a conflict, left alone), and the conversation from that message on is
-        dropped from the history and the recording. Undoable with ``undo`` until the next prompt."""
-        self._idle()
+        dropped from the history and the recording. Undoable with ``undo`` until the next prompt.
+        ``in_command``: asked by ``/rewind``, which runs as a prompt of its own (and is cut with the rest)."""
+        if not in_command:
+            self._idle()
         log, history = self._log, self._history
         mark = log.mark(index)
         rewinder = self._rewinder
@@ -201,3 +203,46 @@ class SessionRewind:
     def _idle(self) -> None:
         if self._running():
             raise RewindError("A prompt is running; cancel it before rewinding.")
+
+
+def describe(result: RewindResult) -> str:
+    """A rewind's outcome in words, for a person."""
+    lines = [f"Rewound to before message {result.index}: {first_line(result.text)}"]
+    files = result.files
+    if not result.files_available:
+        lines.append("Files were not touched: checkpoints are off (`general.checkpointing.enabled`).")
+    if files.restore:
+        lines.append("Restored: " + ", ".join(f"`{p}`" for p in files.restore))
+    if files.delete:
+        lines.append("Removed (the agent created them): " + ", ".join(f"`{p}`" for p in files.delete))
+    if files.conflicts:
+        lines.append("Not restored, you edited them since: " + ", ".join(f"`{p}`" for p in files.conflicts))
+    return "\n\n".join(lines)
+
+
+def first_line(text: str, limit: int = 80) -> str:
+    line = " ".join(text.strip().splitlines()[0].split()) if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+async def rewind_command(rewinds: SessionRewind, rest: str, say: Callable[[str], None]) -> None:
+    """``/rewind``: list the earlier messages; ``/rewind N``: go back to before message N."""
+    targets = rewinds.targets()[:-1]  # the last one is this very /rewind
+    if not rest:
+        if not targets:
+            say("No earlier messages to rewind to.")
+            return
+        listing = "\n".join(
+            f"- {t.index}: {first_line(t.text)}{'' if t.rewindable else ' (before a compression)'}" for t in targets
+        )
+        say(f"Your messages (`/rewind N` goes back to before message N):\n{listing}")
+        return
+    if not rest.isdigit() or int(rest) >= len(targets):
+        say(f"Usage: `/rewind N`, N one of the message numbers `/rewind` lists (0 to {len(targets) - 1}).")
+        return
+    try:
+        result = await rewinds.rewind(int(rest), in_command=True)
+    except AgentError as exc:
+        say(str(exc))
+        return
+    say(describe(result) + f"\n\nThe message was:\n\n{result.text}")

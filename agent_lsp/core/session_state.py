@@ -18,7 +18,7 @@ from agent_lsp.model.base import Content, ModelClient, Part
 from agent_lsp.model.catalog import token_limit
 
 if TYPE_CHECKING:
-    from agent_lsp.core.rewind import FileRewinder
+    from agent_lsp.core.rewind import FileRewinder, SessionRewind
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.core.tool import ToolCallRequestInfo
     from agent_lsp.core.tool_calls import CallOutcome
@@ -87,6 +87,8 @@ class CommandSession(Protocol):
     def registry(self) -> ToolSet: ...
     @property
     def policy(self) -> ToolPolicy: ...
+    @property
+    def rewinds(self) -> SessionRewind: ...
 
     async def maybe_compress(self, *, force: bool = False) -> ev.ChatCompressed | None: ...
 
