@@ -84,6 +84,8 @@ def initialize_result(*, auth_required: bool) -> dict[str, Any]:
                 "delete": {},
                 "additionalDirectories": {},
             },
+            # Our extension methods (docs/protocol-acp.md#extensions): a client that knows them may call them.
+            "_meta": {"agent-lsp": {"rewind": "_agent-lsp/rewind"}},
         },
         "authMethods": AUTH_METHODS if auth_required else [],
         "agentInfo": {"name": "agent-lsp", "title": "agent-lsp (Gemini)", "version": __version__},
