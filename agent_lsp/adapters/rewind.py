@@ -6,6 +6,8 @@ running prompt) is for the adapter to map to its error code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -13,16 +15,44 @@ if TYPE_CHECKING:
     from agent_lsp.core.session import Session
 
 
-async def rewind_answer(session: Session, index: int | None, *, dry_run: bool, undo: bool) -> dict[str, Any]:
+class BadRewindParams(ValueError):
+    """A field of the request is wrong: ``field`` names it, the message says why."""
+
+    def __init__(self, field: str, why: str) -> None:
+        super().__init__(f"{field} {why}")
+        self.field = field
+        self.why = why
+
+
+@dataclass(frozen=True)
+class RewindParams:
+    index: int | None
+    dry_run: bool
+    undo: bool
+
+
+def rewind_params(params: Mapping[str, Any]) -> RewindParams:
+    """``{messageIndex?, dryRun?, undo?}`` checked; BadRewindParams names the field that is wrong."""
+    index = params.get("messageIndex")
+    if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
+        raise BadRewindParams("messageIndex", "must be a number from 0 (a user message's index)")
+    flags = {key: params.get(key, False) for key in ("dryRun", "undo")}
+    for key, value in flags.items():
+        if not isinstance(value, bool):
+            raise BadRewindParams(key, "must be true or false")
+    return RewindParams(index, flags["dryRun"], flags["undo"])
+
+
+async def rewind_answer(session: Session, params: RewindParams) -> dict[str, Any]:
     """Without an index: the session's user messages. With one: what rewinding to it would do (``dry_run``) or
     did. ``undo``: put back the last rewind."""
-    rewinds = session.rewinds
-    if undo:
+    rewinds, index = session.rewinds, params.index
+    if params.undo:
         return {"messageIndex": await rewinds.undo(), "undone": True}
     if index is None:
         messages = [{"index": t.index, "text": t.text, "rewindable": t.rewindable} for t in rewinds.targets()]
         return {"messages": messages, "canUndo": rewinds.can_undo}
-    if dry_run:
+    if params.dry_run:
         plan = await rewinds.preview(index)
         text = rewinds.targets()[index].text
         return {"messageIndex": index, "text": text, "dryRun": True, **_files(plan)}

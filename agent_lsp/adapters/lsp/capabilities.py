@@ -21,6 +21,7 @@ REQUESTS = (
     "agent/listSessions",
     "agent/setMode",
     "agent/setModel",
+    "agent/rewind",
 )
 NOTIFICATIONS = ("agent/cancel",)
 PROTOCOL_VERSION = 1
