@@ -64,6 +64,14 @@ command("AgentEdit", function(o)
   require("agent_lsp").edit(o.line1, o.line2, o.args ~= "" and o.args or nil)
 end, { range = true, nargs = "*", desc = "Edit the selected lines with the agent" })
 
+command("AgentLogin", function(o)
+  require("agent_lsp.login").login(o.fargs)
+end, { nargs = "*", desc = "Sign in: run `agent-lsp login` in a terminal window (flags pass through)" })
+
+command("AgentLogout", function()
+  require("agent_lsp.login").logout()
+end, { desc = "Sign out: remove the sign-in `agent-lsp login` stored" })
+
 command("AgentLspInstall", function()
   require("agent_lsp.install").command()
 end, { desc = "Install or update the agent server from this plugin's checkout into a private venv" })

@@ -151,6 +151,7 @@ SCENARIOS: dict[str, Scenario] = {
         home_files={".gemini/settings.json": '{"security": {"enablePermanentToolApproval": true}}\n'},
     ),
     "endpoint_models": Scenario([], openai_models=ENDPOINT_MODELS),
+    "login": Scenario([], openai_models=("coder",)),
     "server_lists": Scenario([], env={"AGENT_NVIM_MODES": ",".join(APPROVAL_MODES)}),
     "custom_command": Scenario(
         [text_line("Committed: ", "the custom command ran.")],
