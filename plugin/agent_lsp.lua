@@ -20,6 +20,10 @@ command("AgentPrompt", function(o)
   require("agent_lsp").prompt(o.args)
 end, { nargs = "+", desc = "Send a prompt to the agent" })
 
+command("AgentRewind", function(o)
+  require("agent_lsp.rewind").rewind(o.args ~= "" and tonumber(o.args) or nil)
+end, { nargs = "?", desc = "Go back to before one of your messages (files and conversation)" })
+
 command("AgentCancel", function()
   require("agent_lsp").cancel()
 end, { desc = "Cancel the agent's running turn" })

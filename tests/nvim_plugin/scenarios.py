@@ -110,6 +110,15 @@ SCENARIOS: dict[str, Scenario] = {
         env={"AGENT_NVIM_CHUNKS": str(CANCEL_CHUNKS)},
     ),
     "sessions": Scenario([text_line("Hello ", "back.")]),
+    "rewind": Scenario(
+        [
+            call_line("write_file", {"file_path": "one.txt", "content": "agent one\n"}),
+            text_line("Wrote one."),
+            call_line("write_file", {"file_path": "two.txt", "content": "agent two\n"}),
+            text_line("Wrote two."),
+        ],
+        {"one.txt": "mine one\n"},
+    ),
     "mode": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
     "actions": Scenario(
         [

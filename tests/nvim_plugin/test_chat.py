@@ -15,3 +15,8 @@ def test_chat_streams_answer_tools_and_plan(nvim_specs: SpecPool) -> None:
 @pytest.mark.nvim_spec("custom_command")
 def test_custom_command_completes_in_the_prompt_and_runs(nvim_specs: SpecPool) -> None:
     nvim_specs.result("custom_command").check()
+
+
+@pytest.mark.nvim_spec("rewind")
+def test_rewind_from_the_chat_restores_files_and_puts_the_message_back(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("rewind").check()
