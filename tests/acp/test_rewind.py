@@ -72,3 +72,41 @@ async def test_rewind_over_acp(project: Path, env: dict[str, str]) -> None:
         editor.checker.assert_clean()
     initialized = next(f["result"] for f in editor.checker.frames if "agentCapabilities" in f.get("result", {}))
     assert initialized["agentCapabilities"]["_meta"]["agent-lsp"]["rewind"] == "_agent-lsp/rewind"
+
+
+async def test_session_fork_copies_history_mode_model_and_checkpoints(project: Path, env: dict[str, str]) -> None:
+    with FakeGemini() as fake:
+        env = {**env, "GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url}
+        fake.push(
+            call_turn(("write_file", {"file_path": "src/new.py", "content": "print('new')\n"})),
+            text_turn("created"),
+            text_turn("the fork answers"),
+            text_turn("the source answers"),
+        )
+        editor = EditorClient()
+        async with connect(editor, agent_argv(None), env, project) as conn:
+            source = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            await conn.set_session_mode(session_id=source, mode_id="auto_edit")
+            await conn.set_config_option(config_id="model", session_id=source, value="gemini-2.5-flash")
+            await conn.prompt(session_id=source, prompt=[text_block("make new.py")])
+            assert (project / "src" / "new.py").exists()
+
+            fork = await conn.fork_session(session_id=source, cwd=str(project))
+            assert fork.session_id != source
+            assert fork.modes is not None and fork.modes.current_mode_id == "auto_edit"
+            chosen = {o.id: o.current_value for o in fork.config_options or []}
+            assert chosen["model"] == "gemini-2.5-flash"
+
+            await conn.prompt(session_id=fork.session_id, prompt=[text_block("in the fork")])
+            assert user_texts(fake) == ["make new.py", "in the fork"]
+            await conn.prompt(session_id=source, prompt=[text_block("in the source")])
+            assert user_texts(fake) == ["make new.py", "in the source"]  # the fork's turn is not the source's
+
+            # The fork's checkpoints are found again: rewinding it to its first message removes new.py.
+            rewind = "agent-lsp/rewind"
+            done = await conn.ext_method(rewind, {"sessionId": fork.session_id, "messageIndex": 0})
+            assert done["delete"] == ["src/new.py"] and not (project / "src" / "new.py").exists()
+        editor.checker.assert_clean()
+    assert editor.checker.checked.get("ForkSessionResponse") == 1
+    initialized = next(f["result"] for f in editor.checker.frames if "agentCapabilities" in f.get("result", {}))
+    assert initialized["agentCapabilities"]["sessionCapabilities"]["fork"] == {}

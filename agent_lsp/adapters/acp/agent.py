@@ -61,6 +61,7 @@ _ROUTES: dict[str, Callable[[AcpAgent], Method]] = {
     "session/new": lambda a: a.lifecycle.new,
     "session/load": lambda a: a.lifecycle.load,
     "session/resume": lambda a: a.lifecycle.resume,
+    "session/fork": lambda a: a.lifecycle.fork,
     "session/list": lambda a: a.lifecycle.list,
     "session/close": lambda a: a.lifecycle.close,
     "session/delete": lambda a: a.lifecycle.delete,

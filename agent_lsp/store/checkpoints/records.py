@@ -84,6 +84,20 @@ class CheckpointRecords:
                 found.setdefault(str(values["call_id"]), []).append({k: str(v) for k, v in values.items()})
         return found
 
+    def fork_afters(self, session_id: str, new_id: str) -> int:
+        """Copy one session's after-records for a fork (``session/fork``), so its rewinds find the same calls."""
+        copied = 0
+        for path in sorted(self.directory.glob(f"*{AFTER_SUFFIX}")) if self.directory.is_dir() else []:
+            data = _read_json(path)
+            if data is None or data.get("session_id") != session_id:
+                continue
+            stem = path.name.removesuffix(AFTER_SUFFIX)
+            write_atomic(
+                self.directory / f"{stem}.{_safe(new_id)}{AFTER_SUFFIX}", json_bytes({**data, "session_id": new_id})
+            )
+            copied += 1
+        return copied
+
     def list(self) -> list[CheckpointInfo]:
         """Every saved checkpoint, oldest first."""
         found: list[CheckpointInfo] = []
