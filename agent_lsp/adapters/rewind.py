@@ -1,4 +1,5 @@
-"""The rewind request both servers answer (ACP's ``_agent-lsp/rewind``, LSP's ``agent/rewind``), as plain JSON.
+"""The rewind request both servers answer (ACP's ``_agent-lsp/rewind``, LSP's ``agent/rewind``), as plain JSON,
+and the copy a fork starts from (ACP's ``session/fork``, LSP's ``agent/fork``).
 
 Parameters arrive already checked by the adapter; a ``RewindError`` (no such message, a compressed one, a
 running prompt) is for the adapter to map to its error code.
@@ -11,8 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agent_lsp.core.rewind import FilePlan
     from agent_lsp.core.session import Session
+    from agent_lsp.runtime import SessionHandle
 
 
 class BadRewindParams(ValueError):
@@ -68,3 +72,15 @@ async def rewind_answer(session: Session, params: RewindParams) -> dict[str, Any
 
 def _files(plan: FilePlan) -> dict[str, list[str]]:
     return {"restore": list(plan.restore), "delete": list(plan.delete), "conflicts": list(plan.conflicts)}
+
+
+def copy_for_fork(source: SessionHandle, new_id: str, cwd: Path) -> None:
+    """The source's recording under the new id (in the fork's project), and its checkpoints' after-records
+    naming the new id, so the fork loads the same conversation and rewinds over the same changes. Blocking."""
+    from agent_lsp.store.sessions import SessionStore
+
+    if source.store is None:
+        raise ValueError("This session is not recorded, so it cannot be forked.")
+    source.store.fork(source.session.id, new_id, SessionStore(cwd.resolve()))
+    if source.checkpointer is not None:
+        source.checkpointer.records.fork_afters(source.session.id, new_id)

@@ -49,3 +49,25 @@ async def test_agent_rewind_over_lsp(launch: Any) -> None:
 
     with pytest.raises(Exception, match="messageIndex must be a number"):
         await editor.request("agent/rewind", {"sessionId": session, "messageIndex": "x"})
+
+
+async def test_agent_fork_over_lsp(launch: Any) -> None:
+    editor = await launch(
+        [
+            call_line("write_file", {"file_path": "made.txt", "content": "made\n"}),
+            text_line("made it"),
+            text_line("in the fork"),
+        ],
+        init_options={"agentLsp": {"approvalMode": "auto_edit"}},
+    )
+    source = await editor.new_session()
+    await editor.request("agent/prompt", {"sessionId": source, "prompt": "make it"})
+    forked = await editor.request("agent/fork", {"sessionId": source})
+    fork = forked["sessionId"]
+    assert fork != source and forked["modes"]["currentModeId"] == "auto_edit"
+    listing = await editor.request("agent/rewind", {"sessionId": fork})
+    assert [m["text"] for m in listing["messages"]] == ["make it"]
+    await editor.request("agent/prompt", {"sessionId": fork, "prompt": "go on"})
+    assert [m["text"] for m in (await editor.request("agent/rewind", {"sessionId": source}))["messages"]] == ["make it"]
+    done = await editor.request("agent/rewind", {"sessionId": fork, "messageIndex": 0})
+    assert done["delete"] == ["made.txt"] and not (editor.project / "made.txt").exists()

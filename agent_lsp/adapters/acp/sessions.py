@@ -16,7 +16,7 @@ from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError,
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 
 if TYPE_CHECKING:
-    from agent_lsp.runtime import SessionHandle, SessionOpening, SessionSetup
+    from agent_lsp.runtime import SessionOpening, SessionSetup
 
 log = logging.getLogger(__name__)
 LIST_PAGE_SIZE = 50
@@ -76,17 +76,19 @@ class SessionLifecycle:
     async def fork(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         """ACP's unstable ``session/fork``: a new session with the source's conversation (its recording copied
         under the new id), mode, model and checkpoints; the source goes on untouched."""
+        from agent_lsp.adapters.rewind import copy_for_fork
         from agent_lsp.errors import AuthError
         from agent_lsp.runtime import SessionOpening
 
         source = await opened(self.sessions.require(require_str(params, "sessionId")))
-        if source.store is None:
-            raise RpcError.of("invalid_request", "This session is not recorded, so it cannot be forked.")
         runtime = self.access.runtime()
         channel = self._channel(runtime.new_session_id())
         setup = self._setup(params, channel, mcp_required=False)
         setup = dataclasses.replace(setup, approval_mode=source.session.policy.mode, model=source.session.model)
-        await asyncio.to_thread(_copy_session, source, channel.id, setup.cwd)
+        try:
+            await asyncio.to_thread(copy_for_fork, source, channel.id, setup.cwd)
+        except ValueError as exc:
+            raise RpcError.of("invalid_request", str(exc)) from exc
         try:
             handle, _events = await runtime.load_session(channel.id, setup)
         except AuthError as exc:
@@ -187,16 +189,6 @@ class SessionLifecycle:
         except Exception:
             return  # never built: nothing of it is left open (see Runtime._build)
         await handle.aclose()
-
-
-def _copy_session(source: SessionHandle, new_id: str, cwd: Path) -> None:
-    """The recording under the new id (in the fork's project), and the checkpoints' after-records naming it."""
-    from agent_lsp.store.sessions import SessionStore
-
-    assert source.store is not None
-    source.store.fork(source.session.id, new_id, SessionStore(cwd.resolve()))
-    if source.checkpointer is not None:
-        source.checkpointer.records.fork_afters(source.session.id, new_id)
 
 
 def _auth_required(exc: Exception) -> RpcError:

@@ -22,6 +22,7 @@ REQUESTS = (
     "agent/setMode",
     "agent/setModel",
     "agent/rewind",
+    "agent/fork",
 )
 NOTIFICATIONS = ("agent/cancel",)
 PROTOCOL_VERSION = 1

@@ -208,6 +208,7 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     _request(server, "agent/setModel", lambda p, _id: sessions.set_model(p))
     _request(server, "agent/prompt", prompts.prompt)
     _request(server, "agent/rewind", lambda p, _id: rewind(sessions, p))
+    _request(server, "agent/fork", lambda p, _id: sessions.fork_session(p))
 
     @server.feature("agent/cancel")
     def cancel(params: Any) -> None:
