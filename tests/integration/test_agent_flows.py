@@ -46,15 +46,6 @@ class Recorder:
         return ConfirmationResult("proceed_once")
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("def greet():\n    return 'helo'\n")
-    (root / "README.md").write_text("# app\n")
-    return root
-
-
 def write_script(tmp_path: Path, lines: list[dict[str, Any]]) -> Path:
     path = tmp_path / f"script-{len(list(tmp_path.glob('script-*')))}.jsonl"
     path.write_text("\n".join(json.dumps(item) for item in lines) + "\n")

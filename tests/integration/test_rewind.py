@@ -13,15 +13,6 @@ from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
 from tests.integration.test_agent_flows import Recorder, call, line, open_session, send, write_script
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("def greet():\n    return 'helo'\n")
-    (root / "README.md").write_text("# app\n")
-    return root
-
-
 def two_edit_script() -> list[dict[str, object]]:
     return [
         line(call("replace", file_path="app.py", old_string="'helo'", new_string="'hello'")),

@@ -4,34 +4,16 @@
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
 from pathlib import Path
-
-import pytest
 
 from tests.fakes.fake_gemini import FakeGemini
 from tests.integration.test_agent_flows import call, line
+from tests.integration.test_custom_commands import run as run_agent
 
 
 def run(fake: FakeGemini, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "AGENT_LSP_TRUST"))}
-    env.update({"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url})
-    env["AGENT_LSP_TRUST_WORKSPACE"] = "true"
-    settings = Path(env["HOME"]) / ".gemini" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps({"general": {"checkpointing": {"enabled": True}}}))
-    return subprocess.run(
-        [sys.executable, "-m", "agent_lsp", "-y", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_agent(fake, project, "-y", *args, settings={"general": {"checkpointing": {"enabled": True}}})
 
 
 def user_texts(fake: FakeGemini) -> list[str]:
@@ -40,15 +22,10 @@ def user_texts(fake: FakeGemini) -> list[str]:
     return [p["text"] for c in last.body["contents"] if c["role"] == "user" for p in c["parts"] if "text" in p]
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "a.txt").write_text("one\n")
-    return root
-
-
-def test_rewind_from_the_command_line(project: Path) -> None:
+def test_rewind_from_the_command_line(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "a.txt").write_text("one\n")
     with FakeGemini() as fake:
         fake.push(
             line(call("replace", file_path="a.txt", old_string="one", new_string="uno")),
