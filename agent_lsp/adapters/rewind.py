@@ -33,6 +33,7 @@ class RewindParams:
     index: int | None
     dry_run: bool
     undo: bool
+    revert_turn: bool = False  # only that message's turn's file changes; the conversation stays
 
 
 def rewind_params(params: Mapping[str, Any]) -> RewindParams:
@@ -40,22 +41,26 @@ def rewind_params(params: Mapping[str, Any]) -> RewindParams:
     index = params.get("messageIndex")
     if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
         raise BadRewindParams("messageIndex", "must be a number from 0 (a user message's index)")
-    flags = {key: params.get(key, False) for key in ("dryRun", "undo")}
+    flags = {key: params.get(key, False) for key in ("dryRun", "undo", "revertTurn")}
     for key, value in flags.items():
         if not isinstance(value, bool):
             raise BadRewindParams(key, "must be true or false")
-    return RewindParams(index, flags["dryRun"], flags["undo"])
+    if flags["revertTurn"] and index is None:
+        raise BadRewindParams("messageIndex", "is needed with revertTurn")
+    return RewindParams(index, flags["dryRun"], flags["undo"], flags["revertTurn"])
 
 
 async def rewind_answer(session: Session, params: RewindParams) -> dict[str, Any]:
     """Without an index: the session's user messages. With one: what rewinding to it would do (``dry_run``) or
-    did. ``undo``: put back the last rewind."""
+    did; ``revert_turn``: only that message's turn's file changes undone. ``undo``: put back the last rewind."""
     rewinds, index = session.rewinds, params.index
     if params.undo:
         return {"messageIndex": await rewinds.undo(), "undone": True}
     if index is None:
         messages = [{"index": t.index, "text": t.text, "rewindable": t.rewindable} for t in rewinds.targets()]
         return {"messages": messages, "canUndo": rewinds.can_undo}
+    if params.revert_turn:
+        return {"messageIndex": index, "revertTurn": True, **_files(await rewinds.revert_turn(index))}
     if params.dry_run:
         plan = await rewinds.preview(index)
         text = rewinds.targets()[index].text

@@ -185,6 +185,16 @@ class SessionRewind:
         self._record(index)
         return RewindResult(index, mark.text, files.plan if files else FilePlan(), files is not None)
 
+    async def revert_turn(self, index: int) -> FilePlan:
+        """Undo the file changes of message ``index``'s turn only (its calls), leaving the conversation and later
+        turns' changes alone; a file a later turn or the user changed since is a conflict, left alone."""
+        self._idle()
+        if not 0 <= index < len(self._log.marks):
+            raise RewindError(f"There is no user message {index} (this session has {len(self._log.marks)}).")
+        if self._rewinder is None:
+            raise RewindError("Checkpoints are off, so a turn's file changes cannot be undone.")
+        return (await self._rewinder.apply(self._log.marks[index].call_ids)).plan
+
     async def undo(self) -> int:
         """Put back what the last rewind removed (files and conversation); the message index it had rewound to."""
         undo = self._undo

@@ -85,6 +85,21 @@ async def test_rewind_restores_the_agents_files_only_and_cuts_the_conversation(t
     await loaded.aclose()
 
 
+async def test_revert_turn_undoes_one_turns_files_only(tmp_path: Path, project: Path) -> None:
+    handle = await open_session(
+        tmp_path, project, two_edit_script(), Recorder(), approval_mode="yolo", checkpointing=True
+    )
+    session = handle.session
+    await send(handle, "fix the typo")
+    await send(handle, "add notes and retitle")
+    plan = await session.rewinds.revert_turn(0)
+    assert (plan.restore, plan.delete, plan.conflicts) == (("app.py",), (), ())
+    assert "'helo'" in (project / "app.py").read_text()
+    assert (project / "README.md").read_text() == "# changed\n"  # the later turn's change stays
+    assert user_texts(session.history.contents()) == ["fix the typo", "add notes and retitle"]
+    await handle.aclose()
+
+
 async def test_rewind_without_checkpoints_cuts_only_the_conversation(tmp_path: Path, project: Path) -> None:
     handle = await open_session(tmp_path, project, two_edit_script(), Recorder(), approval_mode="yolo")
     await send(handle, "fix the typo")

@@ -40,6 +40,12 @@ async def test_agent_rewind_over_lsp(launch: Any) -> None:
     assert (editor.project / "mine.txt").read_text() == "mine\n"
 
     undone = await editor.request("agent/rewind", {"sessionId": session, "undo": True})
+    reverted = await editor.request("agent/rewind", {"sessionId": session, "messageIndex": 1, "revertTurn": True})
+    assert reverted["delete"] == ["notes/new.txt"] and app.read_text() == "uno\n"
+    assert [m["text"] for m in (await editor.request("agent/rewind", {"sessionId": session}))["messages"]] == [
+        "first",
+        "second",
+    ]
     assert undone["messageIndex"] == 0 and app.read_text() == "uno\n"
     app.write_text("my own\n")
     again = await editor.request("agent/rewind", {"sessionId": session, "messageIndex": 0})
