@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from agent_lsp.atomic_file import write_atomic
-from agent_lsp.core.rewind import FilePlan, FileRewind
+from agent_lsp.core.rewind import FilePlan, FileRewind, RewindError
 from agent_lsp.store.checkpoints.checkpointer import ShadowGitCheckpointer
-from agent_lsp.store.checkpoints.records import CheckpointsUnavailable
+from agent_lsp.store.checkpoints.records import CheckpointError, CheckpointsUnavailable
 
 _Blobs = dict[str, tuple[str, str]]  # path -> (mode, blob id)
 
@@ -31,24 +31,27 @@ class CheckpointRewinder:
         self.repo = checkpointer.repo
 
     async def plan(self, call_ids: Sequence[str]) -> FilePlan:
-        async with self.repo.exclusive():
-            plan, _, _, _ = await self._plan(call_ids)
+        with _said():
+            async with self.repo.exclusive():
+                plan, _, _, _ = await self._plan(call_ids)
         return plan
 
     async def apply(self, call_ids: Sequence[str]) -> FileRewind:
-        async with self.repo.exclusive():
-            plan, targets, _, pre = await self._plan(call_ids)
-            for path in (*plan.restore, *plan.delete):
-                await self._put(path, targets.get(path))
+        with _said():
+            async with self.repo.exclusive():
+                plan, targets, _, pre = await self._plan(call_ids)
+                for path in (*plan.restore, *plan.delete):
+                    await self._put(path, targets.get(path))
         return FileRewind(plan, pre)
 
     async def undo(self, done: FileRewind) -> None:
         """Put back every file the rewind changed as it was just before it (the snapshot it took first)."""
         paths = (*done.plan.restore, *done.plan.delete)
-        async with self.repo.exclusive():
-            before = await self._blobs(done.undo_token, paths)
-            for path in paths:
-                await self._put(path, before.get(path))
+        with _said():
+            async with self.repo.exclusive():
+                before = await self._blobs(done.undo_token, paths)
+                for path in paths:
+                    await self._put(path, before.get(path))
 
     async def _plan(self, call_ids: Sequence[str]) -> tuple[FilePlan, _Blobs, _Blobs, str]:
         """The plan, the blobs to restore, the current blobs, and the snapshot of now (the undo point)."""
@@ -117,6 +120,15 @@ class CheckpointRewinder:
         mode, oid = blob
         data = await self.repo.blob(oid)
         await asyncio.to_thread(_write, target, data, mode)
+
+
+@contextlib.contextmanager
+def _said() -> Iterator[None]:
+    """A git failure (or git missing) is a RewindError: the front end says it to the person who asked."""
+    try:
+        yield
+    except CheckpointError as exc:
+        raise RewindError(f"The files could not be rewound: {exc}") from exc
 
 
 def _write(target: Path, data: bytes, mode: str) -> None:
