@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,24 +93,6 @@ class Sessions:
             for update in updates:
                 self.client.notify("agent/update", {"sessionId": sid, "update": update, "replay": True})
         return self._answer(live)
-
-    async def fork_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """``agent/fork``: a new session with the source's conversation, mode, model and checkpoints."""
-        from agent_lsp.adapters.rewind import copy_for_fork
-        from agent_lsp.runtime import SessionOpening
-
-        source = await self.live(params).handle()
-        runtime = self.config.runtime()
-        new_id = runtime.new_session_id()
-        setup = self._setup(params, new_id)
-        setup = dataclasses.replace(setup, approval_mode=source.session.policy.mode, model=source.session.model)
-        try:
-            await asyncio.to_thread(copy_for_fork, source, new_id, setup.cwd)
-        except ValueError as exc:
-            raise RequestError("invalid_request", str(exc)) from exc
-        with _credentials(self.client):
-            handle, _events = await runtime.load_session(new_id, setup)
-        return self._answer(self._open(SessionOpening.done(handle)))
 
     async def current_session(self) -> str:
         """The session code actions and ``agent.prompt`` go to; made on first use."""
