@@ -72,6 +72,9 @@ async def test_rewind_over_acp(project: Path, env: dict[str, str]) -> None:
         editor.checker.assert_clean()
     initialized = next(f["result"] for f in editor.checker.frames if "agentCapabilities" in f.get("result", {}))
     assert initialized["agentCapabilities"]["_meta"]["agent-lsp"]["rewind"] == "_agent-lsp/rewind"
+    commands = next(u for u in editor.updates(sid) if u["sessionUpdate"] == "available_commands_update")
+    rewind_command = next(c for c in commands["availableCommands"] if c["name"] == "rewind")
+    assert rewind_command["input"]["hint"] == "[message number]"
 
 
 async def test_session_fork_copies_history_mode_model_and_checkpoints(project: Path, env: dict[str, str]) -> None:
