@@ -49,22 +49,42 @@ class ServerConnection:
         self.tools: list[str] = []
         self.log_path: Path | None = None  # where a stdio server's stderr goes
         self._owner = owner
-        self._connect_timeout_s = connect_timeout_s
+        self.connect_timeout_s = spec.connect_timeout_s(connect_timeout_s)
         self._log_dir = log_dir
+        self._scope: Any = None  # the anyio cancel scope of run(), so stop() cancels without defeating shields
+
+    def start(self) -> None:
+        """Begin :meth:`run` as a task."""
+        self.state = "connecting"
+        self.task = asyncio.get_running_loop().create_task(self.run(), name=f"mcp-server:{self.spec.name}")
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to end: a live session is left politely; a connection still opening is cancelled
+        through its own cancel scope, so the transport's shielded clean-up (stdin closed, then SIGTERM and
+        SIGKILL to the server's process group) still runs, which a bare ``Task.cancel`` would cut short."""
+        self.closing = True
+        if self.session is None and self._scope is not None:
+            self._scope.cancel()
+        self.wake.set()
 
     async def run(self) -> None:
         """Connect, serve until closed or gone, and always leave the state settled and ``ready`` set."""
+        import anyio
+
         try:
-            # The SDK takes a second or more to import; in a thread, the editor's protocol loop keeps answering.
-            await asyncio.to_thread(import_sdk, self.spec.transport)
-            await self._connect_and_serve()
+            with anyio.CancelScope() as self._scope:
+                if self.closing:
+                    return
+                # The SDK takes a second or more to import; in a thread, the editor's protocol loop keeps answering.
+                await asyncio.to_thread(import_sdk, self.spec.transport)
+                await self._connect_and_serve()
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             if self.closing or self.state.startswith("failed"):
                 logger.debug("MCP server %r raised while shutting down", self.spec.name, exc_info=True)
             else:
-                self._owner.report_failure(self, failure_reason(exc, self._connect_timeout_s))
+                self._owner.report_failure(self, failure_reason(exc, self.connect_timeout_s))
         finally:
             self.session = None
             self._owner.unregister_tools(self)
@@ -87,6 +107,9 @@ class ServerConnection:
             self.eof = True
             self.wake.set()
 
+        # The server's timeout counts from the start of connecting (spawning included), as Gemini CLI's connect
+        # timeout does; our own SDK import before it is not the server's time.
+        deadline = anyio.current_time() + self.connect_timeout_s
         async with contextlib.AsyncExitStack() as stack:
             read, write = await open_transport(self.spec, stack, self._open_log)
             session = await stack.enter_async_context(
@@ -98,7 +121,7 @@ class ServerConnection:
                 )
             )
             try:
-                with anyio.fail_after(self._connect_timeout_s):
+                with anyio.fail_after(max(deadline - anyio.current_time(), 0.0)):
                     await session.initialize()
                     listed = await _list_tools(session)
                 self.session = session
@@ -110,7 +133,7 @@ class ServerConnection:
             except Exception as exc:
                 # Report now: leaving the transport can take seconds (a stdio server gets time to exit).
                 if not self.closing:
-                    self._owner.report_failure(self, failure_reason(exc, self._connect_timeout_s))
+                    self._owner.report_failure(self, failure_reason(exc, self.connect_timeout_s))
                 self.session = None
                 self._owner.unregister_tools(self)
                 self.ready.set()
@@ -125,7 +148,7 @@ class ServerConnection:
                 raise ConnectionError("the server closed the connection")
             if self.relist:
                 self.relist = False
-                with anyio.fail_after(self._connect_timeout_s):
+                with anyio.fail_after(self.connect_timeout_s):
                     listed = await _list_tools(session)
                 self._owner.unregister_tools(self)
                 self._owner.register_tools(self, listed)

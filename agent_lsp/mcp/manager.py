@@ -22,6 +22,10 @@ from agent_lsp.tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
 
+# Importing the SDK (once per process, in a thread) comes before any server's connect timeout starts: a bound
+# for it, only in case a wait would otherwise never end. On a quiet machine it takes one or two seconds.
+_IMPORT_ALLOWANCE_S = 60.0
+
 
 class McpManager:
     """Owns the MCP connections of one session. Implements :class:`agent_lsp.mcp.tool.McpCaller`."""
@@ -55,24 +59,27 @@ class McpManager:
         if self._started or self._closed:
             return
         self._started = True
-        loop = asyncio.get_running_loop()
         for srv in self._servers.values():
-            srv.state = "connecting"
-            srv.task = loop.create_task(srv.run(), name=f"mcp-server:{srv.spec.name}")
+            srv.start()
 
-    async def wait_ready(self, timeout_s: float) -> None:
-        """Wait until every server has connected or failed, or ``timeout_s`` passed; never raises on timeout."""
-        waits = [srv.ready.wait() for srv in self._servers.values() if srv.task is not None]
-        if not waits:
+    async def wait_ready(self, timeout_s: float | None = None) -> None:
+        """Wait until every server has connected or failed, or ``timeout_s`` passed; never raises on timeout.
+
+        Each server is bounded by its own connect timeout (a server that misses it is reported failed and
+        counts as ready), so by default the wait allows that plus the SDK's one-off import before it."""
+        started = [srv for srv in self._servers.values() if srv.task is not None]
+        if not started:
             return
+        if timeout_s is None:
+            timeout_s = self.connect_timeout_s + _IMPORT_ALLOWANCE_S
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout_s):
-                await asyncio.gather(*waits)
+                await asyncio.gather(*(srv.ready.wait() for srv in started))
 
     @property
     def connect_timeout_s(self) -> float:
-        """How long a server may take to connect before it counts as failed."""
-        return self._connect_timeout_s
+        """The longest any server may take to connect before it counts as failed (its ``timeout`` when set)."""
+        return max((srv.connect_timeout_s for srv in self._servers.values()), default=self._connect_timeout_s)
 
     def status(self) -> dict[str, str]:
         """Per server: "connecting", "connected", "failed: <reason>" or "disconnected"."""
@@ -91,10 +98,7 @@ class McpManager:
             task = srv.task
             if task is None or task.done():
                 continue
-            srv.closing = True
-            if srv.session is None:
-                task.cancel()  # still connecting: there is no session to close politely
-            srv.wake.set()
+            srv.stop()
             tasks.append(task)
         try:
             if tasks:

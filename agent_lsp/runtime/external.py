@@ -97,7 +97,7 @@ class ExternalTools:
         if not starting:
             return
         self._notify(ev.Notice("info", f"Waiting for MCP server(s) to start: {', '.join(starting)}"))
-        await mcp.wait_ready(mcp.connect_timeout_s)
+        await mcp.wait_ready()
         ready = [name for name in starting if mcp.status().get(name) == "connected"]
         if ready:
             tools = sum(len(mcp.tool_names(name)) for name in ready)
