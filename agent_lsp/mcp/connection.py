@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from agent_lsp.mcp.config import McpServerSpec
-from agent_lsp.mcp.transport import WatchedReadStream, import_sdk, open_transport, server_log_path
+from agent_lsp.mcp.transport import (
+    WatchedReadStream,
+    import_sdk,
+    last_log_line,
+    open_transport,
+    server_log_path,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +54,7 @@ class ServerConnection:
         self.relist = False
         self.tools: list[str] = []
         self.log_path: Path | None = None  # where a stdio server's stderr goes
+        self.log_start = 0
         self._owner = owner
         self.connect_timeout_s = spec.connect_timeout_s(connect_timeout_s)
         self._log_dir = log_dir
@@ -158,7 +165,13 @@ class ServerConnection:
 
     def _open_log(self) -> TextIO:
         self.log_path = server_log_path(self.spec, self._log_dir)
-        return open(self.log_path, "a", encoding="utf-8")
+        log = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115 - the transport's exit stack closes it
+        self.log_start = log.tell()  # this run's output starts here
+        return log
+
+    def last_words(self) -> str | None:
+        """The last line a stdio server wrote to its stderr during this run, for a failure report."""
+        return last_log_line(self.log_path, self.log_start) if self.log_path is not None else None
 
 
 async def _list_tools(session: Any) -> list[Any]:

@@ -171,6 +171,9 @@ class McpManager:
             message = f"MCP server '{srv.spec.name}' disconnected: {reason}. Its tools are no longer available."
         else:
             message = f"MCP server '{srv.spec.name}' failed to start: {reason}"
+        said = srv.last_words()
+        if said:
+            message += f"; it said: {said}"
         if srv.log_path is not None:
             message += f" (server log: {srv.log_path})"
         logger.warning("%s", message)
