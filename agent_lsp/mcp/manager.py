@@ -18,6 +18,7 @@ from agent_lsp.events import Notice
 from agent_lsp.mcp.config import McpServerSpec
 from agent_lsp.mcp.connection import ServerConnection, failure_reason
 from agent_lsp.mcp.registration import register_server_tools
+from agent_lsp.mcp.tool import ProgressSink
 from agent_lsp.tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
@@ -119,7 +120,9 @@ class McpManager:
 
     # -- calls (McpCaller) ---------------------------------------------------------------------------------
 
-    async def call_tool(self, server: str, tool: str, args: dict[str, Any], timeout_s: float) -> Any:
+    async def call_tool(
+        self, server: str, tool: str, args: dict[str, Any], timeout_s: float, on_progress: ProgressSink | None = None
+    ) -> Any:
         """Call ``tool`` on ``server``'s live session; every failure is a ToolError the model can read."""
         srv = self._servers.get(server)
         if srv is None:
@@ -134,7 +137,9 @@ class McpManager:
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
         try:
-            return await session.call_tool(tool, args, read_timeout_seconds=timeout_s)
+            return await session.call_tool(
+                tool, args, read_timeout_seconds=timeout_s, progress_callback=_progress_callback(on_progress)
+            )
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 raise ToolError(
@@ -184,3 +189,17 @@ class McpManager:
             self._on_notice(Notice(level, message))
         except Exception:
             logger.exception("the MCP notice callback raised")
+
+
+def _progress_callback(sink: ProgressSink | None) -> Any:
+    """The SDK's async progress callback for ``sink``; passing one makes the SDK send a progress token."""
+    if sink is None:
+        return None
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        try:
+            sink(progress, total, message)
+        except Exception:
+            logger.exception("an MCP progress sink raised")
+
+    return on_progress

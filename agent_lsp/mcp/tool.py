@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from agent_lsp.errors import ToolError
@@ -20,12 +22,28 @@ MCP_PREFIX = "mcp_"
 _INLINE_PREFIXES = ("image/", "audio/", "video/", "application/pdf")
 
 
+ProgressSink = Callable[[float, float | None, str | None], None]
+"""Receives a call's progress notifications: progress, total (if known), message."""
+
+
 class McpCaller(Protocol):
     """What an McpTool needs of the manager: a call on the server's live session."""
 
-    async def call_tool(self, server: str, tool: str, args: dict[str, Any], timeout_s: float) -> Any:
-        """The server's CallToolResult. Raises ToolError when the server is gone, times out or refuses."""
+    async def call_tool(
+        self, server: str, tool: str, args: dict[str, Any], timeout_s: float, on_progress: ProgressSink | None = None
+    ) -> Any:
+        """The server's CallToolResult. Raises ToolError when the server is gone, times out or refuses. With
+        ``on_progress``, the call carries a progress token and the server's progress reports go there."""
         ...
+
+
+def progress_line(progress: float, total: float | None, message: str | None) -> str:
+    """One progress report as a line of the call's live output: ``[3/5] step three`` or ``[60%]``."""
+    if total is not None and math.isfinite(total) and total > 0:
+        where = f"[{progress:g}/{total:g}]"
+    else:
+        where = f"[{progress:g}]"
+    return f"{where} {message}" if message else where
 
 
 def mcp_tool_name(server: str, tool: str) -> str:
@@ -96,7 +114,14 @@ class McpToolInvocation(ToolInvocation[dict[str, Any]]):
     async def execute(self, output: OutputSink) -> ToolResult:
         tool = self.tool
         try:
-            result = await tool.caller.call_tool(tool.server_name, tool.server_tool_name, self.params, tool.timeout_s)
+            result = await tool.caller.call_tool(
+                tool.server_name,
+                tool.server_tool_name,
+                self.params,
+                tool.timeout_s,
+                # As Gemini CLI does, every call asks for progress; reports become the call's live output.
+                on_progress=lambda progress, total, message: output(progress_line(progress, total, message) + "\n"),
+            )
         except ToolError as exc:
             # A dead server, a timeout or a refusal: the model reads why, the session goes on.
             return ToolResult(llm_content=str(exc), display=str(exc), error=str(exc), error_type=exc.error_type)

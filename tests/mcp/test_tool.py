@@ -18,7 +18,9 @@ class RecordingCaller:
         self.error = error
         self.calls: list[tuple[str, str, dict[str, Any], float]] = []
 
-    async def call_tool(self, server: str, tool: str, args: dict[str, Any], timeout_s: float) -> Any:
+    async def call_tool(
+        self, server: str, tool: str, args: dict[str, Any], timeout_s: float, on_progress: Any = None
+    ) -> Any:
         self.calls.append((server, tool, args, timeout_s))
         if self.error:
             raise self.error
