@@ -15,12 +15,6 @@ if TYPE_CHECKING:
     from agent_lsp.vocabulary import ApprovalMode
 
 SUBCOMMANDS = ("run", "acp", "lsp", "demo", "skills", "extensions")
-# Gemini CLI's exit codes (its Fatal*Error classes).
-EXIT_AUTH = 41
-EXIT_INPUT = 42
-EXIT_CONFIG = 52
-EXIT_TURN_LIMIT = 53
-EXIT_CANCELLED = 130
 
 
 def _list(value: str) -> list[str]:
@@ -194,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _headless(args: argparse.Namespace, *, subcommand: bool) -> int:
+    from agent_lsp.errors import EXIT_INPUT
     from agent_lsp.headless import HeadlessRequest, run_headless
 
     err = sys.stderr

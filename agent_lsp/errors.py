@@ -10,13 +10,32 @@
     └── ConfigError                 bad settings: message names the file, the key path and the reason
 
 Anything else that escapes is a bug and is allowed to raise.
+
+Each class says what it means in the shared vocabulary (``meaning``: the ``error`` event carries it, adapters map it
+to their codes) and, where Gemini CLI has one, the headless exit code it ends the process with (``exit_code``).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from agent_lsp.vocabulary import ErrorMeaning
+
+# Gemini CLI's exit codes of a headless run (its Fatal*Error classes); the command line and headless use them.
+EXIT_FAILURE = 1
+EXIT_AUTH = 41  # FatalAuthenticationError
+EXIT_INPUT = 42  # FatalInputError: bad arguments or an unknown session/extension
+EXIT_CONFIG = 52  # FatalConfigError
+EXIT_TURN_LIMIT = 53  # FatalTurnLimitedError: maxSessionTurns reached
+EXIT_CANCELLED = 130  # FatalCancellationError: Ctrl-C or SIGTERM
+
 
 class AgentError(Exception):
     """Base of every error we raise on purpose."""
+
+    meaning: ClassVar[ErrorMeaning] = "internal"
+    exit_code: ClassVar[int] = EXIT_FAILURE
 
 
 class ToolError(AgentError):
@@ -71,6 +90,9 @@ class ModelStreamInterrupted(ModelError):
 class AuthError(ModelError):
     """No credentials, or the server refused them. Never worth retrying: the user must act."""
 
+    meaning: ClassVar[ErrorMeaning] = "auth_required"
+    exit_code: ClassVar[int] = EXIT_AUTH
+
     @property
     def retryable(self) -> bool:
         return False
@@ -78,6 +100,8 @@ class AuthError(ModelError):
 
 class ConfigError(AgentError):
     """A settings problem. ``file`` and ``key`` locate it."""
+
+    exit_code: ClassVar[int] = EXIT_CONFIG
 
     def __init__(self, message: str, file: str | None = None, key: str | None = None) -> None:
         where = ": ".join(x for x in (file, key) if x)

@@ -12,6 +12,8 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from agent_lsp.vocabulary import ErrorMeaning
+
 ToolStatus = Literal["validating", "awaiting_approval", "scheduled", "executing", "success", "error", "cancelled"]
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]
@@ -176,10 +178,13 @@ class UserCancelled:
 
 @dataclass(frozen=True)
 class Error:
-    """A model or configuration failure that ended the turn; ``message`` is for a person."""
+    """A model or configuration failure that ended the turn; ``message`` is for a person, ``meaning`` what
+    went wrong in the shared vocabulary (the error's class decides it; adapters map it to their codes), ``status``
+    the HTTP status when there was one (for stats and telemetry only)."""
 
     message: str
     status: int | None = None
+    meaning: ErrorMeaning = "internal"
     kind: Literal["error"] = "error"
 
 

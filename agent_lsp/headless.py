@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agent_lsp import events as ev
-from agent_lsp.cli import EXIT_AUTH, EXIT_CANCELLED, EXIT_INPUT, EXIT_TURN_LIMIT
 from agent_lsp.core.ports import ConfirmationResult, Confirmer, Outcome
+from agent_lsp.errors import EXIT_CANCELLED, EXIT_FAILURE, EXIT_INPUT, EXIT_TURN_LIMIT
 from agent_lsp.headless_output import SessionStats, json_output, stream_event, stream_line
 from agent_lsp.render import render
 from agent_lsp.vocabulary import ApprovalMode
@@ -197,7 +197,7 @@ def _finish(stop: ev.Stop, output: _Output, session_id: str | None) -> int:
         error = {"type": "Error", "message": message}
         if status:
             error["code"] = status
-        code = status if status and fmt != "text" else 1
+        code = status if status and fmt != "text" else EXIT_FAILURE
     elif stop.reason == "max_turn_requests":
         error = {
             "type": "FatalTurnLimitedError",
@@ -295,7 +295,7 @@ def run_headless(request: HeadlessRequest) -> int:
         )
     except AuthError as exc:  # decided as the session opens: the folder's trusted .env and settings count
         err.write(f"agent-lsp: {exc}\n")
-        return EXIT_AUTH
+        return exc.exit_code
     except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C or SIGTERM: the session closed on the way out
         return EXIT_CANCELLED
     return _finish(stop, output, session_id)

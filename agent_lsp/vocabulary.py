@@ -8,11 +8,9 @@ can use it before anything else loads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from agent_lsp.events import ConfirmationDetails
+from typing import Literal, Protocol
 
 # --- approval modes --------------------------------------------------------------------------------------
 
@@ -77,7 +75,22 @@ class PermissionChoice:
     outcome: Outcome
 
 
-def permission_choices(details: ConfirmationDetails) -> list[PermissionChoice]:
+class Question(Protocol):
+    """What the choices depend on, read from ``events.ConfirmationDetails`` (which imports this module)."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def root_commands(self) -> Sequence[str]: ...
+    @property
+    def server(self) -> str | None: ...
+    @property
+    def tool(self) -> str | None: ...
+    @property
+    def savable(self) -> bool: ...
+
+
+def permission_choices(details: Question) -> list[PermissionChoice]:
     """The answers to offer for this question, in order; ``details.savable`` adds "allow in all future sessions"
     (Gemini CLI's ``security.enablePermanentToolApproval``), which writes a policy rule."""
     if details.type == "exec" and details.root_commands:

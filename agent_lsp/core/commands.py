@@ -12,7 +12,7 @@ from agent_lsp.core.custom_commands import CommandAborted, CustomCommandDef, Pat
 from agent_lsp.model.base import Part
 
 if TYPE_CHECKING:
-    from agent_lsp.core.session import Session
+    from agent_lsp.core.session_state import CommandSession
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class CommandContext:
     reload_memory: Callable[[], Awaitable[str]] | None = None
     add_memory: Callable[[str], Awaitable[str]] | None = None
     list_checkpoints: Callable[[], Sequence[tuple[str, str]]] | None = None  # (id, description)
-    restore_checkpoint: Callable[[Session, str], Awaitable[str]] | None = None
+    restore_checkpoint: Callable[[CommandSession, str], Awaitable[str]] | None = None
     extra: dict[str, str] = field(default_factory=dict)
     custom: CustomCommandSource | None = None
     read_path: PathReader | None = None  # ``@{path}`` in a custom command: parts and warnings
@@ -101,7 +101,7 @@ class Commands:
         return self.ctx.custom.refresh() if self.ctx.custom is not None else (False, ())
 
     async def __call__(
-        self, session: Session, text: str, emit: Callable[[ev.AgentEvent], None]
+        self, session: CommandSession, text: str, emit: Callable[[ev.AgentEvent], None]
     ) -> str | list[Part] | None:
         name, _, rest = text.lstrip("/").partition(" ")
         name = name.strip()
@@ -182,7 +182,7 @@ class Commands:
             return skills.toggle(words[1], sub == "enable", scope)
         return "Usage: `/skills list | enable <name> | disable <name> [--scope user|workspace] | reload`"
 
-    async def _restore(self, session: Session, rest: str, say: Callable[[str], None]) -> None:
+    async def _restore(self, session: CommandSession, rest: str, say: Callable[[str], None]) -> None:
         if self.ctx.list_checkpoints is None or self.ctx.restore_checkpoint is None:
             say("Checkpoints are off. Enable `general.checkpointing.enabled` in settings to use `/restore`.")
             return

@@ -18,7 +18,7 @@ from agent_lsp import events as ev
 from agent_lsp.model.base import Part
 
 if TYPE_CHECKING:
-    from agent_lsp.core.session import Session
+    from agent_lsp.core.session_state import CommandSession
 
 ARGS = "{{args}}"
 SHELL = "!{"
@@ -92,7 +92,7 @@ async def expand_custom_command(
     args: str,
     raw: str,
     *,
-    session: Session,
+    session: CommandSession,
     read_path: PathReader | None,
     emit: Callable[[ev.AgentEvent], None],
 ) -> list[Part]:
@@ -139,7 +139,7 @@ async def _inject_files(
     return out
 
 
-async def _inject_shell(pieces: list[_Text], name: str, args: str, session: Session) -> list[_Text]:
+async def _inject_shell(pieces: list[_Text], name: str, args: str, session: CommandSession) -> list[_Text]:
     escaped = shlex.quote(args) if args else ""
     plan: list[tuple[_Text, list[Injection]]] = []
     commands: list[str] = []
@@ -167,7 +167,7 @@ async def _inject_shell(pieces: list[_Text], name: str, args: str, session: Sess
     return out
 
 
-async def run_shell_snippets(session: Session, name: str, commands: Sequence[str]) -> list[str]:
+async def run_shell_snippets(session: CommandSession, name: str, commands: Sequence[str]) -> list[str]:
     """Run each command as a ``run_shell_command`` call: checked by the policy first (one blocked command
     stops them all before any runs), then scheduled, asked about and run like a call from the model."""
     from agent_lsp.core.tool import SHELL_TOOL, ToolCallRequestInfo

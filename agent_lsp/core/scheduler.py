@@ -10,183 +10,134 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from agent_lsp import events as ev
 from agent_lsp.core.approval import Approval
-from agent_lsp.core.approval import rejected_message as rejected_message  # kept importable from here
-from agent_lsp.core.call_endings import CallEndings
-from agent_lsp.core.ports import Checkpointer, Confirmer, Hooks, JitMemory, ToolPolicy, ToolSet
+from agent_lsp.core.call_results import AnswerOptions, CallResults
+from agent_lsp.core.ports import Checkpointer, ToolPolicy, ToolSet
 from agent_lsp.core.tool import ToolCallRequestInfo, ToolResult
-from agent_lsp.core.tool_calls import CallOutcome as CallOutcome  # the session reads it from here
-from agent_lsp.core.tool_calls import PreparedCall, bare, prepare
+from agent_lsp.core.tool_calls import CallOutcome, InvalidCall, PreparedCall, ReadyCall, prepare, unprepared
 from agent_lsp.core.tool_hooks import after_tool, before_tool, note_changed
 from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Content
 
+if TYPE_CHECKING:
+    from agent_lsp.core.ports import Hooks
+
 log = logging.getLogger(__name__)
-DEFAULT_TRUNCATE_THRESHOLD = 40_000
 MUTATING_KINDS = ("edit", "delete", "move")
 
 
 class Scheduler:
-    """Runs one batch of calls (a fresh scheduler per batch); every call gets exactly one answer."""
+    """Runs one batch of calls (a fresh scheduler per batch); every call gets exactly one answer. Built from
+    parts: the ``Approval`` that asks the user, the ``AnswerOptions`` that shape what the model reads."""
 
     def __init__(
         self,
         registry: ToolSet,
         policy: ToolPolicy,
-        confirmer: Confirmer,
+        approval: Approval,
         emit: Callable[[ev.AgentEvent], None],
         *,
-        temp_dir: Path,
-        delivered: Callable[[], Awaitable[None]] | None = None,
+        answers: AnswerOptions,
         checkpointer: Checkpointer | None = None,
-        jit_memory: JitMemory | None = None,
         history: Callable[[], Sequence[Content]] = tuple,
-        on_save_rule: Callable[[list[str]], None] | None = None,
-        permanent_approval: bool = False,
-        truncate_threshold: int = DEFAULT_TRUNCATE_THRESHOLD,
         hooks: Hooks | None = None,
     ) -> None:
         self.registry = registry
         self.policy = policy
+        self.approval = approval
         self.emit = emit
-        self.temp_dir = temp_dir
+        self.answers = answers
         self.checkpointer = checkpointer
-        self.jit_memory = jit_memory
         self.history = history
-        self.truncate_threshold = truncate_threshold
         self.hooks = hooks
-        self.approval = Approval(
-            policy,
-            confirmer,
-            emit,
-            delivered=delivered,
-            hooks=hooks,
-            on_save_rule=on_save_rule,
-            permanent_approval=permanent_approval,
-        )
 
     async def run(self, calls: Sequence[ToolCallRequestInfo], outcomes: dict[str, CallOutcome]) -> None:
         """Run a batch, filling ``outcomes`` as calls finish (so a cancelled batch still answers every call)."""
-        ends = CallEndings(
-            outcomes,
-            self.emit,
-            temp_dir=self.temp_dir,
-            truncate_threshold=self.truncate_threshold,
-            jit_memory=self.jit_memory,
-        )
+        results = CallResults(outcomes, self.emit, self.answers)
         prepared: list[PreparedCall] = []
         try:
             prepared = [self._prepare(c) for c in calls]
             group: list[PreparedCall] = []
-            for p in prepared:
-                if p.parallel:
-                    group.append(p)
+            for call in prepared:
+                if call.parallel:
+                    group.append(call)
                     continue
-                await self._run_group(group, ends)
+                await self._run_group(group, results)
                 group = []
-                if ends.declined:
-                    ends.cancel(p, "Cancelled because the user declined an earlier call in this batch.")
+                if results.declined:
+                    results.cancel(call, "Cancelled because the user declined an earlier call in this batch.")
                     continue
-                await self._run_one(p, ends)
-            await self._run_group(group, ends)
+                await self._run_one(call, results)
+            await self._run_group(group, results)
         finally:
             # Cancelled (or crashed) mid-batch: every call still gets an answer, in the model's order.
             for c in calls:
                 if c.call_id not in outcomes:
                     match = next((p for p in prepared if p.request.call_id == c.call_id), None)
-                    ends.cancel(match or bare(c), "Cancelled by the user.")
+                    results.cancel(match or unprepared(c), "Cancelled by the user.")
 
     def _prepare(self, request: ToolCallRequestInfo) -> PreparedCall:
-        p = prepare(self.registry, self.policy, request)
-        self.emit(ev.ToolCallRequest(p.info))
+        call = prepare(self.registry, self.policy, request)
+        self.emit(ev.ToolCallRequest(call.info))
         self.emit(ev.ToolCallStatusChange(request.call_id, "validating"))
-        return p
+        return call
 
-    async def _run_group(self, group: list[PreparedCall], ends: CallEndings) -> None:
+    async def _run_group(self, group: list[PreparedCall], results: CallResults) -> None:
         if len(group) == 1:
-            await self._run_one(group[0], ends)
+            await self._run_one(group[0], results)
         elif group:
             async with asyncio.TaskGroup() as tg:
-                for p in group:
-                    tg.create_task(self._run_one(p, ends))
+                for call in group:
+                    tg.create_task(self._run_one(call, results))
 
-    async def _run_one(self, p: PreparedCall, ends: CallEndings) -> None:
-        if p.error is not None or p.tool is None or p.invocation is None:
-            error = p.error or "invalid call"
-            ends.fail(p, error, p.error_type)
+    async def _run_one(self, call: PreparedCall, results: CallResults) -> None:
+        """validating → (awaiting_approval) → scheduled → executing → its end; an invalid call ends at once."""
+        if isinstance(call, InvalidCall):
+            results.fail(call, call.error, call.error_type)
             return
-        if p.decision == "deny":
-            why = p.deny_reason
-            ends.fail(p, why, "policy_violation")
+        if not await self._approved(call, results):
             return
-        if p.decision == "ask" and not self.policy.interactive:
+        self.emit(ev.ToolCallStatusChange(call.info.call_id, "scheduled"))
+        await self._checkpoint(call)
+        await self._execute(call, results)
+
+    async def _approved(self, call: ReadyCall, results: CallResults) -> bool:
+        """The policy's decision carried out: denied, refused for want of someone to ask, asked, or allowed."""
+        if call.decision == "deny":
+            results.fail(call, call.deny_reason, "policy_violation")
+            return False
+        if call.decision == "ask" and not self.policy.interactive:
             # Nobody can answer: the model reads why (Gemini CLI's words) and carries on without the call.
             why = (
-                f'Tool execution for "{p.tool.display_name or p.tool.name}" requires user confirmation, '
+                f'Tool execution for "{call.tool.display_name or call.tool.name}" requires user confirmation, '
                 "which is not supported in non-interactive mode."
             )
             # Gemini CLI 0.61 throws here, so its headless output calls it an unhandled exception.
-            ends.fail(p, why, "unhandled_exception")
-            return
+            results.fail(call, why, "unhandled_exception")
+            return False
         try:
             # Edit tools work out their change here (and the text it is based on), even when nobody is asked:
             # "0 matches" or "file already exists" surface now, as results the model reads.
-            needs_details = p.decision == "ask" or p.tool.kind in MUTATING_KINDS
-            details = await p.invocation.confirmation() if needs_details else None
+            needs_details = call.decision == "ask" or call.tool.kind in MUTATING_KINDS
+            details = await call.invocation.confirmation() if needs_details else None
         except ToolError as exc:
-            ends.fail(p, str(exc), exc.error_type)
-            return
-        if p.decision == "ask" and details is not None and not await self._confirm(p, details, ends):
-            return
-        self.emit(ev.ToolCallStatusChange(p.info.call_id, "scheduled"))
-        if self.checkpointer is not None and p.tool.kind in MUTATING_KINDS:
-            try:
-                await self.checkpointer.before_tool(p.info, self.history())
-            except Exception as exc:  # a failed snapshot must not block the user's work, but they must know
-                log.warning("checkpoint failed before %s: %s", p.info.name, exc)
-                self.emit(ev.Notice("warning", f"Checkpoint before {p.info.name} failed: {exc}"))
-        changed: tuple[str, ...] = ()
-        if self.hooks is not None and self.hooks.has("BeforeTool", p.tool.name):
-            before = await before_tool(self.hooks, p.tool, p.request.args, p.info.call_id, self.emit)
-            if before.error is not None:
-                ends.fail(p, before.error, before.error_type, stopped=before.stopped)
-                return
-            if before.invocation is not None:
-                p.invocation, changed = before.invocation, before.changed
-        self.emit(ev.ToolCallStatusChange(p.info.call_id, "executing"))
-        started = time.perf_counter()
-        call_id = p.info.call_id
-        try:
-            result = await p.invocation.execute(lambda chunk: self.emit(ev.ToolOutput(call_id, chunk)))
-        except ToolError as exc:
-            result = ToolResult(llm_content=str(exc), error=str(exc), error_type=exc.error_type)
-        except asyncio.CancelledError:
-            ends.cancel(p, "Cancelled by the user while running.", started)
-            raise
-        except Exception as exc:
-            # A tool bug still answers the model (the history must stay valid), and is logged loudly.
-            log.exception("tool %s crashed", p.info.name)
-            message = f"Tool crashed: {exc!r}"
-            result = ToolResult(llm_content=message, error=message, error_type="unhandled_exception")
-        if changed:
-            result = note_changed(result, changed)
-        stopped = None
-        if self.hooks is not None and self.hooks.has("AfterTool", p.tool.name):
-            args = dict(p.request.args)
-            result, stopped = await after_tool(self.hooks, p.tool.name, args, result, self.emit)
-        ends.result(p, result, started, stopped)
+            results.fail(call, str(exc), exc.error_type)
+            return False
+        if call.decision == "ask" and details is not None:
+            return await self._confirm(call, details, results)
+        return True
 
-    async def _confirm(self, p: PreparedCall, details: ev.ConfirmationDetails, ends: CallEndings) -> bool:
-        assert p.tool is not None and p.invocation is not None
-        verdict = await self.approval.ask(p.info, p.tool, p.invocation, details)
+    async def _confirm(self, call: ReadyCall, details: ev.ConfirmationDetails, results: CallResults) -> bool:
+        verdict = await self.approval.ask(call.info, call.tool, call.invocation, details)
         if not verdict.run:
             why = verdict.why
-            ends.end(
-                p,
+            results.end(
+                call,
                 verdict.status,
                 {"error": why},
                 error=why,
@@ -194,3 +145,45 @@ class Scheduler:
                 declined=verdict.declined,
             )
         return verdict.run
+
+    async def _checkpoint(self, call: ReadyCall) -> None:
+        """A snapshot before a file-changing call; a failed one must not block the user's work, but they must know."""
+        if self.checkpointer is None or call.tool.kind not in MUTATING_KINDS:
+            return
+        try:
+            await self.checkpointer.before_tool(call.info, self.history())
+        except Exception as exc:
+            log.warning("checkpoint failed before %s: %s", call.info.name, exc)
+            self.emit(ev.Notice("warning", f"Checkpoint before {call.info.name} failed: {exc}"))
+
+    async def _execute(self, call: ReadyCall, results: CallResults) -> None:
+        """BeforeTool hooks, the tool itself (its crash is a result too), AfterTool hooks, then the call's end."""
+        changed: tuple[str, ...] = ()
+        hooks, call_id = self.hooks, call.info.call_id
+        if hooks is not None and hooks.has("BeforeTool", call.tool.name):
+            before = await before_tool(hooks, call.tool, call.request.args, call_id, self.emit)
+            if before.error is not None:
+                results.fail(call, before.error, before.error_type, stopped=before.stopped)
+                return
+            if before.invocation is not None:
+                call, changed = replace(call, invocation=before.invocation), before.changed
+        self.emit(ev.ToolCallStatusChange(call_id, "executing"))
+        started = time.perf_counter()
+        try:
+            result = await call.invocation.execute(lambda chunk: self.emit(ev.ToolOutput(call_id, chunk)))
+        except ToolError as exc:
+            result = ToolResult(llm_content=str(exc), error=str(exc), error_type=exc.error_type)
+        except asyncio.CancelledError:
+            results.cancel(call, "Cancelled by the user while running.", started)
+            raise
+        except Exception as exc:
+            # A tool bug still answers the model (the history must stay valid), and is logged loudly.
+            log.exception("tool %s crashed", call.info.name)
+            message = f"Tool crashed: {exc!r}"
+            result = ToolResult(llm_content=message, error=message, error_type="unhandled_exception")
+        if changed:
+            result = note_changed(result, changed)
+        stopped = None
+        if hooks is not None and hooks.has("AfterTool", call.tool.name):
+            result, stopped = await after_tool(hooks, call.tool.name, dict(call.request.args), result, self.emit)
+        results.result(call, result, started, stopped)

@@ -11,7 +11,6 @@ import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from pathlib import Path
 
 from agent_lsp import events as ev
 from agent_lsp.core.agent_hooks import before_agent
@@ -20,8 +19,7 @@ from agent_lsp.core.history import History, estimate_tokens
 from agent_lsp.core.hook_points import context_part
 from agent_lsp.core.ports import EventSink, Hooks, ToolPolicy, ToolSet
 from agent_lsp.core.prompt_loop import PromptLoop
-from agent_lsp.core.session_parts import CommandRunner, PromptExpander, SchedulerFactory
-from agent_lsp.core.session_parts import SessionOptions as SessionOptions  # built by the runtime from here
+from agent_lsp.core.session_state import SessionDeps, SessionState
 from agent_lsp.core.tool import ToolCallRequestInfo
 from agent_lsp.core.tool_calls import CallOutcome
 from agent_lsp.errors import ConfigError, ModelError
@@ -31,67 +29,97 @@ log = logging.getLogger(__name__)
 
 
 class Session:
-    """One conversation: its parts, its history and counts, and the prompts sent to it."""
+    """One conversation: the owner of its state (``SessionState``: history, model, counts), run with the frozen
+    dependencies it was built from (``SessionDeps``), and the prompts sent to it."""
 
     def __init__(
         self,
+        deps: SessionDeps,
+        state: SessionState,
         *,
-        model: ModelClient,
-        registry: ToolSet,
-        scheduler_factory: SchedulerFactory,
-        policy: ToolPolicy,
-        options: SessionOptions,
-        system_prompt: Callable[[], str],
         session_id: str | None = None,
-        history: Sequence[Content] = (),
         sinks: Sequence[EventSink] = (),
-        expand_prompt: PromptExpander | None = None,
-        commands: CommandRunner | None = None,
-        on_history: Callable[[Sequence[Content]], None] | None = None,
-        roots: Sequence[Path] = (),
-        hooks: Hooks | None = None,
-        before_model: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.id = session_id or uuid.uuid4().hex
-        self.client = model
-        self.registry = registry
-        self.policy = policy
-        self.options = options
-        self.system_prompt = system_prompt
-        self.history = History(history)
-        self.expand_prompt = expand_prompt
-        self.commands = commands
-        self.on_history = on_history
-        self.roots = list(roots)
-        self.hooks = hooks
-        self.start_context = ""  # what SessionStart hooks added: it goes with the first prompt
-        self.session_turns = 0
-        self.last_prompt_tokens = 0
-        self.usage = ev.Usage()
-        self.title: str | None = None
-        # Awaited before a prompt's first model request (the runtime waits here for tools still starting).
-        self.before_model = before_model
-        self._scheduler_factory = scheduler_factory
+        self.deps = deps
+        self.state = state
         self._stream = EventStream(sinks)
         self.sinks = self._stream.sinks  # observers of every event (recorder, telemetry); append to add one
         # Bound once: ``emit`` runs for every streamed chunk. ``delivered`` waits until the prompt's consumer has
         # handled every event emitted so far (see EventStream.delivered).
         self.emit: Callable[[ev.AgentEvent], None] = self._stream.emit
         self.delivered: Callable[[], Awaitable[None]] = self._stream.delivered
-        self._turns = PromptLoop(self, scheduler_factory)
+        self._turns = PromptLoop(state, deps, self.emit, self.delivered)
+
+    # --- what others read of the state and the parts -----------------------------------------------------
 
     @property
     def model(self) -> str:
-        return self.options.model
+        return self.state.model
 
-    @model.setter
-    def model(self, name: str) -> None:
-        self.options.model = name
+    @property
+    def client(self) -> ModelClient:
+        return self.state.client
+
+    @property
+    def history(self) -> History:
+        return self.state.history
+
+    @property
+    def usage(self) -> ev.Usage:
+        return self.state.usage
+
+    @property
+    def session_turns(self) -> int:
+        return self.state.session_turns
+
+    @property
+    def last_prompt_tokens(self) -> int:
+        return self.state.last_prompt_tokens
+
+    @property
+    def title(self) -> str | None:
+        return self.state.title
+
+    @property
+    def registry(self) -> ToolSet:
+        return self.deps.registry
+
+    @property
+    def policy(self) -> ToolPolicy:
+        return self.deps.policy
+
+    @property
+    def hooks(self) -> Hooks | None:
+        return self.deps.hooks
 
     @property
     def context_window(self) -> int:
         """Tokens the current model can read."""
-        return self.options.token_limit(self.model)
+        return self.deps.options.token_limit(self.state.model)
+
+    # --- what changes the state from outside a prompt ------------------------------------------------------
+
+    def switch_model(
+        self, model: str, client: ModelClient | None = None, *, allow_fallback: bool | None = None
+    ) -> None:
+        """Answer the next prompts with ``model`` (through ``client``, when the provider changed too); the
+        conversation carries on. ``allow_fallback``: whether persistent 429s may move a pro model to flash."""
+        state = self.state
+        state.model = model
+        if client is not None:
+            state.client = client
+        if allow_fallback is not None:
+            state.allow_fallback = allow_fallback
+
+    def add_start_context(self, text: str) -> None:
+        """What SessionStart hooks added; it goes with the next prompt."""
+        self.state.start_context = text
+
+    def restore_history(self, contents: Sequence[Content], note: str) -> None:
+        """Go back to an earlier conversation (a checkpoint's); a call it left pending is answered with ``note``."""
+        self.state.history.replace(contents)
+        self.state.history.answer_pending(note)
 
     @property
     def running(self) -> bool:
@@ -111,42 +139,45 @@ class Session:
         return self._stream.run(lambda: self._run(prompt, extra), self._cancelled_early)
 
     def _cancelled_early(self) -> list[ev.AgentEvent]:
-        return [ev.UserCancelled(), ev.Stop("cancelled", self.usage)]
+        return [ev.UserCancelled(), ev.Stop("cancelled", self.state.usage)]
 
     async def _run(self, prompt: str | Sequence[Part], attachments: tuple[Part, ...]) -> None:
         """The prompt's task: whatever ends it, pending calls are answered, Stop is the last event and the
         history is recorded."""
         stop: ev.StopReason = "end_turn"
+        history = self.state.history
         try:
             stop = await self._prompt(prompt, attachments)
         except asyncio.CancelledError:
-            self.history.answer_pending("Cancelled by the user.")
+            history.answer_pending("Cancelled by the user.")
             self.emit(ev.UserCancelled())
             stop = "cancelled"
             raise
         except (ModelError, ConfigError) as exc:
-            self.history.answer_pending(f"Not run: {exc}")
-            self.emit(ev.Error(str(exc), getattr(exc, "status", None)))
+            history.answer_pending(f"Not run: {exc}")
+            self.emit(ev.Error(str(exc), getattr(exc, "status", None), exc.meaning))
             stop = "error"
         finally:
-            self.emit(ev.Stop(stop, self.usage))
-            if self.on_history is not None:
+            self.emit(ev.Stop(stop, self.state.usage))
+            on_history = self.deps.on_history
+            if on_history is not None:
                 try:
-                    self.on_history(self.history.contents())
+                    on_history(history.contents())
                 except Exception:
                     log.exception("recording history failed")
 
     async def _prompt(self, prompt: str | Sequence[Part], attachments: tuple[Part, ...] = ()) -> ev.StopReason:
         """The user's input, made ready for the model (or answered by a slash command); then its turns."""
+        state, deps = self.state, self.deps
         text = prompt if isinstance(prompt, str) else "".join(p.text or "" for p in prompt if not p.thought)
         self.emit(ev.UserMessage(text))
-        if self.title is None and text.strip():
-            self.title = derive_title(text)
-            self.emit(ev.SessionTitle(self.title))
+        if state.title is None and text.strip():
+            state.title = derive_title(text)
+            self.emit(ev.SessionTitle(state.title))
         all_text = isinstance(prompt, str) or all(p.text is not None for p in prompt)
         finished: list[Part] | None = None  # a custom command's prompt, already expanded
-        if all_text and text.lstrip().startswith("/") and self.commands is not None:
-            followup = await self.commands(self, text.strip(), self.emit)
+        if all_text and text.lstrip().startswith("/") and deps.commands is not None:
+            followup = await deps.commands(self, text.strip(), self.emit)
             if followup is None:
                 return "end_turn"
             if isinstance(followup, str):
@@ -154,28 +185,29 @@ class Session:
             else:
                 finished = followup
         parts = [*(finished if finished is not None else await self._expand(prompt)), *attachments]
-        if self.start_context:
-            parts.insert(0, context_part(self.start_context))
-            self.start_context = ""
-        if not await before_agent(self.hooks, parts, self.emit):
+        if state.start_context:
+            parts.insert(0, context_part(state.start_context))
+            state.start_context = ""
+        if not await before_agent(deps.hooks, parts, self.emit):
             return "end_turn"
-        mark = self.history.mark()
-        self.history.add_user(parts)
+        mark = state.history.mark()
+        state.history.add_user(parts)
         if self._will_overflow(parts):
-            self.history.rollback(mark)
+            state.history.rollback(mark)
             return "max_tokens"
-        if self.before_model is not None:
-            await self.before_model()
+        if deps.before_model is not None:
+            await deps.before_model()
         return await self._turns.run(text, mark)
 
     async def _expand(self, prompt: str | Sequence[Part]) -> list[Part]:
-        if self.expand_prompt is None:
+        expand_prompt = self.deps.expand_prompt
+        if expand_prompt is None:
             return [Part(text=prompt)] if isinstance(prompt, str) else list(prompt)
         items: list[Part] = [Part(text=prompt)] if isinstance(prompt, str) else list(prompt)
         out: list[Part] = []
         for part in items:
             if part.text and "@" in part.text:
-                parts, warnings = await self.expand_prompt(part.text)
+                parts, warnings = await expand_prompt(part.text)
                 for w in warnings:
                     self.emit(ev.Notice("warning", w))
                 out.extend(parts)
@@ -186,7 +218,7 @@ class Session:
     def _will_overflow(self, parts: Sequence[Part]) -> bool:
         limit = self.context_window
         needed = estimate_tokens([Content("user", tuple(parts))])
-        remaining = limit - self.last_prompt_tokens
+        remaining = limit - self.state.last_prompt_tokens
         if needed > remaining:
             self.emit(ev.ContextWindowWillOverflow(needed, remaining))
             return True
@@ -204,7 +236,7 @@ class Session:
         """Run calls a command asked for (a custom command's shell snippets) through the same scheduler, policy
         and confirmer as the model's calls; the history is not touched."""
         outcomes: dict[str, CallOutcome] = {}
-        scheduler = self._scheduler_factory(self.emit, self.history.contents, self.delivered)
+        scheduler = self.deps.scheduler_factory(self.emit, self.state.history.contents, self.delivered)
         await scheduler.run(calls, outcomes)
         return outcomes
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from agent_lsp import events as ev
 from agent_lsp.core.ports import Decision, ToolPolicy, ToolSet
@@ -29,59 +29,68 @@ class CallOutcome:
     stopped: str | None = None  # a hook said "continue": false: the prompt ends after this batch, with this reason
 
 
-@dataclass
-class PreparedCall:
-    """``error`` set: the call cannot run and ends with it (``error_type`` is Gemini CLI's type)."""
+@dataclass(frozen=True)
+class InvalidCall:
+    """A call that cannot run (its tool is unknown or disabled, its arguments are wrong, or it was never looked
+    up): it ends as an error (``error_type`` is Gemini CLI's) without being decided, asked about or executed."""
 
     request: ToolCallRequestInfo
     info: ev.ToolCallInfo
-    tool: Tool | None = None
-    invocation: ToolInvocation[Any] | None = None
-    error: str | None = None
+    error: str = "invalid call"
     error_type: str | None = None
-    decision: Decision = "ask"
+    parallel: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
+class ReadyCall:
+    """A validated call: its tool, its built invocation and the policy's decision (allow, ask or deny)."""
+
+    request: ToolCallRequestInfo
+    info: ev.ToolCallInfo
+    tool: Tool
+    invocation: ToolInvocation[Any]
+    decision: Decision
     deny_reason: str = ""
 
     @property
     def parallel(self) -> bool:
-        return self.error is None and self.decision == "allow" and self.tool is not None and self.tool.read_only
+        """Read-only calls nobody has to approve run side by side."""
+        return self.decision == "allow" and self.tool.read_only
 
 
-def bare(request: ToolCallRequestInfo) -> PreparedCall:
-    """A call known only by its request (never looked up): enough to answer it."""
-    return PreparedCall(request, ev.ToolCallInfo(request.call_id, request.name, request.args, request.name))
+# A call of a batch once validated: what it is decides which steps it may take (Gemini CLI's scheduler states:
+# an InvalidCall goes straight to "error"; a ReadyCall through awaiting_approval, scheduled, executing to its end).
+PreparedCall: TypeAlias = InvalidCall | ReadyCall
+
+
+def unprepared(request: ToolCallRequestInfo) -> InvalidCall:
+    """A call known only by its request (the batch ended before it was looked up): enough to answer it."""
+    return InvalidCall(request, ev.ToolCallInfo(request.call_id, request.name, request.args, request.name))
 
 
 def prepare(registry: ToolSet, policy: ToolPolicy, request: ToolCallRequestInfo) -> PreparedCall:
     """Look the tool up (a disabled tool is "not found", as Gemini CLI says), check and build the call, describe
     it for the editor and ask the policy."""
-    p = bare(request)
     tool = registry.get(request.name)
     if tool is None or not policy.is_enabled(request.name, tool):
         names = [n for n in registry.names() if policy.is_enabled(n, registry.get(n))]
-        p.error = f'Tool "{request.name}" not found.{tool_suggestion(request.name, names)}'
-        p.error_type = "tool_not_registered"
-        return p
-    p.tool = tool
+        error = f'Tool "{request.name}" not found.{tool_suggestion(request.name, names)}'
+        return replace(unprepared(request), error=error, error_type="tool_not_registered")
     problem = tool.validate(request.args)
+    invocation: ToolInvocation[Any] | None = None
     if problem is None:
         try:
-            p.invocation = tool.build(request.args)
-            p.invocation.call_id = request.call_id
+            invocation = tool.build(request.args)
+            invocation.call_id = request.call_id
         except ToolError as exc:
             problem = str(exc)
-    if problem is not None:
-        p.error = f"Invalid parameters for {tool.name}: {problem}"
-        p.error_type = "invalid_tool_params"
-    title = tool.display_name
-    locations: tuple[ev.Location, ...] = ()
-    if p.invocation is not None:
-        title = p.invocation.describe()
-        locations = tuple(p.invocation.locations())
-    p.info = ev.ToolCallInfo(request.call_id, tool.name, request.args, title, tool.kind, locations)
-    if p.error is None:
-        p.decision, p.deny_reason = policy.decide(tool, request.args)
-    return p
+    if invocation is None or problem is not None:
+        info = ev.ToolCallInfo(request.call_id, tool.name, request.args, tool.display_name, tool.kind, ())
+        return InvalidCall(request, info, f"Invalid parameters for {tool.name}: {problem}", "invalid_tool_params")
+    locations = tuple(invocation.locations())
+    info = ev.ToolCallInfo(request.call_id, tool.name, request.args, invocation.describe(), tool.kind, locations)
+    decision, deny_reason = policy.decide(tool, request.args)
+    return ReadyCall(request, info, tool, invocation, decision, deny_reason)
 
 
 def function_responses(

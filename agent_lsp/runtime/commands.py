@@ -15,7 +15,7 @@ from agent_lsp.runtime.tools import ToolSet
 if TYPE_CHECKING:
     from agent_lsp.config.custom_commands import CommandFiles
     from agent_lsp.config.skills import SkillSet
-    from agent_lsp.core.session import Session
+    from agent_lsp.core.session_state import CommandSession
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.model.base import Part
     from agent_lsp.model.router import ModelRouter
@@ -77,11 +77,10 @@ class _Checkpoints:
     def list(self) -> list[tuple[str, str]]:
         return [(c.id, f"{c.tool_name} {c.file or ''} at {c.created}".strip()) for c in self.checkpointer.list()]
 
-    async def restore(self, session: Session, checkpoint_id: str) -> str:
+    async def restore(self, session: CommandSession, checkpoint_id: str) -> str:
         restored = await self.checkpointer.restore(checkpoint_id)
-        session.history.replace(restored.history)
         # The checkpoint was taken just before a call ran: answer it, so the history stays valid.
-        session.history.answer_pending("Not applied: the user restored the files to before this call.")
+        session.restore_history(restored.history, "Not applied: the user restored the files to before this call.")
         return f"Restored files and conversation to checkpoint `{checkpoint_id}`."
 
 

@@ -63,12 +63,10 @@ class SessionHandle:
         """Switch model, or provider with ``provider:name`` (from the picker); the conversation carries on.
         Raises ValueError naming what is wrong."""
         if self.router is None:
-            self.session.model = value
+            self.session.switch_model(value)
             return
         client, model = self.router.switch(value)
-        self.session.client = client
-        self.session.model = model
-        self.session.options.allow_fallback = self.router.provider == "gemini"
+        self.session.switch_model(model, client, allow_fallback=self.router.provider == "gemini")
 
     async def model_choices(self) -> list[tuple[str, str]]:
         """(value, name) pairs for the editors' model pickers: what the endpoints offer, the current model first."""
@@ -129,7 +127,7 @@ class SessionHandle:
         # Still part of creating the session: kept with the other start-up notices, in order, for the adapter
         # to show once the editor knows the session (not through the sink, which may run ahead of that).
         self.notices.extend(ev.Notice(level, message) for level, message in outcome.notices)
-        self.session.start_context = outcome.additional_context
+        self.session.add_start_context(outcome.additional_context)
 
     async def aclose(self) -> None:
         hooks = self.session.hooks

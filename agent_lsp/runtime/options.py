@@ -13,6 +13,7 @@ from agent_lsp.vocabulary import ApprovalMode
 if TYPE_CHECKING:
     from agent_lsp import events as ev
     from agent_lsp.core.ports import Confirmer
+    from agent_lsp.core.retry import RetryPolicy
     from agent_lsp.model.base import Content
     from agent_lsp.tools.base import Tool
     from agent_lsp.tools.context import ToolContext
@@ -49,6 +50,9 @@ class RuntimeOptions:
     # Build the model client on a thread while the user types (editors). Headless sends its prompt at once, so
     # there is nothing to win, and a warm-up thread still running when the process exits only races shutdown.
     warm_model: bool = True
+    # How model requests are retried (backoff, fallback); None: Gemini CLI's. ``general.maxAttempts`` in settings
+    # sets the attempts either way.
+    retry: RetryPolicy | None = None
 
 
 @dataclass
@@ -67,6 +71,7 @@ class SessionSetup:
     session_id: str | None = None
     checkpointing: bool | None = None  # the editor's setting for this session; None: RuntimeOptions decide
     history: Sequence[Content] = ()
+    title: str | None = None  # a loaded session's title
     record: bool = True
     # What the adapter contributes, given at construction (nothing is patched into a session afterwards):
     notice_sink: Callable[[ev.Notice], None] | None = None  # notices outside a prompt (else kept in ``notices``)

@@ -75,8 +75,10 @@ class Runtime:
         from agent_lsp.store.sessions import SessionStore
 
         loaded = await asyncio.to_thread(SessionStore(setup.cwd.resolve()).load, session_id)
-        handle = await self.create_session(dataclasses.replace(setup, session_id=session_id, history=loaded.history))
-        handle.session.title = loaded.info.title or None
+        loaded_setup = dataclasses.replace(
+            setup, session_id=session_id, history=loaded.history, title=loaded.info.title or None
+        )
+        handle = await self.create_session(loaded_setup)
         if loaded.skipped:
             # Said while the session is being opened: kept with the start-up notices (see SessionHandle.notices).
             handle.notices.append(

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
 from agent_lsp.core.commands import Commands
+from agent_lsp.core.history import History
 from agent_lsp.core.ports import Confirmer
-from agent_lsp.core.session import Session, SessionOptions
+from agent_lsp.core.retry import RetryPolicy
+from agent_lsp.core.session import Session
+from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.base import Content, ModelClient
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
@@ -30,6 +34,7 @@ def build_session(
     session_id: str,
     model_settings: ModelSettings,
     max_attempts: int,
+    retry: RetryPolicy | None,
     truncate_threshold: int,
     permanent_approval: bool,
     client: ModelClient,
@@ -37,6 +42,7 @@ def build_session(
     model_name: str,
     confirmer: Confirmer,
     history: Sequence[Content],
+    title: str | None,
     workspace: Workspace,
     policy: Policy,
     tools: ToolSet,
@@ -47,30 +53,37 @@ def build_session(
     commands: Commands,
     before_model: Callable[[], Awaitable[None]] | None,
 ) -> Session:
+    from agent_lsp.core.approval import Approval
+    from agent_lsp.core.call_results import AnswerOptions
     from agent_lsp.core.mentions import MentionExpander
     from agent_lsp.core.prompts import folder_tree, system_prompt
-    from agent_lsp.core.retry import RetryPolicy
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
+
+    answers = AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit)
 
     def scheduler_factory(
         emit: Callable[[ev.AgentEvent], None],
         history: Callable[[], Sequence[Content]],
         delivered: Callable[[], Awaitable[None]],
     ) -> Scheduler:
-        return Scheduler(
-            tools.registry,
+        approval = Approval(
             policy,
             confirmer,
             emit,
             delivered=delivered,
-            temp_dir=tools.ctx.temp_dir,
-            checkpointer=checkpointer,
-            jit_memory=memory.jit,
-            history=history,
+            hooks=hooks,
             on_save_rule=save_allowed_rules,
             permanent_approval=permanent_approval,  # security.enablePermanentToolApproval
-            truncate_threshold=truncate_threshold,
+        )
+        return Scheduler(
+            tools.registry,
+            policy,
+            approval,
+            emit,
+            answers=answers,
+            checkpointer=checkpointer,
+            history=history,
             hooks=hooks,
         )
 
@@ -92,31 +105,33 @@ def build_session(
         )
 
     options = SessionOptions(
-        model=model_name,
         max_session_turns=model_settings.max_session_turns,
         compression_threshold=model_settings.compression_threshold
         or model_settings.chat_compression.context_percentage_threshold,
         loop_detection=not model_settings.disable_loop_detection,
-        retry=RetryPolicy(max_attempts=max_attempts),
-        # Pro → flash fallback is a Gemini notion; another provider's 429s are just retried.
-        allow_fallback=router.provider == "gemini",
+        retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
         token_limit=router.token_limit,
     )
     recorder = recording.recorder
-    return Session(
-        model=client,
+    deps = SessionDeps(
         registry=tools.registry,
-        scheduler_factory=scheduler_factory,
         policy=policy,
-        options=options,
+        scheduler_factory=scheduler_factory,
         system_prompt=instruction,
-        session_id=session_id,
-        history=history,
-        sinks=recording.sinks,
+        options=options,
         expand_prompt=MentionExpander(read_mentions),
         commands=commands,
         on_history=recorder.record_history if recorder is not None else None,
-        roots=workspace.roots,
+        roots=tuple(workspace.roots),
         hooks=hooks,
         before_model=before_model,
     )
+    # Pro → flash fallback is a Gemini notion; another provider's 429s are just retried.
+    state = SessionState(
+        client=client,
+        model=model_name,
+        allow_fallback=router.provider == "gemini",
+        history=History(history),
+        title=title,
+    )
+    return Session(deps, state, session_id=session_id, sinks=recording.sinks)

@@ -101,6 +101,8 @@ def atomic_write(path: Path, content: str) -> None:
 
 def _write_bytes(path: Path, data: bytes) -> None:
     try:
-        write_atomic(path, data)
+        # sweep: a kill -9 between another file's write and its rename left that file's temp file here; the
+        # next write in the folder removes it (only names of ours whose writer is gone), so litter never piles up.
+        write_atomic(path, data, sweep=True)
     except OSError as exc:
         raise ToolError(f"could not write {path}: {exc.strerror or exc}") from exc

@@ -102,6 +102,7 @@ async def test_custom_endpoint_needs_no_auth_and_model_errors_are_readable(proje
                 }
             ],
             {"status": 400, "message": "Model gemini-2.5-pro is not available for this key"},
+            {"status": 401, "message": "API key expired"},
         )
         async with RawClient.spawn(agent_argv(None), {**env, "GOOGLE_GEMINI_BASE_URL": fake.url}, project) as client:
             init = await client.initialize()
@@ -121,4 +122,9 @@ async def test_custom_endpoint_needs_no_auth_and_model_errors_are_readable(proje
             assert failed["error"]["code"] == -32603
             assert "not available for this key" in failed["error"]["message"]
             assert "{" not in failed["error"]["message"], failed
+            # The error event says what it means (AuthError: authentication required); no status is re-read.
+            refused = await client.call(
+                "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}, 60
+            )
+            assert refused["error"]["code"] == -32000 and "API key expired" in refused["error"]["message"]
         client.checker.assert_clean()

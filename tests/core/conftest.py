@@ -10,10 +10,13 @@ from typing import Any
 import pytest
 
 from agent_lsp import events as ev
+from agent_lsp.core.approval import Approval
+from agent_lsp.core.call_results import AnswerOptions
 from agent_lsp.core.ports import AutoConfirmer, ConfirmationResult, Confirmer
 from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.scheduler import Scheduler
-from agent_lsp.core.session import Session, SessionOptions
+from agent_lsp.core.session import Session
+from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.replay import ReplayModel
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.policy import ApprovalMode, Policy
@@ -123,7 +126,9 @@ def make_session(
     mode: ApprovalMode = "default",
     options: SessionOptions | None = None,
     chunk_delay: float = 0.0,
+    **deps: Any,
 ) -> tuple[Session, ReplayModel]:
+    """A session over a replay model; ``deps`` are more of its SessionDeps (commands, expand_prompt, on_history)."""
     model = ReplayModel(lines, chunk_delay=chunk_delay)
     registry = ToolRegistry(tools)
     policy = Policy(mode=mode)
@@ -131,17 +136,18 @@ def make_session(
     opts = options or SessionOptions(retry=RetryPolicy(initial_delay_s=0.01, max_delay_s=0.05))
 
     def scheduler_factory(emit: Any, history: Any, delivered: Any) -> Scheduler:
-        return Scheduler(registry, policy, conf, emit, temp_dir=tmp_path, history=history, delivered=delivered)
+        approval = Approval(policy, conf, emit, delivered=delivered)
+        return Scheduler(registry, policy, approval, emit, answers=AnswerOptions(tmp_path), history=history)
 
-    session = Session(
-        model=model,
+    parts = SessionDeps(
         registry=registry,
-        scheduler_factory=scheduler_factory,
         policy=policy,
-        options=opts,
+        scheduler_factory=scheduler_factory,
         system_prompt=lambda: "system",
+        options=opts,
+        **deps,
     )
-    return session, model
+    return Session(parts, SessionState(client=model, model="gemini-2.5-pro")), model
 
 
 async def collect(session: Session, prompt: str) -> list[ev.AgentEvent]:

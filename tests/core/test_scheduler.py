@@ -9,8 +9,11 @@ from typing import Any
 import pytest
 
 from agent_lsp import events as ev
-from agent_lsp.core.scheduler import CallOutcome, Scheduler
+from agent_lsp.core.approval import Approval
+from agent_lsp.core.call_results import AnswerOptions
+from agent_lsp.core.scheduler import Scheduler
 from agent_lsp.core.tool import OutputSink, Tool, ToolCallRequestInfo, ToolInvocation, ToolResult
+from agent_lsp.core.tool_calls import CallOutcome
 from agent_lsp.errors import ToolError
 from agent_lsp.tools.policy import Policy
 from agent_lsp.tools.registry import ToolRegistry
@@ -66,9 +69,11 @@ class FixedTool(Tool):
 def scheduler(
     tmp_path: Path, tools: list[Tool], confirmer: Any, *, mode: str = "yolo", **kw: Any
 ) -> tuple[Scheduler, list[ev.AgentEvent]]:
+    """A scheduler over ``tools``; ``kw``: ``interactive`` for the policy, the rest for its Approval."""
     events: list[ev.AgentEvent] = []
     policy = Policy(mode=mode, interactive=kw.pop("interactive", True))  # type: ignore[arg-type]
-    return Scheduler(ToolRegistry(tools), policy, confirmer, events.append, temp_dir=tmp_path, **kw), events
+    approval = Approval(policy, confirmer, events.append, **kw)
+    return Scheduler(ToolRegistry(tools), policy, approval, events.append, answers=AnswerOptions(tmp_path)), events
 
 
 async def run(s: Scheduler, *calls: tuple[str, dict[str, Any]]) -> dict[str, CallOutcome]:
@@ -107,13 +112,10 @@ async def test_denied_and_unaskable_calls(tmp_path: Path) -> None:
     events: list[ev.AgentEvent] = []
     for interactive, rules, args in ((True, [deny], {"x": "secret"}), (False, [ask], {"x": "maybe"})):
         policy = Policy(mode="yolo", interactive=interactive, rules=rules)
-        s = Scheduler(
-            ToolRegistry([TestTool("edit", kind="edit")]),
-            policy,
-            RecordingConfirmer(),
-            events.append,
-            temp_dir=tmp_path,
-        )
+        confirmer = RecordingConfirmer()
+        registry = ToolRegistry([TestTool("edit", kind="edit")])
+        approval = Approval(policy, confirmer, events.append)
+        s = Scheduler(registry, policy, approval, events.append, answers=AnswerOptions(tmp_path))
         await run(s, ("edit", args))
     assert responses(events) == [("error", "policy_violation"), ("error", "unhandled_exception")]  # as Gemini CLI
 

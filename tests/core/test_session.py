@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agent_lsp import events as ev
 from agent_lsp.core.history import is_function_response_turn
-from agent_lsp.core.session import SessionOptions
+from agent_lsp.core.session_state import SessionOptions
 from agent_lsp.model.base import Content, GenerateRequest, ModelChunk, ModelClient
 
 from .conftest import RecordingConfirmer, TestTool, call_chunks, collect, kinds, make_session, text_chunks
@@ -425,7 +425,7 @@ async def test_a_stream_cut_for_a_loop_is_closed_before_the_prompt_ends(tmp_path
     phrase = "I will now check the configuration file again to be sure. "
     session, model = make_session([text_chunks(*[phrase] * 30), text_chunks("fine")], tmp_path=tmp_path)
     log: list[str] = []
-    session.client = _ClosingWatched(model, log)
+    session.switch_model(session.model, _ClosingWatched(model, log))
     session.sinks.append(lambda event: log.append(event.kind))
     await collect(session, "go")
     # Closed by the prompt loop, not later by the garbage collector's tasks (which also raced each other).
@@ -484,8 +484,7 @@ async def test_forced_compress_command_and_stats(tmp_path: Path) -> None:
             },
         },
     ]
-    session, model = make_session(lines, tmp_path=tmp_path)
-    session.commands = Commands(CommandContext())
+    session, model = make_session(lines, tmp_path=tmp_path, commands=Commands(CommandContext()))
     await collect(session, "first " + "q" * 400)
     await collect(session, "second " + "q" * 400)
     events = await collect(session, "/compress")
@@ -500,7 +499,7 @@ async def test_forced_compress_command_and_stats(tmp_path: Path) -> None:
 
 async def test_context_window_overflow_refuses_before_calling(tmp_path: Path) -> None:
     session, model = make_session([text_chunks("x")], tmp_path=tmp_path)
-    session.last_prompt_tokens = 1_048_000
+    session.state.last_prompt_tokens = 1_048_000
     events = await collect(session, "y" * 10_000)
     assert "context_window_will_overflow" in kinds(events)
     assert model.requests == []
@@ -510,9 +509,10 @@ async def test_context_window_overflow_refuses_before_calling(tmp_path: Path) ->
 async def test_sinks_see_every_event_and_history_hook_runs(tmp_path: Path) -> None:
     seen: list[ev.AgentEvent] = []
     recorded: list[int] = []
-    session, _ = make_session([text_chunks("hi")], tmp_path=tmp_path)
+    session, _ = make_session(
+        [text_chunks("hi")], tmp_path=tmp_path, on_history=lambda contents: recorded.append(len(contents))
+    )
     session.sinks.append(seen.append)
-    session.on_history = lambda contents: recorded.append(len(contents))
     events = await collect(session, "hello")
     assert seen == events and recorded == [2]
 
@@ -526,8 +526,7 @@ async def test_mentions_expand_into_parts(tmp_path: Path) -> None:
     async def read(paths: list[str]) -> tuple[list[Part], list[str]]:
         return [Part(text=f"content of {p}") for p in paths], []
 
-    session, model = make_session([text_chunks("ok")], tmp_path=tmp_path)
-    session.expand_prompt = MentionExpander(read)
+    session, model = make_session([text_chunks("ok")], tmp_path=tmp_path, expand_prompt=MentionExpander(read))
     await collect(session, "explain @a.py")
     sent = [p.text for p in model.requests[0][1].contents[0].parts]
     assert "content of a.py" in "".join(t or "" for t in sent)
@@ -585,8 +584,7 @@ async def test_attachments_are_sent_but_never_scanned_for_mentions(tmp_path: Pat
         asked.append(paths)
         return [Part(text=f"content of {p}") for p in paths], []
 
-    session, model = make_session([text_chunks("ok")], tmp_path=tmp_path)
-    session.expand_prompt = MentionExpander(read)
+    session, model = make_session([text_chunks("ok")], tmp_path=tmp_path, expand_prompt=MentionExpander(read))
     attached = Part(text="--- a.py ---\n@dataclass\nclass A: ...\n")
     await collect_with(session, "explain @b.py", attachments=[attached])
     assert asked == [["b.py"]]

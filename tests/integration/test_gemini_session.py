@@ -10,6 +10,7 @@ import pytest
 
 from agent_lsp import events as ev
 from agent_lsp.core.ports import AutoConfirmer
+from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
 from tests.fakes.fake_gemini import FakeGemini
 
@@ -36,12 +37,12 @@ def runtime_for(fake: FakeGemini, **settings: Any) -> Runtime:
     import os
 
     env = {**os.environ, "GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url}
-    return Runtime(RuntimeOptions(env=env, **settings))
+    fast = RetryPolicy(initial_delay_s=0.05, max_delay_s=0.1)
+    return Runtime(RuntimeOptions(env=env, retry=fast, **settings))
 
 
 async def run(runtime: Runtime, project: Path, prompt: str) -> tuple[list[ev.AgentEvent], Any]:
     handle = await runtime.create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False))
-    handle.session.options.retry = type(handle.session.options.retry)(initial_delay_s=0.05, max_delay_s=0.1)
     events = [e async for e in handle.session.send(prompt)]
     await handle.aclose()
     return events, handle

@@ -44,10 +44,10 @@ def openai_env(fake: FakeOpenAI, **extra: str) -> dict[str, str]:
 
 
 async def open_session(env: dict[str, str], project: Path, **setup: Any) -> Any:
-    handle = await Runtime(RuntimeOptions(env=env)).create_session(
+    fast = RetryPolicy(initial_delay_s=0.01, max_delay_s=0.02)
+    handle = await Runtime(RuntimeOptions(env=env, retry=fast)).create_session(
         SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False, **setup)
     )
-    handle.session.options.retry = RetryPolicy(initial_delay_s=0.01, max_delay_s=0.02)
     return handle
 
 

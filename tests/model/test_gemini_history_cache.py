@@ -78,7 +78,7 @@ async def test_a_compressed_history_reaches_the_server_exactly(
         text_stream("third"),
     )
     session, _ = make_session([], tmp_path=tmp_path)
-    session.client = client
+    session.switch_model(session.model, client)
     await collect(session, "one " + big)
     await collect(session, "two " + big)
     events = await collect(session, "three")
@@ -95,7 +95,7 @@ async def test_a_prompt_the_model_never_answered_is_not_sent_again(
 ) -> None:
     fake.push(text_stream("first"), {"status": 400, "message": "bad request"}, text_stream("third"))
     session, _ = make_session([], tmp_path=tmp_path)
-    session.client = client
+    session.switch_model(session.model, client)
     await collect(session, "one")
     events = await collect(session, "two")
     assert any(isinstance(e, ev.Error) for e in events)

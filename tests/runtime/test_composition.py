@@ -44,10 +44,10 @@ def text(events: list[ev.AgentEvent]) -> str:
 async def test_the_session_is_given_the_handles_parts(tmp_path: Path, project: Path) -> None:
     handle = await runtime(tmp_path).create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False))
     try:
-        assert handle.commands is not None and handle.session.commands is handle.commands
+        assert handle.commands is not None and handle.session.deps.commands is handle.commands
         assert handle.external is not None and handle.mcp is None
-        assert handle.session.before_model is None  # nothing to wait for without MCP servers
-        assert handle.session.roots == list(handle.workspace.roots)
+        assert handle.session.deps.before_model is None  # nothing to wait for without MCP servers
+        assert handle.session.deps.roots == tuple(handle.workspace.roots)
         assert [spec.name for spec in handle.command_specs()][:2] == ["help", "compress"]
     finally:
         await handle.aclose()
@@ -57,13 +57,13 @@ async def test_memory_commands_share_one_holder_with_the_system_prompt(tmp_path:
     (project / "GEMINI.md").write_text("The build uses make.\n")
     handle = await runtime(tmp_path).create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False))
     try:
-        assert "The build uses make." in handle.session.system_prompt()
+        assert "The build uses make." in handle.session.deps.system_prompt()
         (project / "GEMINI.md").write_text("The build uses ninja.\n")
         assert "Reloaded memory from 1 file(s)" in text(await say(handle.session, "/memory reload"))
-        assert "ninja" in handle.session.system_prompt() and "make." not in handle.session.system_prompt()
+        assert "ninja" in handle.session.deps.system_prompt() and "make." not in handle.session.deps.system_prompt()
         added = text(await say(handle.session, "/memory add the tests run with pytest"))
         assert added  # the tool says where it saved the fact
-        assert "the tests run with pytest" in handle.session.system_prompt()  # reloaded after saving
+        assert "the tests run with pytest" in handle.session.deps.system_prompt()  # reloaded after saving
         shown = text(await say(handle.session, "/memory show"))
         assert str(project / "GEMINI.md") in shown
     finally:

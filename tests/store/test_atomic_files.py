@@ -104,6 +104,26 @@ def test_temp_files_of_killed_writers_are_removed_by_the_next_write(tmp_path: Pa
     assert not other_orphan.exists() and live.exists() and user_file.exists()
 
 
+def test_a_workspace_write_removes_every_killed_writers_temp_file_in_its_folder(tmp_path: Path) -> None:
+    """Kill -9 caught a write of c.txt, then the next run was killed writing a.txt: the a.txt write must not leave
+    c.txt's temp file behind, or strays pile up in the user's folder (seen: 2 after back-to-back kills)."""
+    import asyncio
+    import subprocess
+    import sys
+
+    from agent_lsp.workspace.filesystem import LocalFileSystem
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stray = tmp_path / f".c.txt.abcd1234.{dead.pid}.tmp"
+    stray.write_bytes(b"partial")
+    user_file = tmp_path / ".c.txt.backup.tmp"  # not one of ours
+    user_file.write_bytes(b"mine")
+    asyncio.run(LocalFileSystem().write_text(tmp_path / "a.txt", "new\n", expected=None))
+    assert (tmp_path / "a.txt").read_bytes() == b"new\n"
+    assert not stray.exists() and user_file.read_bytes() == b"mine"
+
+
 CHECKPOINT_WRITER = r"""
 import sys
 from datetime import UTC, datetime

@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 from agent_lsp import events as ev
+from agent_lsp.core.approval import Approval
+from agent_lsp.core.call_results import AnswerOptions
 from agent_lsp.core.ports import ConfirmationResult
-from agent_lsp.core.scheduler import CallOutcome, Scheduler
+from agent_lsp.core.scheduler import Scheduler
+from agent_lsp.core.tool_calls import CallOutcome
 from agent_lsp.policy.rules import USER_TIER, PolicyRule
 from agent_lsp.shellparse import MAX_COMMAND_BYTES
 from agent_lsp.tools.base import ToolCallRequestInfo
@@ -154,7 +157,10 @@ async def run_row(r: Row, mode: str, root: Path, tmp: Path) -> tuple[str, Record
     ctx = ToolContext(Workspace([root]), LocalFileSystem(), tmp / "tmp", shell_inactivity_timeout_s=30.0)
     policy = Policy(mode=mode, rules=ALLOWED, exclude=[f"run_shell_command({e})" for e in r.exclude])  # type: ignore[arg-type]
     user = Recorder()
-    scheduler = Scheduler(ToolRegistry([ShellTool(ctx)]), policy, user, lambda _e: None, temp_dir=tmp)
+    emit = lambda _e: None  # noqa: E731
+    scheduler = Scheduler(
+        ToolRegistry([ShellTool(ctx)]), policy, Approval(policy, user, emit), emit, answers=AnswerOptions(tmp)
+    )
     outcomes: dict[str, CallOutcome] = {}
     await scheduler.run([ToolCallRequestInfo("c1", "run_shell_command", {"command": r.command})], outcomes)
     outcome = outcomes["c1"]

@@ -7,7 +7,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_str
-from agent_lsp.adapters.acp.live import LiveSession, SessionTable
+from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 from agent_lsp.adapters.acp.session_config import (
     MODE_OPTION,
     MODEL_OPTION,
@@ -27,7 +27,7 @@ class SessionConfiguration:
 
     # ---- what a session offers ----
 
-    def offer(self, live: LiveSession) -> dict[str, Any]:
+    def offer(self, live: AcpSession) -> dict[str, Any]:
         """The ``modes``/``configOptions`` of a session/new, load or resume answer, from the opening's preview
         (a new session's tools and memory may still be loading). The model picker starts with the current model
         and fills in once the endpoint has listed its models, so opening a session never waits on the network."""
@@ -36,29 +36,28 @@ class SessionConfiguration:
             live.models = [(preview.model, preview.model)]
         return _state(preview.mode, preview.model, live.models)
 
-    def opened(self, live: LiveSession, handle: SessionHandle) -> None:
+    def opened(self, live: AcpSession, handle: SessionHandle) -> None:
         """The session is built and its answer is out: its commands, then a model list from the endpoint."""
         self.announce_commands(live, handle)
         if handle.lists_models:
             handle.background.append(asyncio.get_running_loop().create_task(self._refresh_models(live, handle)))
 
-    def state(self, live: LiveSession, handle: SessionHandle) -> dict[str, Any]:
+    def state(self, live: AcpSession, handle: SessionHandle) -> dict[str, Any]:
         session = handle.session
         return _state(session.policy.mode, session.model, live.models)
 
-    def announce_commands(self, live: LiveSession, handle: SessionHandle) -> None:
+    def announce_commands(self, live: AcpSession, handle: SessionHandle) -> None:
         commands = available_commands(handle.command_specs())
         live.channel.send_update({"sessionUpdate": "available_commands_update", "availableCommands": commands})
 
-    async def _refresh_models(self, live: LiveSession, handle: SessionHandle) -> None:
-        models = await handle.model_choices()
+    async def _refresh_models(self, live: AcpSession, handle: SessionHandle) -> None:
+        changed = await live.refresh_models(handle)
         # The model list may have told the context window (vLLM, OpenRouter do).
         live.channel.set_context_size(handle.session.context_window)
-        if models != live.models and not live.channel.closed:
-            live.models = models
+        if changed and not live.channel.closed:
             self._send_config(live, handle)
 
-    def _send_config(self, live: LiveSession, handle: SessionHandle) -> None:
+    def _send_config(self, live: AcpSession, handle: SessionHandle) -> None:
         options = self.state(live, handle)["configOptions"]
         live.channel.send_update({"sessionUpdate": "config_option_update", "configOptions": options})
 
@@ -85,13 +84,13 @@ class SessionConfiguration:
             except ValueError as exc:
                 raise RpcError.invalid_params("value", str(exc)) from exc
             live.channel.set_context_size(handle.session.context_window)
-            live.models = await handle.model_choices()
+            await live.refresh_models(handle)
             self._send_config(live, handle)
         else:
             self._apply_mode(live, handle, value, "value")
         return {"configOptions": self.state(live, handle)["configOptions"]}
 
-    def _apply_mode(self, live: LiveSession, handle: SessionHandle, value: str, where: str) -> None:
+    def _apply_mode(self, live: AcpSession, handle: SessionHandle, value: str, where: str) -> None:
         try:
             mode = parse_mode(value, where)
         except ValueError as exc:
@@ -104,7 +103,7 @@ class SessionConfiguration:
         self._send_config(live, handle)
 
 
-async def opened(live: LiveSession) -> SessionHandle:
+async def opened(live: AcpSession) -> SessionHandle:
     """The session once built; -32603 saying why when building it failed (a bug or a broken disk, not a
     setting: settings problems are notices)."""
     try:

@@ -12,7 +12,7 @@ from agent_lsp.adapters.acp.access import Access, meta
 from agent_lsp.adapters.acp.channel import SessionChannel
 from agent_lsp.adapters.acp.configuration import SessionConfiguration
 from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError, optional_str, require_str
-from agent_lsp.adapters.acp.live import LiveSession, SessionTable
+from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 
 if TYPE_CHECKING:
     from agent_lsp.runtime import SessionOpening, SessionSetup
@@ -124,15 +124,15 @@ class SessionLifecycle:
 
         return session_setup(params, channel, self.access.client, self.sessions, mcp_required=mcp_required)
 
-    def _open(self, channel: SessionChannel, opening: SessionOpening, setup: SessionSetup) -> LiveSession:
+    def _open(self, channel: SessionChannel, opening: SessionOpening, setup: SessionSetup) -> AcpSession:
         from agent_lsp.workspace.filesystem import LocalFileSystem
 
         channel.set_context_size(opening.preview.context_window)
-        live = LiveSession(channel, opening, setup.fs or LocalFileSystem())
+        live = AcpSession(opening=opening, channel=channel, fs=setup.fs or LocalFileSystem())
         self.sessions.add(live)
         return live
 
-    def _answer(self, live: LiveSession, ctx: RequestContext) -> dict[str, Any]:
+    def _answer(self, live: AcpSession, ctx: RequestContext) -> dict[str, Any]:
         """The modes/configOptions answer; the command list and held notices follow once the session is built."""
 
         def after() -> None:
@@ -143,7 +143,7 @@ class SessionLifecycle:
         ctx.after_response.append(after)
         return self.configuration.offer(live)
 
-    async def _opened(self, live: LiveSession) -> None:
+    async def _opened(self, live: AcpSession) -> None:
         try:
             handle = await live.handle()
         except Exception as exc:
@@ -156,7 +156,7 @@ class SessionLifecycle:
         self.configuration.opened(live, handle)
         live.channel.open(start_up=handle.notices)
 
-    async def _shut(self, live: LiveSession) -> None:
+    async def _shut(self, live: AcpSession) -> None:
         live.cancel()
         live.channel.close()
         self.sessions.remove(live)

@@ -8,7 +8,8 @@ from typing import Any
 from agent_lsp import events as ev
 from agent_lsp.adapters.acp.configuration import SessionConfiguration, opened
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_list, require_str
-from agent_lsp.adapters.acp.live import LiveSession, SessionTable
+from agent_lsp.adapters.acp.live import AcpSession, SessionTable
+from agent_lsp.adapters.live import BUSY
 
 
 class PromptRuns:
@@ -17,11 +18,10 @@ class PromptRuns:
         self.configuration = configuration
 
     def prompt(self, params: dict[str, Any], ctx: RequestContext) -> Awaitable[Any]:
-        """Counted as the request arrives (not when its task first runs), so a second prompt sent right behind
-        the first is refused, and a cancel that arrives before the turn began still stops it."""
+        """The session is claimed as the request arrives (not when its task first runs), so a second prompt sent
+        right behind the first is refused, and a cancel that arrives before the turn began still stops it."""
         live = self.sessions.require(require_str(params, "sessionId"))
-        live.prompting += 1
-        return self._run(live, params, ctx)
+        return self._run(live, live.claim(), params, ctx)
 
     def cancel(self, params: Any) -> None:
         """The ``session/cancel`` notification (an unknown session is nothing to cancel)."""
@@ -30,16 +30,14 @@ class PromptRuns:
         if live is not None:
             live.cancel()
 
-    async def _run(self, live: LiveSession, params: dict[str, Any], ctx: RequestContext) -> Any:
+    async def _run(self, live: AcpSession, claimed: bool, params: dict[str, Any], ctx: RequestContext) -> Any:
         from agent_lsp.adapters.acp.prompt import prompt_from_blocks
 
+        if not claimed:
+            raise RpcError.of("busy", BUSY)
         try:
-            if live.prompting > 1:
-                raise RpcError.of("busy", "A prompt is already running in this session; cancel it first")
             ctx.on_cancel = live.cancel
             handle = await opened(live)  # a prompt sent right behind session/new waits for the session's tools
-            if handle.session.running:
-                raise RpcError.of("busy", "A prompt is already running in this session; cancel it first")
             prompt, attachments = await prompt_from_blocks(require_list(params, "prompt"), live.fs.read_text)
             if live.cancel_pending:
                 return {"stopReason": "cancelled"}
@@ -56,11 +54,9 @@ class PromptRuns:
                 live.channel.send_event(event)
                 await live.channel.conn.drain()
             if stop == "error":
-                message = error.message if error is not None else "The turn failed."
-                auth = error is not None and error.status in (401, 403)
-                raise RpcError.of("auth_required" if auth else "internal", message)
+                if error is None:
+                    raise RpcError.of("internal", "The turn failed.")
+                raise RpcError.of(error.meaning, error.message)
             return {"stopReason": stop}
         finally:
-            live.prompting -= 1
-            if not live.prompting:
-                live.cancel_pending = False
+            live.release()

@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_lsp import events as ev
+from agent_lsp.adapters.live import BUSY
 from agent_lsp.adapters.lsp import client as caps
 from agent_lsp.adapters.lsp import progress
 from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
 from agent_lsp.adapters.lsp.context import prompt_input
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError
-from agent_lsp.adapters.lsp.sessions import LiveSession, Sessions
+from agent_lsp.adapters.lsp.sessions import LspSession, Sessions
 from agent_lsp.adapters.updates import to_updates
 
 log = logging.getLogger(__name__)
@@ -40,19 +41,17 @@ class Prompts:
         token = params.get("workDoneToken")
         if token is not None and (not isinstance(token, int | str) or isinstance(token, bool)):
             raise RequestError("invalid_params", "workDoneToken must be an integer or a string")
-        running = live.ready is not None and live.ready.session.running
-        if running or live.busy:
+        if not live.claim():  # before the first await: no second prompt slips in
             # The same answer (code and words) as ACP's session/prompt: the first prompt keeps running untouched.
-            raise RequestError("busy", "A prompt is already running in this session; cancel it first")
-        live.busy, live.cancel_pending = True, False  # claimed before the first await: no second prompt slips in
+            raise RequestError("busy", BUSY)
         live.request_id = request_id
         try:
             return await self._run(live, prompt, token, summary)
         finally:
-            live.busy = live.cancel_pending = False
+            live.release()
             live.request_id = live.token = None
 
-    async def _run(self, live: LiveSession, prompt: Any, token: Any, summary: str) -> dict[str, Any]:
+    async def _run(self, live: LspSession, prompt: Any, token: Any, summary: str) -> dict[str, Any]:
         handle = await live.handle()  # a prompt sent right behind agent/newSession waits for its tools
         session = handle.session
         self.sessions.current = session.id
@@ -107,7 +106,7 @@ class Prompts:
             return None
         return token
 
-    def _deliver(self, live: LiveSession, event: ev.AgentEvent) -> None:
+    def _deliver(self, live: LspSession, event: ev.AgentEvent) -> None:
         updates, live.state = to_updates(event, live.state)
         if isinstance(event, ev.Content) and len(updates) == 1:
             # The model's streamed text: consecutive chunks within a frame go out as one message.
@@ -124,25 +123,17 @@ class Prompts:
         sid = params.get("sessionId")
         live = self.sessions.open.get(sid) if isinstance(sid, str) else None
         if live is not None:
-            _cancel(live)
+            live.cancel()
 
     def cancel_request(self, request_id: Any) -> bool:
         """``$/cancelRequest`` for a running prompt: end the turn (it answers stopReason "cancelled")."""
         for live in self.sessions.open.values():
             if live.request_id is not None and live.request_id == request_id:
-                _cancel(live)
+                live.cancel()
                 return True
         return False
 
     def cancel_progress(self, token: Any) -> None:
         for live in self.sessions.open.values():
             if live.token is not None and live.token == token:
-                _cancel(live)
-
-
-def _cancel(live: LiveSession) -> None:
-    handle = live.ready
-    if handle is not None and handle.session.running:
-        handle.session.cancel()
-    elif live.busy:
-        live.cancel_pending = True
+                live.cancel()

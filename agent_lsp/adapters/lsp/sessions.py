@@ -2,7 +2,7 @@
 
 Each session's id is made before the session, so its Confirmer and notice sink are given at construction.
 ``agent/newSession`` is answered from the runtime's preview (mode, model, provider); the session's tools, memory
-and custom commands are built behind the answer, and what needs them awaits ``LiveSession.handle()``.
+and custom commands are built behind the answer, and what needs them awaits ``LspSession.handle()``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.choices import config_options
+from agent_lsp.adapters.live import LiveSession
 from agent_lsp.adapters.lsp.client import LspClient
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.configuration import Configuration
@@ -30,24 +31,14 @@ if TYPE_CHECKING:
     from agent_lsp.runtime import SessionHandle, SessionOpening, SessionSetup
 
 
-@dataclass
-class LiveSession:
-    opening: SessionOpening
+@dataclass(kw_only=True)
+class LspSession(LiveSession):
+    """An open session over LSP: the shared live session (opening, model picker, prompt gate) plus what its
+    updates are drawn from and the running prompt's request id and progress token (what cancels it)."""
+
     state: UpdateState = field(default_factory=UpdateState)
     request_id: Any = None
     token: Any = None
-    models: list[tuple[str, str]] | None = None  # the model picker: what the endpoints offer
-    busy: bool = False  # a prompt holds this session (from its arrival, not only once the turn runs)
-    cancel_pending: bool = False  # cancelled before its turn started
-
-    @property
-    def id(self) -> str:
-        return self.opening.preview.session_id
-
-    @property
-    def ready(self) -> SessionHandle | None:
-        """The session if it is built (None while its tools and memory load, or if building it failed)."""
-        return self.opening.ready
 
     async def handle(self) -> SessionHandle:
         """The built session; -32603 saying why when it could not be built (a broken disk, not a setting)."""
@@ -64,12 +55,12 @@ class Sessions:
         self.client = client
         self.config = config
         self.fs = fs
-        self.open: dict[str, LiveSession] = {}
+        self.open: dict[str, LspSession] = {}
         self.current: str | None = None
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()  # held until done: the loop keeps only weak references
 
-    def live(self, params: Mapping[str, Any]) -> LiveSession:
+    def live(self, params: Mapping[str, Any]) -> LspSession:
         sid = session_id(params)
         live = self.open.get(sid)
         if live is None:
@@ -152,13 +143,13 @@ class Sessions:
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
         )
 
-    def _open(self, opening: SessionOpening) -> LiveSession:
-        live = LiveSession(opening)
+    def _open(self, opening: SessionOpening) -> LspSession:
+        live = LspSession(opening=opening)
         self.open[live.id] = live
         self.current = live.id
         return live
 
-    def _answer(self, live: LiveSession) -> dict[str, Any]:
+    def _answer(self, live: LspSession) -> dict[str, Any]:
         """What the session offers now: its mode, Gemini's usual models or an endpoint's current one, and the
         built-in commands. Behind the answer: the start-up notices, the custom commands once the session is
         built (``available_commands_update``), and an endpoint's own models (``config_option_update``, as over
@@ -177,7 +168,7 @@ class Sessions:
         after_answer(opened)
         return self.describe(live)
 
-    async def _opened(self, live: LiveSession, *, announce_commands: bool) -> None:
+    async def _opened(self, live: LspSession, *, announce_commands: bool) -> None:
         try:
             handle = await live.handle()
         except RequestError as exc:
@@ -195,17 +186,15 @@ class Sessions:
         if handle.lists_models:
             handle.background.append(asyncio.get_running_loop().create_task(self._refresh_models(live, handle)))
 
-    async def _refresh_models(self, live: LiveSession, handle: SessionHandle) -> None:
-        models = await handle.model_choices()
-        if models == live.models or live.id not in self.open:
+    async def _refresh_models(self, live: LspSession, handle: SessionHandle) -> None:
+        if not await live.refresh_models(handle) or live.id not in self.open:
             return
-        live.models = models
         session = handle.session
-        options = config_options(session.model, session.policy.mode, models)
+        options = config_options(session.model, session.policy.mode, live.models)
         update = {"sessionUpdate": "config_option_update", "configOptions": options}
         self.client.notify("agent/update", {"sessionId": live.id, "update": update})
 
-    def describe(self, live: LiveSession) -> dict[str, Any]:
+    def describe(self, live: LspSession) -> dict[str, Any]:
         """The session as an answer: the built session's state, else its preview (just opened)."""
         handle = live.ready
         preview = live.opening.preview
@@ -228,7 +217,7 @@ class Sessions:
             "commands": self.commands(live),
         }
 
-    def commands(self, live: LiveSession) -> list[dict[str, Any]]:
+    def commands(self, live: LspSession) -> list[dict[str, Any]]:
         """The session's slash commands, custom ones included; the built-in ones while it is being built."""
         handle = live.ready
         return _command_entries(handle.command_specs()) if handle is not None else _builtin_commands()
@@ -281,7 +270,7 @@ class Sessions:
             handle.set_model(model)
         except ValueError as exc:
             raise RequestError("invalid_params", f"modelId: {exc}") from exc
-        live.models = await handle.model_choices()
+        await live.refresh_models(handle)
         return {"models": self.describe(live)["models"]}
 
     def follow_settings(self) -> None:
@@ -334,12 +323,12 @@ class Sessions:
         self.open.clear()
 
 
-async def _when_built(live: LiveSession, change: Callable[[SessionHandle], None]) -> None:
+async def _when_built(live: LspSession, change: Callable[[SessionHandle], None]) -> None:
     with contextlib.suppress(RequestError):  # never built: nothing to change (its opening said why)
         change(await live.handle())
 
 
-async def _close(live: LiveSession) -> None:
+async def _close(live: LspSession) -> None:
     """Close a session, once it is whole if it is still being built."""
     try:
         handle = await live.handle()
