@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agent_lsp import events as ev
 from agent_lsp.core.custom_commands import CommandAborted, CustomCommandDef, PathReader, expand_custom_command
+from agent_lsp.core.prompt_commands import PromptCommandSource, run_prompt_command
 from agent_lsp.model.base import Part
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "list | enable <name> | disable <name> [--scope user|workspace] | reload",
     ),
 )
+
+_BUILTIN_NAMES = frozenset(c.name for c in COMMANDS)
 
 INIT_PROMPT = (
     "Look through this project (its layout, build files, README, tests and main source files) and write a "
@@ -81,6 +84,7 @@ class CommandContext:
     read_path: PathReader | None = None  # ``@{path}`` in a custom command: parts and warnings
     skills: SkillControl | None = None
     extensions: Callable[[], str] | None = None  # /extensions: the active extensions, described
+    prompts: PromptCommandSource | None = None  # MCP servers' prompts
 
 
 class Commands:
@@ -94,6 +98,10 @@ class Commands:
         custom = self.ctx.custom.current() if self.ctx.custom is not None else {}
         out = [c for c in COMMANDS if c.name not in custom]
         out.extend(CommandSpec(c.name, c.description) for c in sorted(custom.values(), key=lambda c: c.name))
+        if self.ctx.prompts is not None:
+            # A server's prompt never hides a built-in or custom command of the same name.
+            taken = {c.name for c in out}
+            out.extend(p for p in self.ctx.prompts.specs() if p.name not in taken)
         return out
 
     def refresh(self) -> tuple[bool, Sequence[str]]:
@@ -115,6 +123,10 @@ class Commands:
             except CommandAborted as exc:
                 emit(ev.Notice("error", str(exc)))
                 return None
+        if self.ctx.prompts is not None and name not in _BUILTIN_NAMES:
+            handled, prompt = await run_prompt_command(self.ctx.prompts, name, rest, emit)
+            if handled:
+                return prompt
         say: Callable[[str], None] = lambda message: emit(ev.Content(message))  # noqa: E731
         if name == "help":
             say("\n".join(f"- `/{c.name}`{' ' + c.hint if c.hint else ''}: {c.description}" for c in self.specs()))

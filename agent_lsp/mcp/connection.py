@@ -36,6 +36,8 @@ class ConnectionOwner(Protocol):
 
     def report_failure(self, srv: ServerConnection, reason: str) -> None: ...
 
+    def catalog_changed(self, srv: ServerConnection) -> None: ...
+
 
 class ServerConnection:
     """The state of one configured server, and the task (:meth:`run`) that keeps its session alive."""
@@ -52,6 +54,11 @@ class ServerConnection:
         self.closing = False
         self.eof = False
         self.relist = False
+        self.relist_catalog = False
+        # What the server offers besides tools (the SDK's Prompt, Resource, ResourceTemplate), as last listed.
+        self.prompts: list[Any] = []
+        self.resources: list[Any] = []
+        self.templates: list[Any] = []
         self.tools: list[str] = []
         self.log_path: Path | None = None  # where a stdio server's stderr goes
         self.log_start = 0
@@ -95,6 +102,9 @@ class ServerConnection:
         finally:
             self.session = None
             self._owner.unregister_tools(self)
+            if self.prompts or self.resources or self.templates:
+                self.prompts, self.resources, self.templates = [], [], []
+                self._owner.catalog_changed(self)
             if self.state in ("connecting", "connected"):
                 self.state = "disconnected"
             self.ready.set()
@@ -108,6 +118,9 @@ class ServerConnection:
                 logger.debug("MCP server %r transport error: %s", self.spec.name, message)
             elif type(message).__name__ == "ToolListChangedNotification":
                 self.relist = True
+                self.wake.set()
+            elif type(message).__name__ in ("PromptListChangedNotification", "ResourceListChangedNotification"):
+                self.relist_catalog = True
                 self.wake.set()
 
         def on_eof() -> None:
@@ -130,11 +143,13 @@ class ServerConnection:
             try:
                 with anyio.fail_after(max(deadline - anyio.current_time(), 0.0)):
                     await session.initialize()
-                    listed = await _list_tools(session)
+                    listed = await _list_all(session.list_tools, "tools") if _offers(session, "tools") else []
+                    await self._list_catalog(session)
                 self.session = session
                 self._owner.register_tools(self, listed)
                 self.state = "connected"
                 self.ready.set()
+                self._owner.catalog_changed(self)
                 logger.info("MCP server %r connected with %d tool(s)", self.spec.name, len(self.tools))
                 await self._serve(session)
             except Exception as exc:
@@ -153,15 +168,30 @@ class ServerConnection:
         while not self.closing:
             if self.eof:
                 raise ConnectionError("the server closed the connection")
+            if self.relist_catalog:
+                self.relist_catalog = False
+                with anyio.fail_after(self.connect_timeout_s):
+                    await self._list_catalog(session)
+                self._owner.catalog_changed(self)
+                continue
             if self.relist:
                 self.relist = False
                 with anyio.fail_after(self.connect_timeout_s):
-                    listed = await _list_tools(session)
+                    listed = await _list_all(session.list_tools, "tools")
                 self._owner.unregister_tools(self)
                 self._owner.register_tools(self, listed)
                 continue
             await self.wake.wait()
             self.wake.clear()
+
+    async def _list_catalog(self, session: Any) -> None:
+        """The server's prompts, resources and resource templates, each listed only if the server offers it."""
+        self.prompts = await _list_all(session.list_prompts, "prompts") if _offers(session, "prompts") else []
+        if _offers(session, "resources"):
+            self.resources = await _list_all(session.list_resources, "resources")
+            self.templates = await _list_all(session.list_resource_templates, "resource_templates")
+        else:
+            self.resources, self.templates = [], []
 
     def _open_log(self) -> TextIO:
         self.log_path = server_log_path(self.spec, self._log_dir)
@@ -174,20 +204,26 @@ class ServerConnection:
         return last_log_line(self.log_path, self.log_start) if self.log_path is not None else None
 
 
-async def _list_tools(session: Any) -> list[Any]:
-    """Every tool the server offers, following pagination (bounded, in case a server never stops paging)."""
+def _offers(session: Any, what: str) -> bool:
+    """Whether the server declared ``what`` (tools, prompts, resources); one that declared nothing is tried."""
+    caps = session.server_capabilities
+    return caps is None or getattr(caps, what, None) is not None
+
+
+async def _list_all(method: Any, field: str) -> list[Any]:
+    """Every item of a paginated list method (bounded, in case a server never stops paging)."""
     from mcp_types import PaginatedRequestParams
 
-    tools: list[Any] = []
+    items: list[Any] = []
     cursor: str | None = None
     for _page in range(100):
         params = PaginatedRequestParams(cursor=cursor) if cursor else None
-        result = await session.list_tools(params=params)
-        tools.extend(result.tools)
+        result = await method(params=params)
+        items.extend(getattr(result, field))
         cursor = result.next_cursor
         if not cursor:
             break
-    return tools
+    return items
 
 
 def failure_reason(exc: BaseException, connect_timeout_s: float | None = None) -> str:

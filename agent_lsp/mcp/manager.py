@@ -40,9 +40,11 @@ class McpManager:
         connect_timeout_s: float = 60.0,
         close_timeout_s: float = 10.0,
         log_dir: Path | None = None,
+        on_catalog_changed: Callable[[], None] | None = None,
     ) -> None:
         self._registry = registry
         self._on_notice = on_notice
+        self._on_catalog_changed = on_catalog_changed
         self._connect_timeout_s = connect_timeout_s
         self._close_timeout_s = close_timeout_s
         self._servers: dict[str, ServerConnection] = {}
@@ -118,6 +120,52 @@ class McpManager:
                 if not srv.state.startswith("failed"):
                     srv.state = "disconnected"
 
+    # -- prompts and resources ------------------------------------------------------------------------------
+
+    def prompts(self) -> list[tuple[str, Any]]:
+        """(server, the SDK's Prompt) for every prompt of every connected server, in configuration order."""
+        return [(name, p) for name, srv in self._servers.items() if srv.state == "connected" for p in srv.prompts]
+
+    def resources(self) -> list[tuple[str, Any]]:
+        """(server, the SDK's Resource) for every listed resource of every connected server."""
+        return [(name, r) for name, srv in self._servers.items() if srv.state == "connected" for r in srv.resources]
+
+    def connecting(self) -> bool:
+        """Whether some server has not yet connected or failed."""
+        return any(srv.state == "connecting" for srv in self._servers.values())
+
+    async def get_prompt(self, server: str, name: str, args: dict[str, str]) -> Any:
+        """The server's GetPromptResult for prompt ``name``; ToolError (a message for the user) otherwise."""
+        session = self._live_session(server)
+        from mcp import MCPError
+
+        try:
+            return await session.get_prompt(name, args)
+        except MCPError as exc:
+            raise ToolError(f"MCP server '{server}' refused prompt '{name}': {exc.message}", "mcp_error") from None
+        except Exception as exc:
+            raise ToolError(f"MCP prompt '{name}' of '{server}' failed: {failure_reason(exc)}", "mcp_error") from exc
+
+    async def read_resource(self, server: str, uri: str) -> Any:
+        """The server's ReadResourceResult for ``uri``; ToolError (a message for the user) otherwise."""
+        session = self._live_session(server)
+        from mcp import MCPError
+
+        try:
+            return await session.read_resource(uri)
+        except MCPError as exc:
+            raise ToolError(f"MCP server '{server}' could not read {uri}: {exc.message}", "mcp_error") from None
+        except Exception as exc:
+            raise ToolError(f"reading {uri} from '{server}' failed: {failure_reason(exc)}", "mcp_error") from exc
+
+    def _live_session(self, server: str) -> Any:
+        srv = self._servers.get(server)
+        if srv is None:
+            raise ToolError(f"MCP server '{server}' is not configured", "mcp_server_unavailable")
+        if srv.session is None or srv.state != "connected":
+            raise ToolError(f"MCP server '{server}' is not connected ({srv.state})", "mcp_server_unavailable")
+        return srv.session
+
     # -- calls (McpCaller) ---------------------------------------------------------------------------------
 
     async def call_tool(
@@ -168,6 +216,13 @@ class McpManager:
         if srv.tools:
             self._registry.unregister_server(srv.spec.name)
             srv.tools.clear()
+
+    def catalog_changed(self, srv: ServerConnection) -> None:
+        if self._on_catalog_changed is not None:
+            try:
+                self._on_catalog_changed()
+            except Exception:
+                logger.exception("the MCP catalog callback raised")
 
     def report_failure(self, srv: ServerConnection, reason: str) -> None:
         was_connected = srv.state == "connected"

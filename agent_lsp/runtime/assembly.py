@@ -22,6 +22,7 @@ from agent_lsp.workspace.filesystem import LocalFileSystem
 if TYPE_CHECKING:
     from agent_lsp.config.settings import Settings
     from agent_lsp.extensions.manifest import Manifest
+    from agent_lsp.mcp.prompt_commands import McpPromptCommands
     from agent_lsp.runtime.opening import FirstStep
     from agent_lsp.runtime.options import RuntimeOptions, SessionSetup
 
@@ -74,6 +75,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
     recording = build_recording(
         session_id, record=setup.record, primary=workspace.primary, cwd=cwd, telemetry=s.telemetry
     )
+    external = _external(setup, opts, trusted, s, extensions, tools, notices)
     hooks = build_hooks(
         s.hooks,
         s.hooks_config,
@@ -84,6 +86,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         notices=notices,
     )
     commands = build_commands(
+        prompts=_mcp_prompts(external) if external.specs else None,
         cwd=cwd,
         trusted=trusted,
         router=router,
@@ -93,7 +96,6 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         extensions=extensions,
         notices=notices,
     )
-    external = _external(setup, opts, trusted, s, extensions, tools, notices)
     session = build_session(
         session_id=session_id,
         model_settings=s.model,
@@ -134,7 +136,14 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         checkpointer=checkpointer,
         temp_dir=temp_dir,
         notice_sink=setup.notice_sink,
+        commands_changed=setup.commands_changed,
     )
+
+
+def _mcp_prompts(external: ExternalTools) -> McpPromptCommands:
+    from agent_lsp.mcp.prompt_commands import McpPromptCommands
+
+    return McpPromptCommands(lambda: external.mcp)
 
 
 def _external(

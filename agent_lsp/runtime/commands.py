@@ -15,6 +15,7 @@ from agent_lsp.runtime.tools import ToolSet
 if TYPE_CHECKING:
     from agent_lsp.config.custom_commands import CommandFiles
     from agent_lsp.config.skills import SkillSet
+    from agent_lsp.core.prompt_commands import PromptCommandSource
     from agent_lsp.core.session_state import CommandSession
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.model.base import Part
@@ -34,6 +35,7 @@ def build_commands(
     checkpointer: ShadowGitCheckpointer | None,
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
+    prompts: PromptCommandSource | None = None,
 ) -> Commands:
     from agent_lsp.tools.read_many_files import read_path_for_command
 
@@ -64,6 +66,7 @@ def build_commands(
             read_path=read_path,
             skills=skills,
             extensions=lambda: describe_extensions(extensions, trusted),
+            prompts=prompts,
         )
     )
 

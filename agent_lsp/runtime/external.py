@@ -77,13 +77,14 @@ class ExternalTools:
     def mcp(self) -> McpManager | None:
         return self._mcp
 
-    def start(self, notify: Notify) -> None:
-        """Begin connecting; failures (now or later) are told through ``notify``. Needs a running event loop."""
+    def start(self, notify: Notify, catalog_changed: Callable[[], None] | None = None) -> None:
+        """Begin connecting; failures (now or later) are told through ``notify``, changed prompts or resources
+        through ``catalog_changed``. Needs a running event loop."""
         self._notify = notify
         if self.specs:
             from agent_lsp.mcp.manager import McpManager
 
-            self._mcp = McpManager(self.registry, self.specs, on_notice=notify)
+            self._mcp = McpManager(self.registry, self.specs, on_notice=notify, on_catalog_changed=catalog_changed)
             self._mcp.start()
         if self.discovery is not None:
             self._discover = asyncio.get_running_loop().create_task(self._discover_tools(*self.discovery))

@@ -51,6 +51,7 @@ class SessionHandle:
     checkpointer: ShadowGitCheckpointer | None = None
     temp_dir: Path | None = None  # removed by aclose
     notice_sink: Callable[[ev.Notice], None] | None = None
+    commands_changed: Callable[[], None] | None = None  # the adapter's: the command list changed by itself
     background: list[asyncio.Task[None]] = field(default_factory=list)  # the adapter's tasks, cancelled on close
 
     @property
@@ -116,7 +117,7 @@ class SessionHandle:
     def start(self) -> None:
         """Start what runs in the background (MCP servers, tool discovery). Needs the running event loop."""
         if self.external is not None:
-            self.external.start(self.notify)
+            self.external.start(self.notify, self.commands_changed)
 
     async def start_hooks(self, source: str) -> None:
         """SessionStart hooks: their messages are shown, their context goes with the first prompt."""
