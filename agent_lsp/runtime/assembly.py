@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agent_lsp.config.settings import Settings
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.mcp.prompt_commands import McpPromptCommands
+    from agent_lsp.mcp.resource_mentions import McpResourceMentions
     from agent_lsp.runtime.opening import FirstStep
     from agent_lsp.runtime.options import RuntimeOptions, SessionSetup
 
@@ -118,6 +119,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         recording=recording,
         commands=commands,
         before_model=external.wait_for_servers if external.specs else None,
+        resources=_mcp_resources(external) if external.specs else None,
     )
     return SessionHandle(
         session=session,
@@ -144,6 +146,12 @@ def _mcp_prompts(external: ExternalTools) -> McpPromptCommands:
     from agent_lsp.mcp.prompt_commands import McpPromptCommands
 
     return McpPromptCommands(lambda: external.mcp)
+
+
+def _mcp_resources(external: ExternalTools) -> McpResourceMentions:
+    from agent_lsp.mcp.resource_mentions import McpResourceMentions
+
+    return McpResourceMentions(lambda: external.mcp, [spec.name for spec in external.specs])
 
 
 def _external(

@@ -99,3 +99,27 @@ async def test_acp_editor_menu_lists_the_prompts_once_the_server_is_up(tmp_path:
     assert offered["args-prompt"]["input"] == {"hint": '--city="…" [--state="…"]'}
     said = [u for u in editor.updates() if u["sessionUpdate"] == "agent_message_chunk"]
     assert said and said[-1]["content"]["text"] == "Sunny."
+
+
+def test_headless_puts_a_mentioned_resource_into_the_request(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".gemini").mkdir(parents=True)
+    project.mkdir()
+    server = {"command": installed(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]}
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": {"everything": server}}))
+    doc = NODE_BIN.parent / "@modelcontextprotocol" / "server-everything" / "dist" / "docs" / "architecture.md"
+    uri = "demo://resource/static/document/architecture.md"
+    with FakeGemini([_answer("Read it."), _answer("Got it.")]) as fake:
+        listed = _agent(f"Summarise @everything:{uri} please", project, home, fake)
+        # A URI the server did not list (one of its templates) is read too; a failing one is a warning.
+        templated = _agent(
+            "Compare @everything:demo://resource/dynamic/text/7 and @everything:nope://x", project, home, fake
+        )
+        first, second = (r.body["contents"][-1]["parts"] for r in fake.generation_requests())
+    assert listed.returncode == 0, listed.stderr
+    texts = [p.get("text", "") for p in first]
+    assert texts[0] == f"Summarise @everything:{uri} please"
+    assert f"\nContent from @{uri}:\n" in texts
+    assert f"<untrusted_context>\n{doc.read_text()}\n</untrusted_context>" in texts
+    assert any("Resource 7" in p.get("text", "") for p in second), second
+    assert templated.returncode == 0 and "@everything:nope://x" in templated.stderr
