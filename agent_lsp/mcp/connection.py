@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
@@ -37,6 +38,10 @@ class ConnectionOwner(Protocol):
     def report_failure(self, srv: ServerConnection, reason: str) -> None: ...
 
     def catalog_changed(self, srv: ServerConnection) -> None: ...
+
+    def roots(self) -> Sequence[Path] | None:
+        """The session's workspace folders (offered as MCP roots), or None to declare no roots capability."""
+        ...
 
 
 class ServerConnection:
@@ -127,6 +132,12 @@ class ServerConnection:
             self.eof = True
             self.wake.set()
 
+        async def list_roots(context: Any) -> Any:
+            from mcp_types import ListRootsResult, Root
+
+            folders = self._owner.roots() or ()
+            return ListRootsResult(roots=[Root(uri=p.as_uri(), name=p.name or str(p)) for p in folders])  # type: ignore[arg-type]  # pydantic parses the str
+
         # The server's timeout counts from the start of connecting (spawning included), as Gemini CLI's connect
         # timeout does; our own SDK import before it is not the server's time.
         deadline = anyio.current_time() + self.connect_timeout_s
@@ -138,6 +149,8 @@ class ServerConnection:
                     write,
                     message_handler=on_message,
                     client_info=Implementation(name=_CLIENT_NAME, version=_CLIENT_VERSION),
+                    # Declaring roots (with list_changed) as Gemini CLI does: the session's workspace folders.
+                    list_roots_callback=list_roots if self._owner.roots() is not None else None,
                 )
             )
             try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,10 @@ class McpManager:
         close_timeout_s: float = 10.0,
         log_dir: Path | None = None,
         on_catalog_changed: Callable[[], None] | None = None,
+        roots: Callable[[], Sequence[Path]] | None = None,
     ) -> None:
+        self._roots = roots
+        self._background: set[asyncio.Task[None]] = set()
         self._registry = registry
         self._on_notice = on_notice
         self._on_catalog_changed = on_catalog_changed
@@ -216,6 +220,29 @@ class McpManager:
         if srv.tools:
             self._registry.unregister_server(srv.spec.name)
             srv.tools.clear()
+
+    def roots(self) -> Sequence[Path] | None:
+        return self._roots() if self._roots is not None else None
+
+    def roots_changed(self) -> None:
+        """The workspace folders changed: tell every connected server (``notifications/roots/list_changed``)."""
+        for srv in self._servers.values():
+            session = srv.session
+            if session is not None and srv.state == "connected" and self._roots is not None:
+                task = asyncio.get_running_loop().create_task(self._tell_roots_changed(srv.spec.name, session))
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+
+    async def _tell_roots_changed(self, name: str, session: Any) -> None:
+        from mcp.shared.exceptions import MCPDeprecationWarning
+
+        try:
+            with warnings.catch_warnings():
+                # The newest spec revision deprecates roots; servers on the revisions before it still use them.
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await session.send_roots_list_changed()
+        except Exception:
+            logger.debug("MCP server %r was not told its roots changed", name, exc_info=True)
 
     def catalog_changed(self, srv: ServerConnection) -> None:
         if self._on_catalog_changed is not None:

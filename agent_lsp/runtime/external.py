@@ -84,7 +84,14 @@ class ExternalTools:
         if self.specs:
             from agent_lsp.mcp.manager import McpManager
 
-            self._mcp = McpManager(self.registry, self.specs, on_notice=notify, on_catalog_changed=catalog_changed)
+            roots = self.ctx.workspace
+            self._mcp = McpManager(
+                self.registry,
+                self.specs,
+                on_notice=notify,
+                on_catalog_changed=catalog_changed,
+                roots=lambda: roots.roots,
+            )
             self._mcp.start()
         if self.discovery is not None:
             self._discover = asyncio.get_running_loop().create_task(self._discover_tools(*self.discovery))

@@ -103,6 +103,12 @@ class SessionHandle:
             self.notify(ev.Notice("error", problem))
         return changed
 
+    def roots_changed(self) -> None:
+        """The workspace's folders changed (the adapter changed them): MCP servers hear of it."""
+        mcp = self.mcp
+        if mcp is not None:
+            mcp.roots_changed()
+
     def notify(self, notice: ev.Notice) -> None:
         """Deliver a notice now (during a prompt, or through the adapter's sink), else keep it for later."""
         if self.session.running:

@@ -93,3 +93,30 @@ async def test_time_git_and_filesystem_servers(tmp_path: Path) -> None:
         assert {"mcp_time_get_current_time", "mcp_git_git_status", "mcp_files_read_text_file"} <= names
     finally:
         await h.manager.aclose()
+
+
+async def test_roots_are_the_workspace_folders_and_follow_them(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second folder"
+    first.mkdir()
+    second.mkdir()
+    folders = [first]
+    h = Harness([everything_stdio()], tmp_path, roots=lambda: list(folders))
+    h.manager.start()
+    await h.manager.wait_ready()
+    try:
+        # server-everything offers get-roots-list only to a client that declares roots.
+        listed = await h.call("everything", "get-roots-list")
+        assert first.as_uri() in str(listed.llm_content) and "second" not in str(listed.llm_content)
+        folders.append(second)
+        h.manager.roots_changed()  # the server asks again when told the list changed
+
+        async def sees_second() -> bool:
+            return second.as_uri() in str((await h.call("everything", "get-roots-list")).llm_content)
+
+        for _ in range(100):
+            if await sees_second():
+                break
+            await asyncio.sleep(0.05)
+        assert await sees_second()
+    finally:
+        await h.manager.aclose()

@@ -312,6 +312,7 @@ class Sessions:
             for path in added:
                 if path.is_dir():
                     workspace.add_root(path)
+            handle.roots_changed()
 
         self._each(follow)
 
