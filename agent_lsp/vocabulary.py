@@ -31,6 +31,19 @@ MODES: tuple[Mode, ...] = (
     Mode("plan", "Plan", "Read-only: explore and propose a plan; no edits and no commands."),
 )
 APPROVAL_MODES: tuple[ApprovalMode, ...] = tuple(m.id for m in MODES)
+# The one order of the modes from the strictest to the most permissive: an "allow always" answer holds in its mode
+# and every later one; settings that allow tools hold in all but plan; auto_edit and yolo approve without asking.
+BY_PERMISSIVENESS: tuple[ApprovalMode, ...] = ("plan", "default", "auto_edit", "yolo")
+
+
+def at_least_as_permissive(mode: ApprovalMode) -> tuple[ApprovalMode, ...]:
+    """``mode`` and the modes more permissive than it."""
+    return BY_PERMISSIVENESS[BY_PERMISSIVENESS.index(mode) :]
+
+
+def auto_approves(mode: str) -> bool:
+    """Whether ``mode`` runs some changing tools without asking (auto_edit: edits; yolo: everything)."""
+    return mode in BY_PERMISSIVENESS[BY_PERMISSIVENESS.index("auto_edit") :]
 
 
 def parse_mode(value: object, where: str = "approvalMode") -> ApprovalMode:
@@ -42,7 +55,7 @@ def parse_mode(value: object, where: str = "approvalMode") -> ApprovalMode:
 
 def mode_refusal(mode: ApprovalMode, *, trusted: bool) -> str | None:
     """Why ``mode`` cannot be used in this folder, or None: an untrusted folder auto-approves nothing."""
-    if not trusted and mode in ("auto_edit", "yolo"):
+    if not trusted and auto_approves(mode):
         return "this folder is not trusted, so tools cannot be auto-approved; trust it to use " + mode
     return None
 

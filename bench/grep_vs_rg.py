@@ -19,7 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.grep import GrepTool, find_rg
+from agent_lsp.tools.grep import GrepTool
+from agent_lsp.tools.grep_rg import find_rg
 from agent_lsp.workspace.filesystem import LocalFileSystem
 from agent_lsp.workspace.roots import Workspace
 

@@ -3,6 +3,7 @@ each other, nothing below the adapters imports them or the runtime, protocol and
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,114 @@ def test_protocol_and_sdk_libraries_stay_in_their_package() -> None:
             if allowed is not None and not any(home.startswith(p + "/") for p in allowed):
                 found.append(f"{home}:{line}: {name}")
     assert found == []
+
+
+# --- no circles, and the size of the rooms ------------------------------------------------------------------
+
+MAX_MODULE_LINES = 450
+MAX_CLASS_LINES = 250
+MAX_FUNCTION_LINES = 80
+FUNCTIONS_OVER_THE_LIMIT = 3  # wiring and dispatch (assemble, to_updates, ...) may pass it, no more than three
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Our modules and the modules of ours each imports (lazily or for types included); ``from a import b`` counts
+    as importing the module ``a.b`` when there is one, else ``a``."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = {resolve(imported) for _line, imported in imported_modules(path) if imported.startswith("agent_lsp")}
+        graph[name] = {t for t in targets if t is not None and t != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one member (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_no_package_imports_itself_through_others() -> None:
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    graph: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        graph.setdefault(package(module), set()).update(package(t) for t in targets if package(t) != package(module))
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_type_only_circle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_modules_classes_and_functions_stay_small() -> None:
+    big: list[str] = []
+    long_functions: list[str] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        where = path.relative_to(PACKAGE)
+        if len(source.splitlines()) > MAX_MODULE_LINES:
+            big.append(f"{where}: {len(source.splitlines())} lines")
+        for node in ast.walk(ast.parse(source)):
+            if not isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            size = (node.end_lineno or node.lineno) - node.lineno + 1
+            if isinstance(node, ast.ClassDef) and size > MAX_CLASS_LINES:
+                big.append(f"{where}: class {node.name}: {size} lines")
+            elif not isinstance(node, ast.ClassDef) and size > MAX_FUNCTION_LINES:
+                long_functions.append(f"{where}: {node.name}: {size} lines")
+    assert big == []
+    assert len(long_functions) <= FUNCTIONS_OVER_THE_LIMIT, long_functions

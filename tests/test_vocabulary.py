@@ -46,3 +46,12 @@ def test_mcp_choices_offer_the_server() -> None:
 
 def test_every_error_meaning_has_one_code() -> None:
     assert set(typing.get_args(ErrorMeaning)) == set(wire.CODES)
+
+
+def test_the_approval_modes_have_one_order_of_permissiveness() -> None:
+    from agent_lsp.vocabulary import APPROVAL_MODES, BY_PERMISSIVENESS, at_least_as_permissive, auto_approves
+
+    assert sorted(BY_PERMISSIVENESS) == sorted(APPROVAL_MODES)
+    assert at_least_as_permissive("default") == ("default", "auto_edit", "yolo")
+    assert at_least_as_permissive("plan") == BY_PERMISSIVENESS and at_least_as_permissive("yolo") == ("yolo",)
+    assert [m for m in APPROVAL_MODES if auto_approves(m)] == ["auto_edit", "yolo"]

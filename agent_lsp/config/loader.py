@@ -14,32 +14,12 @@ from agent_lsp.config import paths
 
 # The file format, the v1 keys, the raw-dict helpers and per-key validation live in their own modules;
 # their public names stay importable from here, where callers have always found them.
-from agent_lsp.config.jsonc import parse_jsonc, read_json_file, strip_jsonc
-from agent_lsp.config.migrate import V1_KEYS, normalize
+from agent_lsp.config.jsonc import read_json_file
+from agent_lsp.config.migrate import normalize
 from agent_lsp.config.raw import Raw, deep_merge, expand_env, get_path, pop_path
 from agent_lsp.config.settings import Settings
 from agent_lsp.config.validation import validate_layer
 from agent_lsp.errors import ConfigError
-
-__all__ = [
-    "OVERRIDES_LABEL",
-    "V1_KEYS",
-    "LoadedSettings",
-    "agent_settings_path",
-    "deep_merge",
-    "expand_env",
-    "load_settings",
-    "merge_overrides",
-    "normalize",
-    "parse_jsonc",
-    "read_folder_trust_enabled",
-    "read_json_file",
-    "strip_jsonc",
-    "system_defaults_path",
-    "system_settings_path",
-    "user_settings_path",
-    "validate_layer",
-]
 
 log = logging.getLogger(__name__)
 

@@ -8,12 +8,27 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Required
+
+from pydantic import Field
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from 3.12
+
+from agent_lsp.fields import Fields, conforms
 
 MANIFEST = "gemini-extension.json"
 INSTALL_METADATA = ".gemini-extension-install.json"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _VAR = re.compile(r"\$\{([^}]+)\}")
+# The types of the fields agent-lsp reads (checked by agent_lsp.fields).
+_Name = Annotated[str, Field(pattern=_NAME.pattern)]
+_Version = Annotated[str, Field(pattern=r"\S")]
+_Servers = dict[str, dict[str, Any]]
+_FileNames = Annotated[str, Field(min_length=1)] | list[Annotated[str, Field(min_length=1)]]
+
+
+class _SettingEntry(TypedDict, total=False):
+    name: Required[str]
+    envVar: Required[str]
 
 
 class ManifestError(ValueError):
@@ -60,27 +75,29 @@ def read_manifest(folder: Path, *, workspace: Path | None = None) -> Manifest:
     def fail(message: str) -> ManifestError:
         return ManifestError(f"{path}: {message}")
 
-    name, version = data.get("name"), data.get("version")
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise fail("'name' is required: letters, digits, '-', '_' and '.' (e.g. \"my-extension\")")
-    if not isinstance(version, str) or not version.strip():
-        raise fail("'version' is required and must be a string (e.g. \"1.0.0\")")
-    servers = data.get("mcpServers", {})
-    if not isinstance(servers, dict) or not all(isinstance(v, dict) for v in servers.values()):
-        raise fail("'mcpServers' must be an object of server name -> server settings")
-    context = data.get("contextFileName", "GEMINI.md")
-    names = (context,) if isinstance(context, str) else context
-    if not isinstance(names, list | tuple) or not all(isinstance(n, str) and n for n in names):
-        raise fail("'contextFileName' must be a file name or a list of them")
+    fields = Fields(data, str(path), quote_keys=True)
+
+    def checked(value: Any) -> Any:
+        """Stop at the first problem: an extension that is half right is not loaded."""
+        if fields.problems:
+            raise ManifestError(fields.problems[0])
+        return value
+
+    name = checked(
+        fields.require("name", _Name, "is required: letters, digits, '-', '_' and '.' (e.g. \"my-extension\")")
+    )
+    version = checked(fields.require("version", _Version, 'is required and must be a string (e.g. "1.0.0")'))
+    servers = checked(fields.take("mcpServers", _Servers, "must be an object of server name -> server settings"))
+    context = checked(fields.take("contextFileName", _FileNames, "must be a file name or a list of them"))
+    names = (context,) if isinstance(context, str) else tuple(context) if context is not None else ("GEMINI.md",)
     for n in names:
         if not _inside(folder, folder / n):
             raise fail(f"context file {n!r} must be inside the extension's folder")
-    exclude = data.get("excludeTools", [])
-    if not isinstance(exclude, list) or not all(isinstance(t, str) for t in exclude):
-        raise fail("'excludeTools' must be a list of tool names")
+    exclude = checked(fields.take("excludeTools", list[str], "must be a list of tool names")) or []
     settings = []
-    for i, s in enumerate(data.get("settings", []) if isinstance(data.get("settings", []), list) else [None]):
-        if not isinstance(s, dict) or not isinstance(s.get("name"), str) or not isinstance(s.get("envVar"), str):
+    raw_settings = data.get("settings", [])
+    for i, s in enumerate(raw_settings if isinstance(raw_settings, list) else [None]):
+        if not conforms(s, _SettingEntry):
             raise fail(f"settings[{i}] needs a 'name' and an 'envVar'")
         settings.append(Setting(s["name"], s["envVar"], str(s.get("description", "")), s.get("sensitive") is True))
     description = data.get("description", "")
@@ -96,8 +113,8 @@ def read_manifest(folder: Path, *, workspace: Path | None = None) -> Manifest:
         version=version,
         path=folder,
         description=description if isinstance(description, str) else "",
-        mcp_servers=_hydrate(servers, variables),
-        context_file_names=tuple(names),
+        mcp_servers=_hydrate(servers or {}, variables),
+        context_file_names=names,
         exclude_tools=tuple(exclude),
         settings=tuple(settings),
         raw=data,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_lsp.policy.rules import PolicyDecision, PolicyRule, name_matches, prefix_matches, stable_args
+from agent_lsp.vocabulary import auto_approves
 
 SHELL_TOOL = "run_shell_command"
 _RANK = {"deny": 0, "ask_user": 1, "allow": 2}
@@ -151,7 +152,7 @@ class PolicyEngine:
         if result.decision == "allow" and split.computed_program and self._has_command_denials(tool, mode):
             # A computed program name (``$cmd``) could be one a deny rule names: a person decides.
             return CheckResult("ask_user", None)
-        if result.decision == "allow" and mode not in ("auto_edit", "yolo"):
+        if result.decision == "allow" and not auto_approves(mode):
             allow_redirect = result.rule is not None and result.rule.allow_redirection
             writes = split.writes if split.writes is not None else has_redirection(command)
             if (writes and not allow_redirect) or split.substitution:

@@ -8,11 +8,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
+
+from agent_lsp.fields import Fields
 from agent_lsp.policy.rules import (
     ADMIN_TIER,
-    DECISIONS,
     MODE_ALIASES,
     TIER_NAMES,
     USER_TIER,
@@ -23,6 +25,11 @@ from agent_lsp.policy.rules import (
 )
 
 SHELL_TOOL = "run_shell_command"
+# The types a [[rule]]'s fields must have (checked by agent_lsp.fields; a field of another type is reported).
+Priority = Annotated[int, Field(ge=0, le=999)]
+_Name = Annotated[str, Field(min_length=1)]
+ToolNames = _Name | Annotated[list[_Name], Field(min_length=1)]
+Prefixes = Annotated[str, Field(pattern=r"\S")] | list[Annotated[str, Field(pattern=r"\S")]]
 _KNOWN_KEYS = {
     "toolName", "mcpName", "argsPattern", "commandPrefix", "commandRegex", "decision", "priority", "modes",
     "interactive", "allowRedirection", "allow_redirection", "denyMessage", "deny_message", "name", "subagent",
@@ -126,40 +133,35 @@ def parse_rule(raw: Any, tier: int, source: str) -> tuple[list[PolicyRule], str 
     broken deny or ask rule is kept without the part that broke, so it covers more, never less."""
     if not isinstance(raw, dict):
         return [], "a rule must be a table"
-    problems: list[str] = []
+    fields = Fields(raw, show_values=True)
+    problems = fields.problems
     unknown = sorted(set(raw) - _KNOWN_KEYS)
     if unknown:
         problems.append(f"unknown field(s) {', '.join(unknown)}")
-    raw_decision = raw.get("decision")
-    decision: PolicyDecision = "ask_user"  # a broken decision: the strictest reading that lets a person go on
-    if raw_decision in DECISIONS:
-        decision = raw_decision
-    else:
-        problems.append(f"decision must be one of allow, deny, ask_user (got {raw_decision!r})")
-    priority = raw.get("priority")
-    if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= 999:
-        problems.append(f"priority must be an integer from 0 to 999 (got {priority!r})")
+    # A broken decision: the strictest reading that lets a person go on.
+    decision: PolicyDecision = (
+        fields.take("decision", PolicyDecision, "must be one of allow, deny, ask_user") or "ask_user"
+    )
+    if "decision" not in raw:
+        fields.problem("decision", "must be one of allow, deny, ask_user", None)
+    priority = fields.take("priority", Priority, "must be an integer from 0 to 999")
+    if priority is None:
+        if "priority" not in raw:
+            fields.problem("priority", "must be an integer from 0 to 999", None)
         priority = 999 if decision != "allow" else 0
-    names = raw.get("toolName")
-    name_list = [names] if isinstance(names, str) else names if isinstance(names, list) else None
-    if not name_list or not all(isinstance(n, str) and n for n in name_list):
-        problems.append('toolName is required: a tool name, a list of names, or "*"')
-        name_list = ["*"]
+    names = fields.take("toolName", ToolNames, 'is required: a tool name, a list of names, or "*"')
+    if names is None and "toolName" not in raw:
+        fields.problem("toolName", 'is required: a tool name, a list of names, or "*"')
+    name_list = [names] if isinstance(names, str) else names or ["*"]
     modes: list[str] = []
     for m in raw.get("modes") or []:
         if m in MODE_ALIASES:
             modes.append(MODE_ALIASES[m])
         else:
             problems.append(f"unknown mode {m!r} (default, autoEdit, yolo, plan)")
-    interactive = raw.get("interactive")
-    if interactive is not None and not isinstance(interactive, bool):
-        problems.append("interactive must be true or false")
-        interactive = None
-    prefixes_raw = raw.get("commandPrefix")
+    interactive = fields.take("interactive", bool, "must be true or false")
+    prefixes_raw = fields.take("commandPrefix", Prefixes, "must be a string or a list of non-empty strings")
     prefixes = [prefixes_raw] if isinstance(prefixes_raw, str) else prefixes_raw or []
-    if not isinstance(prefixes, list) or not all(isinstance(p, str) and p.strip() for p in prefixes):
-        problems.append("commandPrefix must be a string or a list of non-empty strings")
-        prefixes = []
     args_pattern = _compile(raw.get("argsPattern"), "argsPattern", problems)
     command_regex = _compile(raw.get("commandRegex"), "commandRegex", problems)
     narrowing = [k for k in ("argsPattern", "commandPrefix", "commandRegex") if raw.get(k) is not None]
@@ -175,12 +177,15 @@ def parse_rule(raw: Any, tier: int, source: str) -> tuple[list[PolicyRule], str 
         args_pattern = command_regex = None
         prefixes = []
     deny_message = raw.get("denyMessage", raw.get("deny_message"))
+    mcp_name, rule_name = raw.get("mcpName"), raw.get("name")
+    mcp_name = mcp_name if isinstance(mcp_name, str) else None
+    rule_name = rule_name if isinstance(rule_name, str) else None
     out = [
         PolicyRule(
             tool_name=name,
             decision=decision,
             priority=tier_priority(tier, priority),
-            mcp_name=raw.get("mcpName") if isinstance(raw.get("mcpName"), str) else None,
+            mcp_name=mcp_name,
             args_pattern=args_pattern,
             command_prefixes=tuple(p.strip() for p in prefixes),
             command_regex=command_regex,
@@ -189,7 +194,7 @@ def parse_rule(raw: Any, tier: int, source: str) -> tuple[list[PolicyRule], str 
             allow_redirection=bool(raw.get("allowRedirection", raw.get("allow_redirection", False))),
             deny_message=deny_message if isinstance(deny_message, str) else None,
             source=source,
-            name=raw.get("name") if isinstance(raw.get("name"), str) else None,
+            name=rule_name,
         )
         for name in name_list
     ]

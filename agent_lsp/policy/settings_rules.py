@@ -7,11 +7,12 @@ from collections.abc import Sequence
 
 from agent_lsp.policy import rules as r
 from agent_lsp.policy.rules import PolicyDecision, PolicyRule
+from agent_lsp.vocabulary import at_least_as_permissive
 
 SHELL_TOOL = "run_shell_command"
 SHELL_ALIASES = ("run_shell_command", "ShellTool", "run_shell")
 _LEGACY = re.compile(r"^\s*([\w.\-]+)\s*\((.*)\)\s*$", re.S)
-NON_PLAN = ("default", "auto_edit", "yolo")
+NON_PLAN = at_least_as_permissive("default")  # what settings allow, plan mode still does not
 
 
 def parse_entry(entry: str) -> tuple[str, str | None]:

@@ -40,7 +40,7 @@ def build_hooks(
         return None
     from agent_lsp.hooks.config import parse_hooks
     from agent_lsp.hooks.system import HookSystem
-    from agent_lsp.tools.shell import shell_env
+    from agent_lsp.tools.shell_process import shell_env
 
     commands, problems = parse_hooks(raw, config.disabled)
     notices.extend(ev.Notice("error", f"Settings error: {problem}") for problem in problems)

@@ -7,12 +7,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
+from agent_lsp.core.call_results import AnswerOptions
 from agent_lsp.core.commands import Commands
 from agent_lsp.core.history import History
 from agent_lsp.core.ports import Confirmer
 from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.session import Session
-from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
+from agent_lsp.core.session_state import SchedulerFactory, SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.base import Content, ModelClient
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
@@ -55,14 +56,67 @@ def build_session(
     before_model: Callable[[], Awaitable[None]] | None,
     resources: ResourceReader | None = None,
 ) -> Session:
-    from agent_lsp.core.approval import Approval
-    from agent_lsp.core.call_results import AnswerOptions
     from agent_lsp.core.mentions import MentionExpander
-    from agent_lsp.core.prompts import folder_tree, system_prompt
-    from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
 
-    answers = AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit)
+    async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
+        return await read_paths_for_prompt(tools.ctx, paths)
+
+    factory = _scheduler_factory(
+        tools,
+        policy,
+        confirmer,
+        checkpointer,
+        hooks,
+        answers=AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit),
+        permanent_approval=permanent_approval,
+    )
+    options = SessionOptions(
+        max_session_turns=model_settings.max_session_turns,
+        compression_threshold=model_settings.compression_threshold
+        or model_settings.chat_compression.context_percentage_threshold,
+        loop_detection=not model_settings.disable_loop_detection,
+        retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
+        token_limit=router.token_limit,
+    )
+    recorder = recording.recorder
+    deps = SessionDeps(
+        registry=tools.registry,
+        policy=policy,
+        scheduler_factory=factory,
+        system_prompt=_instruction(workspace, memory, policy, tools),
+        options=options,
+        expand_prompt=MentionExpander(read_mentions, resources),
+        commands=commands,
+        on_history=recorder.record_history if recorder is not None else None,
+        roots=tuple(workspace.roots),
+        hooks=hooks,
+        before_model=before_model,
+    )
+    # Pro → flash fallback is a Gemini notion; another provider's 429s are just retried.
+    state = SessionState(
+        client=client,
+        model=model_name,
+        allow_fallback=router.provider == "gemini",
+        history=History(history),
+        title=title,
+    )
+    return Session(deps, state, session_id=session_id, sinks=recording.sinks)
+
+
+def _scheduler_factory(
+    tools: ToolSet,
+    policy: Policy,
+    confirmer: Confirmer,
+    checkpointer: ShadowGitCheckpointer | None,
+    hooks: HookSystem | None,
+    *,
+    answers: AnswerOptions,
+    permanent_approval: bool,
+) -> SchedulerFactory:
+    """Each turn's scheduler, with its own Approval (the turn's stream is where its questions go)."""
+    from agent_lsp.core.approval import Approval
+    from agent_lsp.core.scheduler import Scheduler
 
     def scheduler_factory(
         emit: Callable[[ev.AgentEvent], None],
@@ -89,15 +143,18 @@ def build_session(
             hooks=hooks,
         )
 
-    async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
-        return await read_paths_for_prompt(tools.ctx, paths)
+    return scheduler_factory
 
-    # The folder listing is computed once: walking the disk on every request would be the slowest part of a turn.
+
+def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: ToolSet) -> Callable[[], str]:
+    """The system prompt, read on every request, so /memory reload, a mode change and /skills take effect on the
+    next one. The folder listing is computed once: walking the disk each time would be the slowest part of a turn."""
+    from agent_lsp.core.prompts import folder_tree, system_prompt
+
     tree = folder_tree(workspace.primary)
     skills = tools.skills
 
     def instruction() -> str:
-        # Read on every request, so /memory reload, a mode change and /skills take effect on the next one.
         return system_prompt(
             workspace.roots,
             memory=memory.text,
@@ -106,34 +163,4 @@ def build_session(
             skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
         )
 
-    options = SessionOptions(
-        max_session_turns=model_settings.max_session_turns,
-        compression_threshold=model_settings.compression_threshold
-        or model_settings.chat_compression.context_percentage_threshold,
-        loop_detection=not model_settings.disable_loop_detection,
-        retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
-        token_limit=router.token_limit,
-    )
-    recorder = recording.recorder
-    deps = SessionDeps(
-        registry=tools.registry,
-        policy=policy,
-        scheduler_factory=scheduler_factory,
-        system_prompt=instruction,
-        options=options,
-        expand_prompt=MentionExpander(read_mentions, resources),
-        commands=commands,
-        on_history=recorder.record_history if recorder is not None else None,
-        roots=tuple(workspace.roots),
-        hooks=hooks,
-        before_model=before_model,
-    )
-    # Pro → flash fallback is a Gemini notion; another provider's 429s are just retried.
-    state = SessionState(
-        client=client,
-        model=model_name,
-        allow_fallback=router.provider == "gemini",
-        history=History(history),
-        title=title,
-    )
-    return Session(deps, state, session_id=session_id, sinks=recording.sinks)
+    return instruction

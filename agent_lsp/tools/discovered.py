@@ -16,7 +16,7 @@ from agent_lsp.errors import ConfigError, ToolError
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.shell import shell_env, terminate_group
+from agent_lsp.tools.shell_process import shell_env, terminate_group
 
 SERVER = "discovered"
 DISCOVERY_TIMEOUT_S = 30.0

@@ -17,8 +17,7 @@ from typing import Any
 from agent_lsp.errors import ToolError
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import clip_line, ignore_filter, root_for
-from agent_lsp.tools.grep_found import GREP_LINE_CHARS, Found, GrepParams, Hit, add_file
-from agent_lsp.tools.grep_scope import python_regex
+from agent_lsp.tools.grep_scope import GREP_LINE_CHARS, Found, GrepParams, Hit, add_file, python_regex
 from agent_lsp.workspace.ignore import GEMINIIGNORE, IgnoreFilter
 
 _READ_CHUNK = 1 << 16

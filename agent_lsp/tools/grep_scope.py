@@ -1,17 +1,62 @@
-"""Which files a grep_search covers: include/exclude globs, ignore files, and the pure-Python fallback search."""
+"""grep_search's parameters and what a search found (shared by the ripgrep run, the Python fallback and the answer),
+which files it covers (include/exclude globs, ignore files), and the pure-Python fallback search."""
 
 from __future__ import annotations
 
 import os
 import re
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import clip_line, glob_match, ignore_filter
-from agent_lsp.tools.grep_found import GREP_LINE_CHARS, Found, GrepParams, Hit, add_file
 from agent_lsp.workspace.encoding import decode
+
+GREP_LINE_CHARS = 500  # a matched line longer than this is clipped (minified files would flood the answer)
+
+
+@dataclass(frozen=True)
+class GrepParams:
+    pattern: str
+    targets: tuple[Path, ...]  # folders or files, each inside the workspace
+    include: str | None
+    exclude: str | None
+    names_only: bool
+    case_sensitive: bool
+    fixed_strings: bool
+    before: int
+    after: int
+    max_matches: int
+    no_ignore: bool = False  # search ignored files too (.gitignore, .geminiignore)
+    per_file: int | None = None  # max_matches_per_file
+
+
+@dataclass(frozen=True)
+class Hit:
+    line: int  # 1-based
+    text: str
+    is_match: bool
+
+
+@dataclass
+class Found:
+    files: dict[Path, list[Hit]] = field(default_factory=dict)  # names_only: empty lists
+    matches: int = 0
+    capped: bool = False
+
+
+def add_file(found: Found, path: Path, limit: int) -> None:
+    """Record a file for names_only, counting it as one match against ``limit``."""
+    if path in found.files:
+        return
+    if found.matches >= limit:
+        found.capped = True
+        return
+    found.files[path] = []
+    found.matches += 1
+
 
 # The fallback runs when ripgrep is missing or rejects a pattern Python's re accepts (look-around,
 # backreferences); it must give the same answers, so it matches line by line the way rg does.

@@ -7,16 +7,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from agent_lsp.core.ports import Decision
-from agent_lsp.core.tool import SHELL_TOOL as SHELL_TOOL
-from agent_lsp.core.tool import Tool
+from agent_lsp.core.tool import SHELL_TOOL, Tool
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.policy.engine import PolicyEngine, ToolFacts
 from agent_lsp.policy.rules import ALWAYS_ALLOW_PRIORITY, MCP_PREFIX, PolicyRule
-from agent_lsp.vocabulary import APPROVAL_MODES as APPROVAL_MODES  # kept importable from here
-from agent_lsp.vocabulary import ApprovalMode as ApprovalMode
-from agent_lsp.vocabulary import mode_refusal
-
-_BY_PERMISSIVENESS: tuple[ApprovalMode, ...] = ("plan", "default", "auto_edit", "yolo")
+from agent_lsp.vocabulary import ApprovalMode, at_least_as_permissive, mode_refusal
 
 
 def _facts(tool: Tool | None, name: str) -> ToolFacts:
@@ -99,7 +94,7 @@ class Policy:
         else:
             rule = PolicyRule(tool.name, "allow", ALWAYS_ALLOW_PRIORITY, mcp_name=tool.server)
         # The answer holds in this mode and any more permissive one, never in a stricter one (plan).
-        modes = _BY_PERMISSIVENESS[_BY_PERMISSIVENESS.index(self.mode) :]
+        modes = at_least_as_permissive(self.mode)
         self.engine.add(replace(rule, modes=modes, source="Session (allow always)"))
 
     def rule_for(self, tool: Tool, details: ConfirmationDetails) -> list[str]:

@@ -1,40 +1,157 @@
-"""read_many_files: several files (paths, folders, globs) concatenated for the model; also expands @mentions."""
+"""read_many_files: several files (paths, folders, globs) concatenated for the model, within size limits; the same
+reading expands ``@path`` mentions in prompts and ``@{path}`` in custom commands. Which files: read_many_collect."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agent_lsp.errors import PathOutsideWorkspace
 from agent_lsp.events import Location
-from agent_lsp.model.base import Part
+from agent_lsp.model.base import InlineData, Part
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.file_utils import MAX_LINES_PER_READ, glob_problem, has_glob, shown
+from agent_lsp.tools.file_utils import (
+    MAX_FILE_BYTES,
+    MAX_LINES_PER_READ,
+    classify,
+    clip_line,
+    glob_problem,
+    has_glob,
+    shown,
+    split_lines,
+)
 from agent_lsp.tools.ls import FILTER_OPTIONS_SCHEMA
-from agent_lsp.tools.read_many_collect import DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_NAMES, Collected, collect
-from agent_lsp.tools.read_many_load import MAX_FILES, MAX_TOTAL_CHARS, Loaded, load
-from agent_lsp.tools.read_many_mentions import read_path_for_command, read_paths_for_prompt
+from agent_lsp.tools.read_many_collect import collect
 
-# Split by job: read_many_collect (which files), read_many_load (reading them into parts), read_many_mentions
-# (@path expansion, which shares both). The names stay importable from here, where the runtime finds them.
-__all__ = [
-    "DEFAULT_EXCLUDED_DIRS",
-    "DEFAULT_EXCLUDED_NAMES",
-    "MAX_FILES",
-    "MAX_TOTAL_CHARS",
-    "Collected",
-    "Loaded",
-    "ReadManyFilesInvocation",
-    "ReadManyFilesTool",
-    "ReadManyParams",
-    "collect",
-    "load",
-    "read_path_for_command",
-    "read_paths_for_prompt",
-]
+
+async def read_paths_for_prompt(ctx: ToolContext, paths: list[str]) -> tuple[list[Part], list[str]]:
+    """Expand the ``@path`` mentions of a prompt: parts to append to it, and warnings for the user about
+    paths that were missing, ignored, outside the workspace or unreadable. Folders are read recursively."""
+    stop = threading.Event()
+    try:
+        found = await asyncio.to_thread(collect, ctx, paths, stop=stop)
+    finally:
+        stop.set()
+    for path in found.files:
+        found.files[path] = True  # a mentioned image or PDF is wanted
+    loaded = await load(ctx, found.files, "\nContent from @{shown}:\n")
+    warnings = [f"Skipped @{what}: {why}" for what, why in found.skipped + loaded.skipped]
+    if found.ignored:
+        warnings.append(f"{found.ignored} ignored file(s) or folder(s) were left out")
+    if not loaded.parts:
+        return [], warnings
+    parts = [Part(text="\n--- Content from referenced files ---"), *loaded.parts]
+    parts.append(Part(text="\n--- End of content ---"))
+    return parts, warnings
+
+
+async def read_path_for_command(ctx: ToolContext, path: str) -> tuple[list[Part], list[str]]:
+    """``@{path}`` in a custom command: a file's text as it is, a folder's files each under a header. The
+    same ignore files and workspace boundary as ``@path`` apply: ([], []) when ignore files leave it all out,
+    a warning when it is missing, outside the workspace or unreadable."""
+    stop = threading.Event()
+    try:
+        found = await asyncio.to_thread(collect, ctx, [path], stop=stop)
+    finally:
+        stop.set()
+    skipped = [(what, why) for what, why in found.skipped if not why.startswith("ignored")]
+    if not found.files:
+        return [], [f"{what}: {why}" for what, why in skipped]
+    for f in found.files:
+        found.files[f] = True
+    is_dir = len(found.files) > 1 or next(iter(found.files)) != _resolved(ctx, path)
+    loaded = await load(ctx, found.files, "--- {shown} ---\n" if is_dir else "")
+    warnings = [f"{what}: {why}" for what, why in skipped + loaded.skipped]
+    if not is_dir:
+        return loaded.parts, warnings
+    parts = [Part(text=f"--- Start of content for directory: {path} ---\n")]
+    for part in loaded.parts:
+        parts.append(part)
+        if part.text is not None:
+            parts.append(Part(text="\n"))
+    parts.append(Part(text=f"--- End of content for directory: {path} ---"))
+    return parts, warnings
+
+
+def _resolved(ctx: ToolContext, path: str) -> Path | None:
+    try:
+        return ctx.workspace.resolve(path.strip())
+    except PathOutsideWorkspace:
+        return None
+
+
+MAX_FILES = 500
+MAX_TOTAL_CHARS = 1_000_000
+
+
+@dataclass
+class Loaded:
+    parts: list[Part] = field(default_factory=list)
+    read: list[Path] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+async def load(ctx: ToolContext, files: dict[Path, bool], header: str) -> Loaded:
+    """Read the chosen files in path order into parts, each introduced by ``header.format(path=...)``.
+
+    Text goes through ctx.fs (so unsaved editor buffers win); media only when it was named explicitly."""
+    out = Loaded()
+    budget = MAX_TOTAL_CHARS
+    for path in sorted(files):
+        where = shown(ctx, path)
+        if len(out.read) >= MAX_FILES:
+            out.skipped.append((where, f"over the limit of {MAX_FILES} files"))
+            continue
+        try:
+            size = (await asyncio.to_thread(path.stat)).st_size
+        except OSError:
+            out.skipped.append((where, "could not be read"))
+            continue
+        if size > MAX_FILE_BYTES:
+            out.skipped.append((where, "larger than 20 MB"))
+            continue
+        kind, mime = await asyncio.to_thread(classify, path)
+        if kind == "binary":
+            out.skipped.append((where, "binary file"))
+            continue
+        if kind != "text":
+            if not files[path]:
+                out.skipped.append((where, f"{kind} file (name it explicitly to include it)"))
+                continue
+            data = await asyncio.to_thread(path.read_bytes)
+            out.parts.append(Part(text=header.format(path=path, shown=where)))
+            out.parts.append(Part(inline_data=InlineData(mime, data)))
+            out.read.append(path)
+            continue
+        try:
+            text = await ctx.fs.read_text(path)
+        except (FileNotFoundError, OSError):
+            out.skipped.append((where, "could not be read"))
+            continue
+        body = _clip(text)
+        if len(body) > budget:
+            out.skipped.append((where, "output size limit reached"))
+            continue
+        budget -= len(body)
+        out.parts.append(Part(text=header.format(path=path, shown=where) + body))
+        out.read.append(path)
+    return out
+
+
+def _clip(text: str) -> str:
+    lines = split_lines(text)
+    cut = [clip_line(ln)[0] for ln in lines[:MAX_LINES_PER_READ]]
+    body = "\n".join(cut)
+    if len(lines) > MAX_LINES_PER_READ:
+        body += (
+            f"\n[Truncated: showing lines 1-{MAX_LINES_PER_READ} of {len(lines)}; use read_file with "
+            f"start_line={MAX_LINES_PER_READ + 1} to read more.]"
+        )
+    return body
 
 
 @dataclass(frozen=True)

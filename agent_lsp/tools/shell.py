@@ -18,35 +18,9 @@ from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.shell_process import (
-    DRAIN_S,
-    KILL_GRACE_S,
-    RunResult,
     run_streaming,
-    shell_env,
-    signal_group,
     spawn_detached,
-    terminate_group,
 )
-
-# Process handling lives in shell_process (also used by discovered tools and hooks); the names stay importable
-# from here, where other modules first found them.
-__all__ = [
-    "BACKGROUND_SETTLE_S",
-    "DISPLAY_CHARS",
-    "DRAIN_S",
-    "KILL_GRACE_S",
-    "MAX_KEPT_CHARS",
-    "SHELL_TOOL_NAME",
-    "RunResult",
-    "ShellInvocation",
-    "ShellParams",
-    "ShellTool",
-    "run_streaming",
-    "shell_env",
-    "signal_group",
-    "terminate_group",
-    "wrap_untrusted",
-]
 
 SHELL_TOOL_NAME = "run_shell_command"
 BACKGROUND_SETTLE_S = 0.2  # a background command that dies this fast is reported as failed

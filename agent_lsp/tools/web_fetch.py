@@ -13,7 +13,6 @@ from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.shell import wrap_untrusted
 from agent_lsp.tools.web_fetch_urls import (
     Refused,
-    address_problem,
     allowed_host,
     check_address,
     extract_urls,
@@ -23,19 +22,6 @@ from agent_lsp.tools.web_fetch_urls import (
 if TYPE_CHECKING:  # fetching locally (and html.parser with it) is imported on the first local fetch
     from agent_lsp.tools.web_fetch_local import LocalFetcher
 
-# The tool is split by job: web_fetch_urls (URLs and the address check), web_fetch_local (fetching with httpx),
-# web_fetch_html (page text). This module is the tool, its invocation and the URL-context path through the model.
-__all__ = [
-    "MAX_BYTES",
-    "MAX_URLS",
-    "TIMEOUT_S",
-    "WebFetchInvocation",
-    "WebFetchParams",
-    "WebFetchTool",
-    "address_problem",
-    "extract_urls",
-    "github_raw_url",
-]
 
 MAX_URLS = 20
 MAX_BYTES = 2 * 1024 * 1024

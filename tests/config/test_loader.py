@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_lsp.config import paths
-from agent_lsp.config.loader import load_settings, merge_overrides, parse_jsonc, read_folder_trust_enabled
+from agent_lsp.config.jsonc import parse_jsonc
+from agent_lsp.config.loader import load_settings, merge_overrides, read_folder_trust_enabled
 from agent_lsp.config.settings import Settings
 from tests.config.conftest import write_json, write_text
 

@@ -19,8 +19,9 @@ from agent_lsp.core.session import Session
 from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.replay import ReplayModel
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
-from agent_lsp.tools.policy import ApprovalMode, Policy
+from agent_lsp.tools.policy import Policy
 from agent_lsp.tools.registry import ToolRegistry
+from agent_lsp.vocabulary import ApprovalMode
 
 
 def text_chunks(*texts: str, finish: str = "STOP", prompt_tokens: int = 10) -> dict[str, Any]:

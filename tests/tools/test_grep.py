@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.grep import GrepTool, find_rg
+from agent_lsp.tools.grep import GrepTool
+from agent_lsp.tools.grep_rg import find_rg
 
 from .conftest import BufferedFileSystem, run, run_error, write
 

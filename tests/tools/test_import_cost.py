@@ -15,7 +15,6 @@ import pytest
 # and the glob matchers.
 CALL_ONLY = (
     "html.parser",
-    "agent_lsp.tools.web_fetch_html",
     "agent_lsp.tools.web_fetch_local",
     "httpx",
     "agent_lsp.shellparse",

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.web_fetch import WebFetchTool, extract_urls, github_raw_url
-from agent_lsp.tools.web_fetch_html import html_to_text
+from agent_lsp.tools.web_fetch import WebFetchTool
+from agent_lsp.tools.web_fetch_local import html_to_text
+from agent_lsp.tools.web_fetch_urls import extract_urls, github_raw_url
 from agent_lsp.workspace.filesystem import LocalFileSystem
 from agent_lsp.workspace.roots import Workspace
 

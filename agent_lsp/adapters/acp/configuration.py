@@ -8,13 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_str
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
-from agent_lsp.adapters.acp.session_config import (
-    MODE_OPTION,
-    MODEL_OPTION,
-    available_commands,
-    config_options,
-    mode_state,
-)
+from agent_lsp.adapters.acp.session_config import available_commands
+from agent_lsp.adapters.choices import MODE_OPTION, MODEL_OPTION, config_options, mode_state
 from agent_lsp.vocabulary import MODES, parse_mode
 
 if TYPE_CHECKING:

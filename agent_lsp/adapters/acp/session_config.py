@@ -7,11 +7,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.acp.jsonrpc import RpcError
-from agent_lsp.adapters.choices import MODE_OPTION as MODE_OPTION
-from agent_lsp.adapters.choices import MODEL_OPTION as MODEL_OPTION
-from agent_lsp.adapters.choices import MODELS as MODELS
-from agent_lsp.adapters.choices import config_options as config_options
-from agent_lsp.adapters.choices import mode_state as mode_state
 from agent_lsp.vocabulary import PermissionChoice
 
 if TYPE_CHECKING:

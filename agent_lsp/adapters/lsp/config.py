@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent_lsp.fields import Fields
 from agent_lsp.vocabulary import APPROVAL_MODES, ApprovalMode, parse_mode
 
 log = logging.getLogger(__name__)
@@ -43,34 +44,24 @@ def parse_config(raw: Any) -> LspConfig:
         return LspConfig()
     if not isinstance(section, Mapping):
         return LspConfig(problems=(f"'{SECTION}' must be an object",))
-    problems: list[str] = []
+    fields = Fields(section)
     model = section.get("model")
     if isinstance(model, Mapping):
-        model = model.get("name")
-    if model is not None and not isinstance(model, str):
-        problems.append("model must be a string")
-        model = None
-    raw_mode = section.get("approvalMode", section.get("approval_mode"))
+        model = model.get("name")  # nested as in settings.json
+    model = fields.check("model", model, str, "must be a string")
+    raw_mode = fields.lookup("approvalMode", ("approval_mode",))[1]
     mode: ApprovalMode | None = None
     if raw_mode is not None:
         try:
             mode = parse_mode(raw_mode)
         except ValueError:
-            problems.append(f"approvalMode must be one of {', '.join(APPROVAL_MODES)}")  # never the value
+            fields.problem("approvalMode", f"must be one of {', '.join(APPROVAL_MODES)}")  # never the value
     checkpointing = section.get("checkpointing")
     if isinstance(checkpointing, Mapping):
-        checkpointing = checkpointing.get("enabled")
-    if checkpointing is not None and not isinstance(checkpointing, bool):
-        problems.append("checkpointing must be true or false")
-        checkpointing = None
-    servers = section.get("mcpServers") or {}
-    if not isinstance(servers, Mapping):
-        problems.append("mcpServers must be an object")
-        servers = {}
-    trust = section.get("trustWorkspace")
-    if trust is not None and not isinstance(trust, bool):
-        problems.append("trustWorkspace must be true or false")
-        trust = None
+        checkpointing = checkpointing.get("enabled")  # nested as in settings.json
+    checkpointing = fields.check("checkpointing", checkpointing, bool, "must be true or false")
+    servers = fields.check("mcpServers", section.get("mcpServers") or {}, Mapping, "must be an object") or {}
+    trust = fields.take("trustWorkspace", bool, "must be true or false")
     overrides: dict[str, Any] = {}
     nested = section.get("settings")
     if isinstance(nested, Mapping):
@@ -80,6 +71,7 @@ def parse_config(raw: Any) -> LspConfig:
             overrides[key] = value
     dropped: list[str] = []
     overrides = _without_secrets(overrides, "", dropped)
+    problems = fields.problems
     if dropped:
         problems.append(
             "ignored " + ", ".join(dropped) + ": set API keys in the environment or a settings file, not the editor"

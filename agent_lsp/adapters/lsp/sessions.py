@@ -70,7 +70,7 @@ class Sessions:
     async def new_session(self, params: Mapping[str, Any]) -> dict[str, Any]:
         runtime = self.config.runtime()
         setup = self._setup(params, runtime.new_session_id())
-        with self._credentials():
+        with _credentials(self.client):
             opening = await runtime.open_session(setup)
         return self._answer(self._open(opening))
 
@@ -84,7 +84,7 @@ class Sessions:
         from agent_lsp.store.sessions import SessionNotFoundError
 
         try:
-            with self._credentials():
+            with _credentials(self.client):
                 handle, replay = await self.config.runtime().load_session(sid, setup)
         except SessionNotFoundError as exc:
             raise RequestError("not_found", f"no saved session {sid} for {setup.cwd}") from exc
@@ -102,19 +102,6 @@ class Sessions:
                 await self.new_session({})
             assert self.current is not None
             return self.current
-
-    @contextlib.contextmanager
-    def _credentials(self) -> Iterator[None]:
-        """Opening a session without credentials: said with window/showMessage and refused. The runtime decides
-        from the session folder's settings and .env, as over ACP; checking the user's own beforehand would also
-        load settings a second time on the way to the answer."""
-        from agent_lsp.errors import AuthError
-
-        try:
-            yield
-        except AuthError as exc:
-            self.client.notify("window/showMessage", show_message("error", f"Agent: {exc}"))
-            raise RequestError("auth_required", str(exc)) from exc
 
     def _setup(self, params: Mapping[str, Any], sid: str) -> SessionSetup:
         from agent_lsp.runtime import SessionSetup
@@ -231,29 +218,9 @@ class Sessions:
         return _command_entries(handle.command_specs()) if handle is not None else _builtin_commands()
 
     async def list_sessions(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        from agent_lsp.store.sessions import SessionStore
-
         raw_cwd = opt_str(params, "cwd")
         cwd = Path(raw_cwd) if raw_cwd else self.config.default_cwd()
-        store = SessionStore(cwd.resolve())
-        cursor_in, limit = opt_str(params, "cursor"), opt_int(params, "limit", 50)
-        try:
-            infos, cursor = await asyncio.to_thread(store.list, cursor_in, limit)
-        except ValueError as exc:
-            raise RequestError("invalid_params", f"bad cursor: {exc}") from exc
-        sessions = [
-            {
-                "sessionId": i.id,
-                "title": i.title,
-                "cwd": i.cwd,
-                "createdAt": i.created,
-                "updatedAt": i.updated,
-                "promptCount": i.prompt_count,
-            }
-            for i in infos
-            if i.prompt_count  # a chat nobody wrote in (an editor opens one at start) is nothing to resume
-        ]
-        return {"sessions": sessions, "nextCursor": cursor}
+        return await _list_sessions(cwd.resolve(), params)
 
     async def set_mode(self, params: Mapping[str, Any]) -> dict[str, Any]:
         live = self.live(params)
@@ -356,3 +323,42 @@ def _builtin_commands() -> list[dict[str, Any]]:
     from agent_lsp.core.commands import COMMANDS
 
     return _command_entries(COMMANDS)
+
+
+async def _list_sessions(cwd: Path, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``agent/listSessions``: the folder's recorded sessions that someone wrote in, a page at a time."""
+    from agent_lsp.store.sessions import SessionStore
+
+    store = SessionStore(cwd)
+    cursor_in, limit = opt_str(params, "cursor"), opt_int(params, "limit", 50)
+    try:
+        infos, cursor = await asyncio.to_thread(store.list, cursor_in, limit)
+    except ValueError as exc:
+        raise RequestError("invalid_params", f"bad cursor: {exc}") from exc
+    sessions = [
+        {
+            "sessionId": i.id,
+            "title": i.title,
+            "cwd": i.cwd,
+            "createdAt": i.created,
+            "updatedAt": i.updated,
+            "promptCount": i.prompt_count,
+        }
+        for i in infos
+        if i.prompt_count  # a chat nobody wrote in (an editor opens one at start) is nothing to resume
+    ]
+    return {"sessions": sessions, "nextCursor": cursor}
+
+
+@contextlib.contextmanager
+def _credentials(client: LspClient) -> Iterator[None]:
+    """Opening a session without credentials: said with window/showMessage and refused. The runtime decides
+    from the session folder's settings and .env, as over ACP; checking the user's own beforehand would also
+    load settings a second time on the way to the answer."""
+    from agent_lsp.errors import AuthError
+
+    try:
+        yield
+    except AuthError as exc:
+        client.notify("window/showMessage", show_message("error", f"Agent: {exc}"))
+        raise RequestError("auth_required", str(exc)) from exc

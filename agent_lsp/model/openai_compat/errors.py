@@ -58,17 +58,7 @@ def map_error(exc: BaseException, model: str, config: OpenAIConfig, *, interrupt
     status: int | None = None
     retry_after: float | None = None
     if isinstance(exc, openai.APIConnectionError) and not interrupted:
-        detail = clean(str(exc.__cause__ or exc), config)
-        timeout = isinstance(exc, openai.APITimeoutError)
-        where = "timed out waiting for" if timeout else "could not reach"
-        # Nothing listening on this machine is a server that is not running or a wrong port: say so at once
-        # rather than after minutes of retries. A remote endpoint may be a passing network problem: retried.
-        refused_here = not timeout and _is_local(url) and type(exc.__cause__).__name__ == "ConnectError"
-        return ModelError(
-            f"OpenAI-compatible endpoint: {where} {url} ({detail or type(exc).__name__}). Is the server running, "
-            "and is OPENAI_BASE_URL (or settings model.baseUrl) right?",
-            retryable=False if refused_here else None,
-        )
+        return _unreachable(exc, config, timeout=isinstance(exc, openai.APITimeoutError))
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         retry_after = _retry_after(exc)
@@ -131,6 +121,21 @@ def map_error(exc: BaseException, model: str, config: OpenAIConfig, *, interrupt
 
 
 _TRANSPORT_MODULES = ("httpx", "httpcore", "h11", "anyio")
+
+
+def _unreachable(exc: BaseException, config: OpenAIConfig, *, timeout: bool) -> ModelError:
+    """No answer before the stream began: the endpoint is down, elsewhere, or slow."""
+    url = config.base_url
+    detail = clean(str(exc.__cause__ or exc), config)
+    where = "timed out waiting for" if timeout else "could not reach"
+    # Nothing listening on this machine is a server that is not running or a wrong port: say so at once
+    # rather than after minutes of retries. A remote endpoint may be a passing network problem: retried.
+    refused_here = not timeout and _is_local(url) and type(exc.__cause__).__name__ == "ConnectError"
+    return ModelError(
+        f"OpenAI-compatible endpoint: {where} {url} ({detail or type(exc).__name__}). Is the server running, "
+        "and is OPENAI_BASE_URL (or settings model.baseUrl) right?",
+        retryable=False if refused_here else None,
+    )
 
 
 def refuses_streaming(exc: ModelError) -> bool:

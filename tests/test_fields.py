@@ -1,0 +1,124 @@
+"""The lenient typed reader (agent_lsp/fields.py) and the readers built on it: a value of the wrong type is left out
+and reported with where it came from, its key and the reason; the rest is kept."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Literal
+
+import pytest
+from pydantic import Field
+
+from agent_lsp.adapters.lsp.config import parse_config
+from agent_lsp.extensions.manifest import ManifestError, read_manifest
+from agent_lsp.fields import Fields, conforms
+from agent_lsp.policy.loader import parse_rule
+
+
+def test_plain_types_are_checked_without_coercion() -> None:
+    assert conforms(True, bool) and not conforms(1, bool)
+    assert conforms(3, int) and not conforms(True, int) and not conforms("3", int)
+    assert conforms(2, float) and conforms(2.5, float) and not conforms(False, float)
+    assert conforms({"a": 1}, dict) and not conforms([], dict)
+
+
+def test_richer_types_go_through_pydantic_in_strict_mode() -> None:
+    assert conforms(["a", "b"], list[str]) and not conforms(["a", 1], list[str]) and not conforms(("a",), list[str])
+    assert conforms("deny", Literal["allow", "deny"]) and not conforms("maybe", Literal["allow", "deny"])
+    small = Annotated[int, Field(ge=0, le=9)]
+    assert conforms(9, small) and not conforms(10, small) and not conforms(True, small)
+
+
+def test_problems_name_where_the_key_and_the_reason_and_values_only_when_asked() -> None:
+    fields = Fields({"a": "x", "b": 2, "c": None}, "settings.json")
+    assert fields.take("a", int, "must be a number") is None
+    assert fields.take("b", int, "must be a number") == 2
+    assert fields.take("c", int, "must be a number") is None  # null: absent, not a problem
+    assert fields.take("d", int, "must be a number", aliases=("b",)) == 2
+    assert fields.require("e", str, "is required") is None
+    assert fields.problems == ["settings.json: a must be a number", "settings.json: e is required"]
+    shown = Fields({"a": "x"}, show_values=True, quote_keys=True)
+    shown.take("a", int, "must be a number")
+    assert shown.problems == ["'a' must be a number (got 'x')"]
+
+
+def test_editor_options_keep_what_is_valid_and_never_echo_a_value() -> None:
+    config = parse_config(
+        {
+            "agentLsp": {
+                "model": 7,
+                "approvalMode": "sneaky-secret",
+                "checkpointing": {"enabled": "yes"},
+                "trustWorkspace": True,
+            }
+        }
+    )
+    assert config.trust is True and config.model is None and config.approval_mode is None
+    assert config.checkpointing is None
+    assert config.problems == (
+        "model must be a string",
+        "approvalMode must be one of default, auto_edit, yolo, plan",
+        "checkpointing must be true or false",
+    )
+    assert "sneaky-secret" not in " ".join(config.problems)
+
+
+def test_editor_options_do_not_import_pydantic() -> None:
+    check = (
+        "import sys\nfrom agent_lsp.adapters.lsp.config import parse_config\n"
+        "parse_config({'model': 1, 'approvalMode': 'yolo', 'mcpServers': []})\n"
+        "print('pydantic' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_a_policy_rule_reports_each_bad_field_and_fails_closed() -> None:
+    rules, problem = parse_rule({"toolName": "", "decision": "deny", "priority": 1000, "interactive": "no"}, 2, "x")
+    assert [(r.tool_name, r.decision) for r in rules] == [("*", "deny")]  # a broken deny rule covers more
+    assert problem == (
+        "priority must be an integer from 0 to 999 (got 1000); "
+        "toolName is required: a tool name, a list of names, or \"*\" (got ''); "
+        "interactive must be true or false (got 'no')"
+    )
+    dropped, why = parse_rule({"toolName": ["a", 1], "decision": "allow", "priority": 1}, 2, "x")
+    assert dropped == [] and why is not None and why.endswith("(rule ignored)")
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        ({"version": "1"}, "'name' is required"),
+        ({"name": "x y", "version": "1"}, "'name' is required"),
+        ({"name": "x", "version": " "}, "'version' is required"),
+        ({"name": "x", "version": "1", "mcpServers": {"s": 1}}, "'mcpServers' must be an object"),
+        ({"name": "x", "version": "1", "excludeTools": ["a", 2]}, "'excludeTools' must be a list of tool names"),
+        ({"name": "x", "version": "1", "settings": [{"name": "k"}]}, "settings[0] needs a 'name' and an 'envVar'"),
+    ],
+)
+def test_an_extension_manifest_names_the_file_and_the_field(tmp_path: Path, manifest: dict, message: str) -> None:
+    (tmp_path / "gemini-extension.json").write_text(json.dumps(manifest))
+    with pytest.raises(ManifestError) as caught:
+        read_manifest(tmp_path)
+    assert str(caught.value).startswith(str(tmp_path / "gemini-extension.json") + ": ") and message in str(caught.value)
+
+
+def test_a_sound_manifest_reads_whole(tmp_path: Path) -> None:
+    data = {
+        "name": "tools-x",
+        "version": "1.0.0",
+        "contextFileName": [],
+        "excludeTools": ["run_shell_command"],
+        "settings": [{"name": "Key", "envVar": "X_KEY", "sensitive": True}],
+    }
+    (tmp_path / "gemini-extension.json").write_text(json.dumps(data))
+    manifest = read_manifest(tmp_path)
+    assert (manifest.name, manifest.context_file_names, manifest.exclude_tools) == (
+        "tools-x",
+        (),
+        ("run_shell_command",),
+    )
+    assert manifest.settings[0].env_var == "X_KEY" and manifest.settings[0].sensitive
