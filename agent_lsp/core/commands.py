@@ -101,7 +101,7 @@ class Commands:
         if self.ctx.prompts is not None:
             # A server's prompt never hides a built-in or custom command of the same name.
             taken = {c.name for c in out}
-            out.extend(p for p in self.ctx.prompts.specs() if p.name not in taken)
+            out.extend(CommandSpec(*p) for p in self.ctx.prompts.specs() if p[0] not in taken)
         return out
 
     def refresh(self) -> tuple[bool, Sequence[str]]:

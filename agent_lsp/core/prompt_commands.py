@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 from agent_lsp import events as ev
-
-if TYPE_CHECKING:
-    from agent_lsp.core.commands import CommandSpec
 
 PromptReply = tuple[Literal["prompt", "say", "error"], str]
 """What a prompt command gives: a prompt to send to the model, text to show, or an error to show."""
@@ -17,8 +14,8 @@ PromptReply = tuple[Literal["prompt", "say", "error"], str]
 class PromptCommandSource(Protocol):
     """Commands whose text comes from elsewhere; the list may change while the session runs."""
 
-    def specs(self) -> Sequence[CommandSpec]:
-        """The commands offered now, for the editors' menus and /help."""
+    def specs(self) -> Sequence[tuple[str, str, str]]:
+        """The commands offered now, for the editors' menus and /help: (name, description, argument hint)."""
         ...
 
     def has(self, name: str) -> bool: ...

@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_lsp.core.commands import CommandSpec
 from agent_lsp.core.prompt_commands import PromptReply
 from agent_lsp.errors import ToolError
 
@@ -71,9 +70,9 @@ class McpPromptCommands:
             out[f"{server}:{name}" if name in out else name] = (server, prompt)
         return out
 
-    def specs(self) -> list[CommandSpec]:
+    def specs(self) -> list[tuple[str, str, str]]:
         return [
-            CommandSpec(name, str(prompt.description or f"Invoke prompt {prompt.name}"), _hint(prompt))
+            (name, str(prompt.description or f"Invoke prompt {prompt.name}"), _hint(prompt))
             for name, (_server, prompt) in self._prompts().items()
         ]
 
