@@ -31,6 +31,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("restore", "List checkpoints, or restore files and conversation to one", "[checkpoint id]"),
     CommandSpec("init", "Analyse the project and write a GEMINI.md for it"),
     CommandSpec("extensions", "List the extensions active in this workspace"),
+    CommandSpec("mcp", "List the MCP servers: status, tools, prompts and resources"),
     CommandSpec(
         "skills",
         "List agent skills, or enable, disable or reload them",
@@ -85,6 +86,7 @@ class CommandContext:
     skills: SkillControl | None = None
     extensions: Callable[[], str] | None = None  # /extensions: the active extensions, described
     prompts: PromptCommandSource | None = None  # MCP servers' prompts
+    mcp: Callable[[], str] | None = None  # /mcp: the MCP servers, described
 
 
 class Commands:
@@ -152,6 +154,8 @@ class Commands:
             return INIT_PROMPT
         elif name == "skills":
             say(self._skills(rest))
+        elif name == "mcp":
+            say(self.ctx.mcp() if self.ctx.mcp is not None else "No MCP servers are configured.")
         elif name == "extensions":
             say(self.ctx.extensions() if self.ctx.extensions is not None else "No extensions are active.")
         else:

@@ -134,6 +134,10 @@ class McpManager:
         """(server, the SDK's Resource) for every listed resource of every connected server."""
         return [(name, r) for name, srv in self._servers.items() if srv.state == "connected" for r in srv.resources]
 
+    def servers(self) -> list[ServerConnection]:
+        """Every configured server's connection, in configuration order (for descriptions)."""
+        return list(self._servers.values())
+
     def connecting(self) -> bool:
         """Whether some server has not yet connected or failed."""
         return any(srv.state == "connecting" for srv in self._servers.values())

@@ -88,6 +88,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
     )
     commands = build_commands(
         prompts=_mcp_prompts(external) if external.specs else None,
+        mcp=external.describe_mcp if external.specs else None,
         cwd=cwd,
         trusted=trusted,
         router=router,

@@ -111,6 +111,14 @@ class ExternalTools:
             tools = sum(len(mcp.tool_names(name)) for name in ready)
             self._notify(ev.Notice("info", f"MCP server(s) ready: {', '.join(ready)} ({tools} tool(s))"))
 
+    def describe_mcp(self) -> str:
+        """/mcp: each server's state, tools, prompts and resources."""
+        from agent_lsp.mcp.describe import describe_servers
+
+        if self._mcp is None:
+            return "MCP servers have not started yet."
+        return describe_servers(self._mcp)
+
     async def aclose(self) -> None:
         if self._discover is not None:
             self._discover.cancel()

@@ -72,6 +72,7 @@ def test_headless_sends_a_servers_prompt(tmp_path: Path) -> None:
         plain = _agent("/simple-prompt", project, home, fake)
         positional = _agent('/args-prompt "Le Puy" --state=Auvergne', project, home, fake)
         helped = _agent("/args-prompt help", project, home, fake)
+        listing = _agent("/mcp", project, home, fake)
         sent = [_user_text(r) for r in fake.generation_requests()]
     assert named.returncode == 0, named.stderr
     assert named.stdout.strip() == "Sunny." and plain.stdout.strip() == "Hello."
@@ -79,8 +80,11 @@ def test_headless_sends_a_servers_prompt(tmp_path: Path) -> None:
     assert sent[0] == "What's weather in Lyon?"
     assert sent[1] == "This is a simple prompt without arguments."
     assert sent[2] == "What's weather in Le Puy, Auvergne?"
-    assert len(sent) == 3  # help is answered without the model
+    assert len(sent) == 3  # help and /mcp are answered without the model
     assert "--city" in helped.stdout and "required: yes" in helped.stdout
+    assert "- **everything** (stdio): connected" in listing.stdout
+    assert "`mcp_everything_echo`" in listing.stdout and "`/args-prompt`" in listing.stdout
+    assert "`@everything:demo://resource/static/document/architecture.md`" in listing.stdout
 
 
 async def test_acp_editor_menu_lists_the_prompts_once_the_server_is_up(tmp_path: Path, _private_home: Path) -> None:
