@@ -43,6 +43,13 @@ class ConnectionOwner(Protocol):
         """The session's workspace folders (offered as MCP roots), or None to declare no roots capability."""
         ...
 
+    @property
+    def samples(self) -> bool:
+        """Whether sampling is offered (then ``sample`` answers a server's sampling/createMessage)."""
+        ...
+
+    async def sample(self, server: str, params: Any) -> Any: ...
+
 
 class ServerConnection:
     """The state of one configured server, and the task (:meth:`run`) that keeps its session alive."""
@@ -132,6 +139,9 @@ class ServerConnection:
             self.eof = True
             self.wake.set()
 
+        async def sample(context: Any, params: Any) -> Any:
+            return await self._owner.sample(self.spec.name, params)
+
         async def list_roots(context: Any) -> Any:
             from mcp_types import ListRootsResult, Root
 
@@ -151,6 +161,7 @@ class ServerConnection:
                     client_info=Implementation(name=_CLIENT_NAME, version=_CLIENT_VERSION),
                     # Declaring roots (with list_changed) as Gemini CLI does: the session's workspace folders.
                     list_roots_callback=list_roots if self._owner.roots() is not None else None,
+                    sampling_callback=sample if self._owner.samples else None,
                 )
             )
             try:

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +43,10 @@ class McpManager:
         log_dir: Path | None = None,
         on_catalog_changed: Callable[[], None] | None = None,
         roots: Callable[[], Sequence[Path]] | None = None,
+        sampler: Callable[[str, Any], Awaitable[Any]] | None = None,
     ) -> None:
         self._roots = roots
+        self._sampler = sampler
         self._background: set[asyncio.Task[None]] = set()
         self._registry = registry
         self._on_notice = on_notice
@@ -227,6 +229,14 @@ class McpManager:
 
     def roots(self) -> Sequence[Path] | None:
         return self._roots() if self._roots is not None else None
+
+    @property
+    def samples(self) -> bool:
+        return self._sampler is not None
+
+    async def sample(self, server: str, params: Any) -> Any:
+        assert self._sampler is not None
+        return await self._sampler(server, params)
 
     def roots_changed(self) -> None:
         """The workspace folders changed: tell every connected server (``notifications/roots/list_changed``)."""

@@ -14,6 +14,7 @@ from agent_lsp.runtime.hooks import build_hooks
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import build_policy
 from agent_lsp.runtime.recording import build_checkpointer, build_recording
+from agent_lsp.runtime.sampling import SessionSampler
 from agent_lsp.runtime.session import build_session
 from agent_lsp.runtime.tools import ToolSet, build_tools
 from agent_lsp.runtime.workspace import build_workspace
@@ -140,6 +141,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         temp_dir=temp_dir,
         notice_sink=setup.notice_sink,
         commands_changed=setup.commands_changed,
+        sampler=SessionSampler(session, setup.confirmer, interactive=opts.interactive) if external.specs else None,
     )
 
 

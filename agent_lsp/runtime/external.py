@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
@@ -77,7 +77,12 @@ class ExternalTools:
     def mcp(self) -> McpManager | None:
         return self._mcp
 
-    def start(self, notify: Notify, catalog_changed: Callable[[], None] | None = None) -> None:
+    def start(
+        self,
+        notify: Notify,
+        catalog_changed: Callable[[], None] | None = None,
+        sampler: Callable[[str, Any], Awaitable[Any]] | None = None,
+    ) -> None:
         """Begin connecting; failures (now or later) are told through ``notify``, changed prompts or resources
         through ``catalog_changed``. Needs a running event loop."""
         self._notify = notify
@@ -91,6 +96,7 @@ class ExternalTools:
                 on_notice=notify,
                 on_catalog_changed=catalog_changed,
                 roots=lambda: roots.roots,
+                sampler=sampler,
             )
             self._mcp.start()
         if self.discovery is not None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
 from agent_lsp.core.commands import COMMANDS, Commands, CommandSpec
@@ -52,6 +52,7 @@ class SessionHandle:
     temp_dir: Path | None = None  # removed by aclose
     notice_sink: Callable[[ev.Notice], None] | None = None
     commands_changed: Callable[[], None] | None = None  # the adapter's: the command list changed by itself
+    sampler: Callable[[str, Any], Awaitable[Any]] | None = None  # MCP sampling through the session's model
     background: list[asyncio.Task[None]] = field(default_factory=list)  # the adapter's tasks, cancelled on close
 
     @property
@@ -123,7 +124,7 @@ class SessionHandle:
     def start(self) -> None:
         """Start what runs in the background (MCP servers, tool discovery). Needs the running event loop."""
         if self.external is not None:
-            self.external.start(self.notify, self.commands_changed)
+            self.external.start(self.notify, self.commands_changed, self.sampler)
 
     async def start_hooks(self, source: str) -> None:
         """SessionStart hooks: their messages are shown, their context goes with the first prompt."""
