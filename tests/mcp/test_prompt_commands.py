@@ -14,7 +14,10 @@ from typing import Any
 import pytest
 from acp import text_block
 
+from agent_lsp import events as ev
+from agent_lsp.core.ports import AutoConfirmer
 from agent_lsp.mcp.prompt_commands import MissingArguments, parse_prompt_args
+from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
 from tests.acp.editor import EditorClient, connect
 from tests.acp.harness import agent_argv, agent_env, text_turn, write_script
 from tests.fakes.fake_gemini import FakeGemini
@@ -38,53 +41,94 @@ def test_arguments_by_name_and_by_position() -> None:
     assert parse_prompt_args("", CITY_STATE) == {"city": ""}  # as Gemini CLI: one missing one takes ""
 
 
-def _agent(prompt: str, project: Path, home: Path, fake: FakeGemini) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "AGENT_LSP_TRUST"))}
-    env.update(HOME=str(home), AGENT_LSP_HOME=str(home / ".agent-lsp"), AGENT_LSP_TRUST_WORKSPACE="true")
-    env.update(GEMINI_API_KEY="test-key-not-real", GOOGLE_GEMINI_BASE_URL=fake.url)
-    return subprocess.run(
-        [sys.executable, "-m", "agent_lsp", "-p", prompt],
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def _settings(home: Path) -> None:
+    server = {"command": installed(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]}
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": {"everything": server}}))
 
 
 def _answer(text: str) -> list[dict[str, Any]]:
     return [{"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}]}]
 
 
-def _user_text(request: Any) -> str:
-    return "".join(p.get("text", "") for p in request.body["contents"][-1]["parts"])
+def _texts(request: Any) -> list[str]:
+    return [p.get("text", "") for p in request.body["contents"][-1]["parts"]]
 
 
-def test_headless_sends_a_servers_prompt(tmp_path: Path) -> None:
-    home, project = tmp_path / "home", tmp_path / "project"
-    (home / ".gemini").mkdir(parents=True)
+def test_headless_sends_a_servers_prompt(tmp_path: Path, _private_home: Path) -> None:
+    """``agent-lsp -p "/args-prompt --city=Lyon"``: the rendered prompt is what the model receives."""
+    project = tmp_path / "project"
     project.mkdir()
-    server = {"command": installed(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]}
-    (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": {"everything": server}}))
-    with FakeGemini([_answer("Sunny."), _answer("Hello."), _answer("Rainy.")]) as fake:
-        named = _agent("/args-prompt --city=Lyon", project, home, fake)
-        plain = _agent("/simple-prompt", project, home, fake)
-        positional = _agent('/args-prompt "Le Puy" --state=Auvergne', project, home, fake)
-        helped = _agent("/args-prompt help", project, home, fake)
-        listing = _agent("/mcp", project, home, fake)
-        sent = [_user_text(r) for r in fake.generation_requests()]
-    assert named.returncode == 0, named.stderr
-    assert named.stdout.strip() == "Sunny." and plain.stdout.strip() == "Hello."
-    assert positional.stdout.strip() == "Rainy."
-    assert sent[0] == "What's weather in Lyon?"
-    assert sent[1] == "This is a simple prompt without arguments."
-    assert sent[2] == "What's weather in Le Puy, Auvergne?"
-    assert len(sent) == 3  # help and /mcp are answered without the model
-    assert "--city" in helped.stdout and "required: yes" in helped.stdout
-    assert "- **everything** (stdio): connected" in listing.stdout
-    assert "`mcp_everything_echo`" in listing.stdout and "`/args-prompt`" in listing.stdout
-    assert "`@everything:demo://resource/static/document/architecture.md`" in listing.stdout
+    _settings(_private_home)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_LSP_TRUST")}
+    with FakeGemini([_answer("Sunny.")]) as fake:
+        env.update(AGENT_LSP_TRUST_WORKSPACE="true", GEMINI_API_KEY="test-key-not-real")
+        env["GOOGLE_GEMINI_BASE_URL"] = fake.url
+        done = subprocess.run(
+            [sys.executable, "-m", "agent_lsp", "-p", "/args-prompt --city=Lyon"],
+            cwd=project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        [request] = fake.generation_requests()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Sunny."
+    assert _texts(request) == ["What's weather in Lyon?"]
+
+
+async def test_prompts_mentions_and_listing_in_one_session(tmp_path: Path, _private_home: Path) -> None:
+    """One session with server-everything (real google-genai client, fake Gemini server): prompt commands by
+    position, help, /mcp, and resources mentioned in a prompt."""
+    project = tmp_path / "project"
+    project.mkdir()
+    _settings(_private_home)
+    uri = "demo://resource/static/document/architecture.md"
+    doc = NODE_BIN.parent / "@modelcontextprotocol" / "server-everything" / "dist" / "docs" / "architecture.md"
+    with FakeGemini([_answer("Hello."), _answer("Rainy."), _answer("Read it."), _answer("Got it.")]) as fake:
+        env = {**os.environ, "GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url}
+        runtime = Runtime(RuntimeOptions(env=env))
+        handle = await runtime.create_session(
+            SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False, editor_trust=True)
+        )
+        shown: list[str] = []
+        warned: list[str] = []
+        try:
+            for prompt in [
+                "/simple-prompt",
+                '/args-prompt "Le Puy" --state=Auvergne',
+                "/args-prompt help",
+                "/mcp",
+                f"Summarise @everything:{uri} please",
+                # A URI the server did not list (one of its templates) is read too; a failing one is a warning.
+                "Compare @everything:demo://resource/dynamic/text/7 and @everything:nope://x",
+            ]:
+                async for event in handle.session.send(prompt):
+                    if isinstance(event, ev.Content):
+                        shown.append(event.text)
+                    elif isinstance(event, ev.Notice) and event.level in ("warning", "error"):
+                        warned.append(event.message)
+        finally:
+            await handle.aclose()
+        requests = [_texts(r) for r in fake.generation_requests()]
+    assert requests[0] == ["This is a simple prompt without arguments."]
+    assert requests[1] == ["What's weather in Le Puy, Auvergne?"]
+    help_text = next(t for t in shown if "Arguments for" in t)
+    assert "--city" in help_text and "required: yes" in help_text
+    # help and /mcp are answered without the model
+    listing = next(t for t in shown if t.startswith("MCP servers:"))
+    assert "- **everything** (stdio): connected" in listing
+    assert "`mcp_everything_echo`" in listing and "`/args-prompt`" in listing
+    assert f"`@everything:{uri}`" in listing
+    mention = requests[2]
+    assert mention[0] == f"Summarise @everything:{uri} please"
+    assert f"\nContent from @{uri}:\n" in mention
+    assert f"<untrusted_context>\n{doc.read_text()}\n</untrusted_context>" in mention
+    assert any("Resource 7" in t for t in requests[3]), requests[3]
+    assert any("@everything:nope://x" in w for w in warned)
+    assert len(requests) == 4
 
 
 async def test_acp_editor_menu_lists_the_prompts_once_the_server_is_up(tmp_path: Path, _private_home: Path) -> None:
@@ -103,27 +147,3 @@ async def test_acp_editor_menu_lists_the_prompts_once_the_server_is_up(tmp_path:
     assert offered["args-prompt"]["input"] == {"hint": '--city="…" [--state="…"]'}
     said = [u for u in editor.updates() if u["sessionUpdate"] == "agent_message_chunk"]
     assert said and said[-1]["content"]["text"] == "Sunny."
-
-
-def test_headless_puts_a_mentioned_resource_into_the_request(tmp_path: Path) -> None:
-    home, project = tmp_path / "home", tmp_path / "project"
-    (home / ".gemini").mkdir(parents=True)
-    project.mkdir()
-    server = {"command": installed(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]}
-    (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": {"everything": server}}))
-    doc = NODE_BIN.parent / "@modelcontextprotocol" / "server-everything" / "dist" / "docs" / "architecture.md"
-    uri = "demo://resource/static/document/architecture.md"
-    with FakeGemini([_answer("Read it."), _answer("Got it.")]) as fake:
-        listed = _agent(f"Summarise @everything:{uri} please", project, home, fake)
-        # A URI the server did not list (one of its templates) is read too; a failing one is a warning.
-        templated = _agent(
-            "Compare @everything:demo://resource/dynamic/text/7 and @everything:nope://x", project, home, fake
-        )
-        first, second = (r.body["contents"][-1]["parts"] for r in fake.generation_requests())
-    assert listed.returncode == 0, listed.stderr
-    texts = [p.get("text", "") for p in first]
-    assert texts[0] == f"Summarise @everything:{uri} please"
-    assert f"\nContent from @{uri}:\n" in texts
-    assert f"<untrusted_context>\n{doc.read_text()}\n</untrusted_context>" in texts
-    assert any("Resource 7" in p.get("text", "") for p in second), second
-    assert templated.returncode == 0 and "@everything:nope://x" in templated.stderr
