@@ -16,6 +16,15 @@ from tests.acp.harness import agent_argv, agent_env, call_turn, text_turn, write
 from .third_party_servers import NODE_BIN, installed
 
 
+async def _prompt_with_everything(editor: EditorClient, script: Path, project: Path, home: Path) -> str:
+    """One prompt in an ACP session (the real ACP SDK client) to which the editor gave server-everything."""
+    everything = {"name": "everything", "command": installed(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]}
+    async with connect(editor, agent_argv(script), agent_env(home), project) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[{**everything, "env": []}])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+    return str(response.stop_reason)
+
+
 async def test_acp_editor_sees_the_servers_progress_while_the_call_runs(tmp_path: Path, _private_home: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -27,11 +36,7 @@ async def test_acp_editor_sees_the_servers_progress_while_the_call_runs(tmp_path
         ],
     )
     editor = EditorClient(answer="proceed_once")
-    everything = {"name": "everything", "command": installed(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]}
-    async with connect(editor, agent_argv(script), agent_env(_private_home), project) as conn:
-        session = await conn.new_session(cwd=str(project), mcp_servers=[{**everything, "env": []}])
-        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("run it")])
-    assert response.stop_reason == "end_turn"
+    assert await _prompt_with_everything(editor, script, project, _private_home) == "end_turn"
     live = [
         u["content"][0]["content"]["text"]
         for u in editor.updates()
@@ -72,11 +77,7 @@ async def test_a_servers_sampling_request_is_asked_then_answered_by_the_sessions
         [call_turn(("mcp_everything_trigger-sampling-request", {"prompt": "say hi"})), sampled, text_turn("Done.")],
     )
     editor = EditorClient(answer="proceed_once")
-    everything = {"name": "everything", "command": installed(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]}
-    async with connect(editor, agent_argv(script), agent_env(_private_home), project) as conn:
-        session = await conn.new_session(cwd=str(project), mcp_servers=[{**everything, "env": []}])
-        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("sample")])
-    assert response.stop_reason == "end_turn"
+    assert await _prompt_with_everything(editor, script, project, _private_home) == "end_turn"
     # The tool call is asked about, then the server's sampling request (server-everything offers the tool only
     # to a client that declares sampling).
     assert len(editor.permission_requests) == 2

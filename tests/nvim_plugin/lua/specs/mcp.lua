@@ -7,19 +7,8 @@ return function()
   local done = H.record("AgentTurnDone")
   vim.cmd("AgentChat")
   local view = require("agent_lsp.chat.view")
-  local session = require("agent_lsp.session")
   -- The prompts arrive once server-everything has connected (agent/update available_commands_update).
-  H.wait(function()
-    if session.current == nil then
-      return false
-    end
-    for _, c in ipairs(session.current.commands) do
-      if c.name == "args-prompt" then
-        return true
-      end
-    end
-    return false
-  end, "the server's prompts among the session's commands", 60000)
+  H.wait_for_command("args-prompt", "the server's prompts among the session's commands", 60000)
 
   local items = require("agent_lsp.chat.complete").items("/args")
   H.eq(#items, 1, "completions for /args")
