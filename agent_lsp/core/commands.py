@@ -31,7 +31,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("restore", "List checkpoints, or restore files and conversation to one", "[checkpoint id]"),
     CommandSpec("init", "Analyse the project and write a GEMINI.md for it"),
     CommandSpec("extensions", "List the extensions active in this workspace"),
-    CommandSpec("mcp", "List the MCP servers: status, tools, prompts and resources"),
+    CommandSpec("mcp", "List the MCP servers and what they offer, or restart them", "[refresh [server]]"),
     CommandSpec(
         "skills",
         "List agent skills, or enable, disable or reload them",
@@ -86,7 +86,7 @@ class CommandContext:
     skills: SkillControl | None = None
     extensions: Callable[[], str] | None = None  # /extensions: the active extensions, described
     prompts: PromptCommandSource | None = None  # MCP servers' prompts
-    mcp: Callable[[], str] | None = None  # /mcp: the MCP servers, described
+    mcp: Callable[[str], Awaitable[str]] | None = None  # /mcp [refresh [server]]: the MCP servers
 
 
 class Commands:
@@ -155,7 +155,7 @@ class Commands:
         elif name == "skills":
             say(self._skills(rest))
         elif name == "mcp":
-            say(self.ctx.mcp() if self.ctx.mcp is not None else "No MCP servers are configured.")
+            say(await self.ctx.mcp(rest) if self.ctx.mcp is not None else "No MCP servers are configured.")
         elif name == "extensions":
             say(self.ctx.extensions() if self.ctx.extensions is not None else "No extensions are active.")
         else:

@@ -47,6 +47,7 @@ class McpManager:
     ) -> None:
         self._roots = roots
         self._sampler = sampler
+        self._log_dir = log_dir
         self._background: set[asyncio.Task[None]] = set()
         self._registry = registry
         self._on_notice = on_notice
@@ -135,6 +136,29 @@ class McpManager:
     def resources(self) -> list[tuple[str, Any]]:
         """(server, the SDK's Resource) for every listed resource of every connected server."""
         return [(name, r) for name, srv in self._servers.items() if srv.state == "connected" for r in srv.resources]
+
+    async def restart(self, names: Sequence[str] = ()) -> list[str]:
+        """Stop the named servers (all when none are named) and connect them again, waiting until each has
+        connected or failed; returns the names that are not configured."""
+        unknown = [n for n in names if n not in self._servers]
+        chosen = [self._servers[n] for n in names if n in self._servers] if names else list(self._servers.values())
+        if self._closed or not chosen:
+            return unknown
+        for old in chosen:
+            old.stop()
+        await asyncio.wait([t for t in (old.task for old in chosen) if t is not None], timeout=self._close_timeout_s)
+        fresh = []
+        for old in chosen:
+            if old.task is not None and not old.task.done():
+                old.task.cancel()
+            self.unregister_tools(old)
+            srv = ServerConnection(old.spec, self, self._connect_timeout_s, self._log_dir)
+            self._servers[old.spec.name] = srv
+            srv.start()
+            fresh.append(srv)
+        self.catalog_changed(fresh[0])
+        await self.wait_ready()
+        return unknown
 
     def servers(self) -> list[ServerConnection]:
         """Every configured server's connection, in configuration order (for descriptions)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +36,7 @@ def build_commands(
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
     prompts: PromptCommandSource | None = None,
-    mcp: Callable[[], str] | None = None,
+    mcp: Callable[[str], Awaitable[str]] | None = None,
 ) -> Commands:
     from agent_lsp.tools.read_many_files import read_path_for_command
 

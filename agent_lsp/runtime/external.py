@@ -117,13 +117,21 @@ class ExternalTools:
             tools = sum(len(mcp.tool_names(name)) for name in ready)
             self._notify(ev.Notice("info", f"MCP server(s) ready: {', '.join(ready)} ({tools} tool(s))"))
 
-    def describe_mcp(self) -> str:
-        """/mcp: each server's state, tools, prompts and resources."""
+    async def describe_mcp(self, args: str) -> str:
+        """/mcp: each server's state, tools, prompts and resources; ``refresh [server]`` restarts them first."""
         from agent_lsp.mcp.describe import describe_servers
 
-        if self._mcp is None:
+        mcp = self._mcp
+        if mcp is None:
             return "MCP servers have not started yet."
-        return describe_servers(self._mcp)
+        words = args.split()
+        if words and words[0] == "refresh" and len(words) <= 2:
+            unknown = await mcp.restart(words[1:])
+            if unknown:
+                return f"No MCP server is named {', '.join(unknown)}.\n\n" + describe_servers(mcp)
+        elif words:
+            return "Usage: `/mcp` or `/mcp refresh [server]`"
+        return describe_servers(mcp)
 
     async def aclose(self) -> None:
         if self._discover is not None:

@@ -6,8 +6,9 @@ import sys
 from pathlib import Path
 
 from agent_lsp.mcp.config import McpServerSpec
+from agent_lsp.mcp.tool import wrap_untrusted
 
-from .conftest import Harness, eventually
+from .conftest import Harness, eventually, kill_child, stdio_spec
 
 HUNG = Path(__file__).parent / "servers" / "hung_server.py"
 
@@ -68,3 +69,19 @@ async def test_closing_while_a_server_still_connects_kills_its_whole_group(tmp_p
     assert h.manager.status()["slow"] == "disconnected"
     assert h.notices == []
     await gone(server, child)
+
+
+async def test_a_server_that_died_is_connected_again_by_restart(tmp_path: Path) -> None:
+    h = Harness([stdio_spec("victim")], tmp_path)
+    h.manager.start()
+    await h.manager.wait_ready()
+    try:
+        assert h.manager.status() == {"victim": "connected"}
+        kill_child("--name victim")
+        await eventually(lambda: h.manager.status()["victim"].startswith("failed"))
+        assert "mcp_victim_add" not in {t.name for t in h.registry.tools()}
+        assert await h.manager.restart(["victim", "nope"]) == ["nope"]
+        assert h.manager.status() == {"victim": "connected"}
+        assert (await h.call("victim", "add", a=4, b=5)).llm_content == wrap_untrusted("9")
+    finally:
+        await h.manager.aclose()

@@ -100,7 +100,7 @@ async def test_prompts_mentions_and_listing_in_one_session(tmp_path: Path, _priv
                 "/simple-prompt",
                 '/args-prompt "Le Puy" --state=Auvergne',
                 "/args-prompt help",
-                "/mcp",
+                "/mcp refresh everything",
                 f"Summarise @everything:{uri} please",
                 # A URI the server did not list (one of its templates) is read too; a failing one is a warning.
                 "Compare @everything:demo://resource/dynamic/text/7 and @everything:nope://x",
@@ -117,7 +117,7 @@ async def test_prompts_mentions_and_listing_in_one_session(tmp_path: Path, _priv
     assert requests[1] == ["What's weather in Le Puy, Auvergne?"]
     help_text = next(t for t in shown if "Arguments for" in t)
     assert "--city" in help_text and "required: yes" in help_text
-    # help and /mcp are answered without the model
+    # help and /mcp are answered without the model; /mcp refresh restarted the server and waited for it
     listing = next(t for t in shown if t.startswith("MCP servers:"))
     assert "- **everything** (stdio): connected" in listing
     assert "`mcp_everything_echo`" in listing and "`/args-prompt`" in listing
