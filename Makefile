@@ -24,11 +24,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-# Editor toolchains for the editor tests: luacheck (Debian), Chromium + Node 24 + code-server 4.139 (npm); the
-# third-party MCP servers the MCP tests run (npm and PyPI, in tests/mcp/third_party).
-# The scripts are idempotent and return at once when everything is in place.
+# Editor toolchains for the editor tests: luacheck (Debian), Emacs 30 + tmux (Debian, bookworm-backports),
+# Chromium + Node 24 + code-server 4.139 (npm); the third-party MCP servers the MCP tests run (npm and PyPI, in
+# tests/mcp/third_party). The scripts are idempotent and return at once when everything is in place.
 test-deps: $(STAMP)
 	bash scripts/install-lua-tools.sh
+	bash scripts/install-emacs.sh
 	bash scripts/install-vscode-deps.sh
 	bash scripts/install-mcp-servers.sh
 

@@ -535,9 +535,10 @@ def lsp_methods() -> tuple[set[str], set[str], list[str]]:
     from lsprotocol import types
 
     from agent_lsp.adapters.launch import LaunchOptions
+    from agent_lsp.adapters.lsp.ordering import AnswersFirst
     from agent_lsp.adapters.lsp.server import build_server
 
-    fm = build_server(LaunchOptions()).protocol.fm
+    fm = build_server(LaunchOptions(), AnswersFirst(lambda _frame: None, lambda: None, lambda _id: None)).protocol.fm
     names = set(fm.features) | set(fm.builtin_features)
     requests = {
         n

@@ -97,13 +97,14 @@ def choices_from_api(models: list[dict[str, Any]]) -> list[ModelChoice]:
     return [*known, *extra]
 
 
-async def list_api_models(client: Any) -> list[ModelChoice] | None:
-    """The key's models through a client with ``list_models()``; None when the key cannot list them."""
+async def list_api_models(client: Any, timeout_s: float | None = None) -> list[ModelChoice] | None:
+    """The key's models through a client with ``list_models()``; None when the key cannot list them (or the API
+    does not answer within ``timeout_s``)."""
     lister = getattr(client, "list_models", None)
     if lister is None:
         return None
     try:
-        raw = await lister()
+        raw = await (lister() if timeout_s is None else lister(timeout_s))
     except Exception:  # the list is a nicety: any failure falls back to the built-in choices
         return None
     return choices_from_api(raw) or None

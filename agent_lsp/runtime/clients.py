@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from typing import TYPE_CHECKING
@@ -126,11 +125,7 @@ def _gemini_lister(router: ModelRouter) -> Callable[[], Awaitable[list[str]]]:
         from agent_lsp.model.catalog import CHOICE_IDS, list_api_models
         from agent_lsp.model.router import LIST_TIMEOUT_S
 
-        try:
-            async with asyncio.timeout(LIST_TIMEOUT_S):
-                found = await list_api_models(router.client("gemini"))
-        except TimeoutError:
-            found = None
+        found = await list_api_models(router.client("gemini"), LIST_TIMEOUT_S)
         return [c.id for c in found] if found else list(CHOICE_IDS)
 
     return names

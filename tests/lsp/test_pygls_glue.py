@@ -13,7 +13,8 @@ from pygls.workspace import Workspace
 from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.adapters.lsp.capabilities import CMD_FIX
 from agent_lsp.adapters.lsp.documents import DocumentStore
-from agent_lsp.adapters.lsp.pygls_glue import AnswerWatch, json_converter
+from agent_lsp.adapters.lsp.ordering import AnswersFirst
+from agent_lsp.adapters.lsp.pygls_glue import json_converter
 from agent_lsp.adapters.lsp.server import build_server
 
 
@@ -23,11 +24,10 @@ def test_unknown_methods_keep_their_params_as_json() -> None:
     assert typed.params == {"_meta": {"a": 1}, "prompt": "hi"}
 
 
-def test_pygls_writes_each_answer_as_one_whole_frame() -> None:
-    server = build_server(LaunchOptions())
+def test_pygls_writes_answers_as_frames_through_the_writer_it_is_given() -> None:
     frames: list[bytes] = []
     answered: list[Any] = []
-    server.protocol.set_writer(AnswerWatch(frames.append, answered.append, lambda: None))
+    server = build_server(LaunchOptions(), AnswersFirst(frames.append, lambda: None, answered.append))
     request = {"jsonrpc": "2.0", "id": 7, "method": "textDocument/codeAction"}
     params = {
         "textDocument": {"uri": "file:///p/a.py"},
@@ -69,25 +69,20 @@ def test_pygls_workspace_still_breaks_lines_where_lsp_does_not() -> None:
     assert doc is not None and doc.text == expected
 
 
-async def test_work_after_an_answer_runs_once_pygls_has_written_the_answer() -> None:
-    """``after_answer`` relies on pygls writing an async handler's answer from its future's done-callback."""
-    from pygls.lsp.server import LanguageServer
-
-    from agent_lsp.adapters.lsp.pygls_glue import after_answer
-
-    server = LanguageServer("glue-test", "1", converter_factory=json_converter)
+async def test_what_a_handler_set_going_waits_for_its_answer() -> None:
+    """A task the handler started, ready before pygls writes the answer, is written behind it: pygls registers
+    the wrapped handler and runs it where ``protocol.msg_id`` names the request."""
     frames: list[bytes] = []
-    answered: list[Any] = []
-    seen: list[list[Any]] = []
-    server.protocol.set_writer(AnswerWatch(frames.append, answered.append, lambda: None))
+    server = build_server(LaunchOptions(), AnswersFirst(frames.append, lambda: None, lambda _id: None))
 
     @server.feature("test/answerThenWork")
     async def handler(params: Any) -> Any:
-        after_answer(lambda: seen.append(list(answered)))
+        asyncio.get_running_loop().call_soon(server.client.notify, "test/work", {})
         return {"ok": True}
 
     message = {"jsonrpc": "2.0", "id": 5, "method": "test/answerThenWork", "params": {}}
     server.protocol.handle_message(server.protocol.structure_message(message))
     for _ in range(10):
         await asyncio.sleep(0)
-    assert seen == [[5]]  # when the work ran, the answer to request 5 was already written
+    bodies = [json.loads(f.partition(b"\r\n\r\n")[2]) for f in frames]
+    assert [b.get("method", b.get("id")) for b in bodies] == [5, "test/work"]

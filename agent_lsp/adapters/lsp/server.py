@@ -2,19 +2,22 @@
 
 Standard requests arrive as lsprotocol objects and are unstructured to dicts at the door (with the converter we
 gave pygls); what we send the client (notifications, our requests) goes out as plain JSON through the frame
-writer (outbox.py), never through lsprotocol's types. Only public pygls API is used here; what we rely on
-beyond it is in pygls_glue.py.
+writer (outbox.py), never through lsprotocol's types. Every registered handler runs inside
+``AnswersFirst.handling`` (ordering.py): a request's answer goes out before what it set going. Only public pygls
+API is used here; what we rely on beyond it is in pygls_glue.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import inspect
 import logging
 import os
 import threading
-from collections.abc import Generator, Mapping
-from typing import Any, BinaryIO
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -28,14 +31,16 @@ from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.adapters.lsp import capabilities as lsp_caps
 from agent_lsp.adapters.lsp import transport
 from agent_lsp.adapters.lsp.framing import FrameReader
+from agent_lsp.adapters.lsp.ordering import AnswersFirst
 from agent_lsp.adapters.lsp.outbox import Outbox
 from agent_lsp.adapters.lsp.params import RequestError
-from agent_lsp.adapters.lsp.pygls_glue import AnswerWatch, json_converter
+from agent_lsp.adapters.lsp.pygls_glue import json_converter
 from agent_lsp.adapters.lsp.service import AgentService
 
 __all__ = ["build_server", "json_converter", "run"]
 
 log = logging.getLogger(__name__)
+F = TypeVar("F", bound=Callable[..., Any])
 EXIT_WAIT_S = 10.0  # how long an exit right behind shutdown waits for the sessions to close
 
 
@@ -49,7 +54,9 @@ class AgentProtocol(LanguageServerProtocol):
             # documents.py counts UTF-16 code units, the encoding every client must support (these params are
             # this request's own, structured from its frame).
             general.position_encodings = [types.PositionEncodingKind.Utf16]
-        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        answer: Any = super().lsp_initialize(params)
+        # pygls 2.1 builds the answer in a generator (it runs our ``initialize`` feature); a plain value works too.
+        result: types.InitializeResult = (yield from answer) if inspect.isgenerator(answer) else answer
         result.capabilities.experimental = lsp_caps.experimental()
         return result
 
@@ -106,14 +113,44 @@ class PyglsClient:
 
 
 class AgentServer(LanguageServer):
-    def __init__(self, options: LaunchOptions) -> None:
+    def __init__(self, options: LaunchOptions, out: AnswersFirst) -> None:
         self.converter = json_converter()
         super().__init__(
             lsp_caps.SERVER_NAME, __version__, protocol_cls=AgentProtocol, converter_factory=lambda: self.converter
         )
+        self.out = out
+        self.protocol.set_writer(out)
         self.client = PyglsClient()
         self.service = AgentService(self.client, options)
+        self.client.attach(Outbox(out.send))  # what the service said while being built waits for a first frame
         self.shut_down = asyncio.Event()  # the shutdown request has finished closing sessions
+
+    def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]:
+        register = super().feature(feature_name, options)
+        return lambda handler: register(self._answering(handler))
+
+    def command(self, command_name: str) -> Callable[[F], F]:
+        register = super().command(command_name)
+        return lambda handler: register(self._answering(handler))
+
+    def _answering(self, handler: F) -> F:
+        """``handler`` run as the handler of the request pygls is handling (none for a notification)."""
+        out, protocol = self.out, self.protocol
+        if asyncio.iscoroutinefunction(handler):
+
+            @functools.wraps(handler)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                with out.handling(protocol.msg_id):
+                    return await handler(*args, **kwargs)
+
+            return run_async  # type: ignore[return-value]
+
+        @functools.wraps(handler)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with out.handling(protocol.msg_id):
+                return handler(*args, **kwargs)
+
+        return run  # type: ignore[return-value]
 
     def initialize(self, params: Mapping[str, Any]) -> None:
         """The ``initialize`` params as the client sent them (transport.Gate calls this before pygls answers)."""
@@ -145,8 +182,9 @@ def _request(server: AgentServer, method: str, handler: Any) -> None:
     server.feature(method)(run)
 
 
-def build_server(options: LaunchOptions) -> AgentServer:
-    server = AgentServer(options)
+def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
+    """The server, writing every frame through ``out``."""
+    server = AgentServer(options, out)
     service = server.service
     sessions, prompts, commands, fs = service.sessions, service.prompts, service.commands, service.fs
 
@@ -250,22 +288,20 @@ class ClientLogHandler(logging.Handler):
 
 def run(options: LaunchOptions, *, reader: FrameReader, stdout: BinaryIO, debug: bool = False) -> int:
     """Serve until exit."""
-    server = build_server(options)
+    writer = transport.FrameWriter(stdout)
+    in_flight: set[Any] = set()  # the client's requests handed to pygls and not answered yet
+    server = build_server(options, AnswersFirst(writer.write, writer.close, in_flight.discard))
     handler = ClientLogHandler(server, logging.DEBUG if debug else logging.WARNING)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     agent_log = logging.getLogger("agent_lsp")
     agent_log.addHandler(handler)
     threading.Thread(target=_warm_imports, name="agent-lsp-warm", daemon=True).start()
-    writer = transport.FrameWriter(stdout)
-    outbox = Outbox(writer.write)
-    server.client.attach(outbox)
-    in_flight: set[Any] = set()  # the client's requests handed to pygls and not answered yet
-    server.protocol.set_writer(AnswerWatch(writer.write, in_flight.discard, writer.close))
+    assert server.client.outbox is not None
     gate = transport.Gate(
         server.protocol,
         server.converter,
         writer.write,
-        outbox=outbox,
+        outbox=server.client.outbox,
         in_flight=in_flight,
         cancel=server.service.prompts.cancel_request,
         before_exit=lambda: _settle(server),

@@ -22,7 +22,6 @@ from agent_lsp.adapters.lsp.configuration import Configuration
 from agent_lsp.adapters.lsp.confirmer import LspConfirmer
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
-from agent_lsp.adapters.lsp.pygls_glue import after_answer
 from agent_lsp.adapters.updates import UpdateState, to_updates
 from agent_lsp.model.catalog import CHOICE_IDS
 from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode
@@ -148,12 +147,10 @@ class Sessions:
 
         built = live.ready is not None  # a loaded session: the answer already lists its custom commands
 
-        def opened() -> None:
-            task = asyncio.get_running_loop().create_task(self._opened(live, announce_commands=not built))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-        after_answer(opened)
+        # Set going by this request: written behind its answer (ordering.py).
+        task = asyncio.get_running_loop().create_task(self._opened(live, announce_commands=not built))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
         return self.describe(live)
 
     async def _opened(self, live: LspSession, *, announce_commands: bool) -> None:

@@ -42,7 +42,7 @@ Item = bytes | dict[str, Any] | wire.Rejection
 
 
 class FrameWriter:
-    """pygls's writer for stdout. Whole frames go out under a lock (several threads write); once closed (by
+    """stdout, behind ordering.AnswersFirst. Whole frames go out under a lock (several threads write); once closed (by
     ``exit``) or broken (the client went away) writes are dropped: pygls reports a failed write by writing
     again, and at exit that cascade fills stderr with tracebacks."""
 

@@ -8,6 +8,7 @@ is the only importer of ``google.genai``. Requests are built by :mod:`.request` 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import threading
@@ -157,13 +158,18 @@ class GeminiClient:
             )
         return int(getattr(response, "total_tokens", None) or 0)
 
-    async def list_models(self) -> list[dict[str, Any]]:
-        """The models this key can use (the API's models.list), as JSON dicts. Raises ModelError."""
+    async def list_models(self, timeout_s: float | None = None) -> list[dict[str, Any]]:
+        """The models this key can use (the API's models.list), as JSON dicts. Raises ModelError, or TimeoutError
+        when the API takes longer than ``timeout_s``."""
+        # Importing and building the SDK (~0.3 s, seconds on a busy machine) runs on a worker thread and is not
+        # the API's time: counted against the timeout, a slow import alone hid the key's models from the picker.
+        sdk = await asyncio.to_thread(self._client)
         out: list[dict[str, Any]] = []
-        with self._mapped_errors("models"):
-            pager = await self._client().aio.models.list(config={"page_size": 200, "query_base": True})
-            async for model in pager:
-                out.append(model.model_dump(mode="json", exclude_none=True))
+        async with asyncio.timeout(timeout_s):
+            with self._mapped_errors("models"):
+                pager = await sdk.aio.models.list(config={"page_size": 200, "query_base": True})
+                async for model in pager:
+                    out.append(model.model_dump(mode="json", exclude_none=True))
         return out
 
     async def aclose(self) -> None:
