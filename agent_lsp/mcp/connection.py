@@ -209,13 +209,21 @@ class ServerConnection:
             self.wake.clear()
 
     async def _list_catalog(self, session: Any) -> None:
-        """The server's prompts, resources and resource templates, each listed only if the server offers it."""
-        self.prompts = await _list_all(session.list_prompts, "prompts") if _offers(session, "prompts") else []
-        if _offers(session, "resources"):
-            self.resources = await _list_all(session.list_resources, "resources")
-            self.templates = await _list_all(session.list_resource_templates, "resource_templates")
-        else:
-            self.resources, self.templates = [], []
+        """The server's prompts, resources and resource templates, each listed only if the server offers it.
+        A listing that fails leaves that kind empty (as in Gemini CLI): the server's tools still work."""
+        self.prompts = await self._list_or_none(session, "prompts", session.list_prompts)
+        self.resources = await self._list_or_none(session, "resources", session.list_resources)
+        self.templates = await self._list_or_none(session, "resources", session.list_resource_templates)
+
+    async def _list_or_none(self, session: Any, capability: str, method: Any) -> list[Any]:
+        if not _offers(session, capability):
+            return []
+        field = {"list_prompts": "prompts", "list_resources": "resources"}.get(method.__name__, "resource_templates")
+        try:
+            return await _list_all(method, field)
+        except Exception:
+            logger.warning("MCP server %r: %s failed", self.spec.name, method.__name__, exc_info=True)
+            return []
 
     def _open_log(self) -> TextIO:
         self.log_path = server_log_path(self.spec, self._log_dir)
