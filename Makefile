@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip uninstall --quiet --yes agent-lsp 2>/dev/null || true; rm -rf agent_lsp.egg-info  # the name before agent-lsp-server
 	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
@@ -25,12 +26,14 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
 # Editor toolchains for the editor tests: luacheck (Debian), Emacs 30 + tmux (Debian, bookworm-backports),
-# Chromium + Node 24 + code-server 4.139 (npm); the third-party MCP servers the MCP tests run (npm and PyPI, in
-# tests/mcp/third_party). The scripts are idempotent and return at once when everything is in place.
+# Chromium + Node 24 + code-server 4.139 (npm); the ACP schema (npm, tests/npm); the third-party MCP servers the
+# MCP tests run (npm and PyPI, in tests/mcp/third_party). The scripts are idempotent and return at once when
+# everything is in place.
 test-deps: $(STAMP)
 	bash scripts/install-lua-tools.sh
 	bash scripts/install-emacs.sh
 	bash scripts/install-vscode-deps.sh
+	bash scripts/install-test-npm.sh
 	bash scripts/install-mcp-servers.sh
 
 test: $(STAMP) test-deps

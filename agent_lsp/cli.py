@@ -14,7 +14,7 @@ TYPE_CHECKING = False  # not typing's: importing typing would cost ``agent-lsp a
 if TYPE_CHECKING:
     from agent_lsp.vocabulary import ApprovalMode
 
-SUBCOMMANDS = ("run", "acp", "lsp", "demo", "skills", "extensions")
+SUBCOMMANDS = ("run", "acp", "lsp", "demo", "skills", "extensions", "login", "logout")
 
 
 def _list(value: str) -> list[str]:
@@ -127,7 +127,10 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run one prompt headless and stream the answer")
     run.add_argument("query", nargs="*", help="the prompt")
     _headless_flags(run)
-    server(sub.add_parser("acp", help="serve the Agent Client Protocol over stdio"))
+    acp = sub.add_parser("acp", help="serve the Agent Client Protocol over stdio")
+    server(acp)
+    # ACP's terminal auth method: the client appends these args to the command that starts us (docs/auth.md).
+    acp.add_argument("--login", action="store_true", help="sign in on this terminal instead of serving, then exit")
     server(sub.add_parser("lsp", help="serve the Language Server Protocol over stdio"))
     demo = sub.add_parser("demo", help="run the built-in demo on a temp copy of an example project")
     demo.add_argument("--keep", action="store_true", help="keep the temp project and print its path")
@@ -135,6 +138,9 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     from agent_lsp.manage import add_parsers
 
     add_parsers(sub)  # skills, extensions
+    from agent_lsp.login import add_parsers as add_login_parsers
+
+    add_login_parsers(sub)  # login, logout
     return p
 
 
@@ -158,6 +164,8 @@ def _version() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--login"]:
+        argv[0] = "login"  # the ACP Registry's reading of terminal auth: its args replace ours
     if argv and argv[0] in SUBCOMMANDS:
         args = _subcommand_parser().parse_args(argv)
         if args.version:
@@ -170,6 +178,16 @@ def main(argv: list[str] | None = None) -> int:
             from agent_lsp.manage import run as manage
 
             return manage(args)
+        if args.command == "logout":
+            from agent_lsp.login import run_logout
+
+            return run_logout()
+        if args.command == "acp" and args.login:
+            args = _subcommand_parser().parse_args(["login"])
+        if args.command == "login":
+            from agent_lsp.login import run_login
+
+            return run_login(args)
         _setup_logging(args.log_file, args.debug)
         if args.command == "run":
             return _headless(args, subcommand=True)

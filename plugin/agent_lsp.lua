@@ -68,6 +68,14 @@ command("AgentMcp", function()
   require("agent_lsp").prompt("/mcp")
 end, { desc = "List the agent's MCP servers: status, tools, prompts and resources" })
 
+command("AgentLogin", function(o)
+  require("agent_lsp.login").login(o.fargs)
+end, { nargs = "*", desc = "Sign in: run `agent-lsp login` in a terminal window (flags pass through)" })
+
+command("AgentLogout", function()
+  require("agent_lsp.login").logout()
+end, { desc = "Sign out: remove the sign-in `agent-lsp login` stored" })
+
 command("AgentLspInstall", function()
   require("agent_lsp.install").command()
 end, { desc = "Install or update the agent server from this plugin's checkout into a private venv" })

@@ -1,4 +1,4 @@
-"""Validate payloads against a ``$defs`` type of the ACP v1 JSON Schema in ../shared/acp/schema.json."""
+"""Validate payloads against a ``$defs`` type of the ACP v1 JSON Schema shipped in the ACP SDK's npm package."""
 
 from __future__ import annotations
 
@@ -10,25 +10,23 @@ from typing import Any
 
 import jsonschema
 
+# tests/npm pins @agentclientprotocol/sdk in its lockfile; `make test` installs it (scripts/install-test-npm.sh).
+NPM_DIR = Path(__file__).resolve().parent / "npm"
+SCHEMA = NPM_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "schema" / "v1" / "schema.json"
+
 
 def schema_path() -> Path:
+    """The schema file: $ACP_SCHEMA when set (to try another protocol release), else the pinned package's."""
     env = os.environ.get("ACP_SCHEMA")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        candidate = parent / "shared" / "acp" / "schema.json"
-        if candidate.exists():
-            return candidate
-        candidate = parent.parent / "shared" / "acp" / "schema.json"
-        if candidate.exists():
-            return candidate
-    raise FileNotFoundError("ACP schema not found: expected ../shared/acp/schema.json beside the repository")
+    path = Path(env) if env else SCHEMA
+    if not path.is_file():
+        raise FileNotFoundError(f"ACP schema not found at {path}: run `make test-deps` (scripts/install-test-npm.sh)")
+    return path
 
 
 @cache
 def _schema() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(schema_path().read_text())
+    data: dict[str, Any] = json.loads(schema_path().read_text(encoding="utf-8"))
     return data
 
 

@@ -16,6 +16,8 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("AGENT_LSP_HOME", str(home / ".agent-lsp"))
+    # Never the developer's (or a CI runner's) OS keyring: a sign-in test that wants one names its own backend.
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     for var in (
         "GEMINI_API_KEY",
         "GOOGLE_API_KEY",

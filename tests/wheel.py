@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="session")
 def project_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``agent_lsp-<version>-py3-none-any.whl`` built from this checkout (``pip wheel --no-deps``)."""
+    """``agent_lsp_server-<version>-py3-none-any.whl`` built from this checkout (``pip wheel --no-deps``)."""
     out = tmp_path_factory.mktemp("wheel")
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out), str(REPO)],
@@ -23,6 +23,6 @@ def project_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 0, f"building the wheel failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    wheels = sorted(out.glob("agent_lsp-*.whl"))
+    wheels = sorted(out.glob("agent_lsp_server-*.whl"))
     assert len(wheels) == 1, f"expected one wheel in {out}: {wheels}"
     return wheels[0]

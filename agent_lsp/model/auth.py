@@ -11,7 +11,8 @@ from agent_lsp.errors import AuthError
 AuthMode = Literal["api_key", "vertex"]
 
 MISSING_CREDENTIALS = (
-    "No Gemini credentials found: set GEMINI_API_KEY (get one at https://aistudio.google.com/apikey), "
+    "No Gemini credentials found: run `agent-lsp login` to sign in (see docs/auth.md), or set GEMINI_API_KEY "
+    "(get one at https://aistudio.google.com/apikey), "
     "or set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION "
     "(or GOOGLE_API_KEY for Vertex AI express mode); for an OpenAI-compatible endpoint (Ollama, vLLM, …) set "
     "OPENAI_BASE_URL and OPENAI_MODEL (see docs/models.md); or run with --fake-responses FILE."

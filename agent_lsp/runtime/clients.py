@@ -1,4 +1,5 @@
-"""Model clients for the whole process (the replay script, or one per distinct credentials) and sessions' routers."""
+"""Model clients for the whole process (the replay script, or one per distinct credentials) and sessions' routers;
+the stored sign-in (``agent-lsp login``) is the last source of credentials, after the environment and ``.env``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 from agent_lsp.runtime.options import RuntimeOptions
 
 if TYPE_CHECKING:
+    from agent_lsp.config.credentials import CredentialStore
     from agent_lsp.config.settings import ModelSettings
     from agent_lsp.model.base import ModelClient
     from agent_lsp.model.provider import ProviderChoice
@@ -27,6 +29,7 @@ class ModelClients:
         # Sessions open on worker threads (and LSP's start-up credentials check runs on one): without the lock,
         # two of them could each build "the" client, and a second replay model would start the script over.
         self._lock = threading.Lock()
+        self._store: CredentialStore | None = None
 
     def client(self, env: Mapping[str, str] | None = None, choice: ProviderChoice | None = None) -> ModelClient:
         """The replay model when scripted, else the chosen provider's client (raises AuthError saying what to
@@ -40,10 +43,9 @@ class ModelClients:
 
                     self._replay = ReplayModel.from_file(script, chunk_delay=self.options.chunk_delay)
                 return self._replay
-        from agent_lsp.model.provider import resolve_provider
-
         env = env if env is not None else self.user_env()
-        choice = choice or resolve_provider(None, env, self.options.model)
+        if choice is None:
+            env, choice = self.choose(env, None, self.options.model)
         key = _credentials(choice, env)
         with self._lock:
             client = self._clients.get(key)
@@ -60,7 +62,8 @@ class ModelClients:
             return router, explicit or settings.name
         from agent_lsp.model import provider as prov
 
-        choice = prov.resolve_provider(settings, env, explicit)
+        given = env
+        env, choice = self.choose(env, settings, explicit)
         builders: dict[str, Callable[[], ModelClient]] = {choice.provider: lambda: self.client(env, choice)}
         described: dict[str, str] = {}
         limits: dict[str, Callable[[str], int]] = {}
@@ -79,10 +82,50 @@ class ModelClients:
             from agent_lsp.model.auth import resolve_auth
 
             described["gemini"] = resolve_auth(env).describe()
+        if env is not given:  # the stored sign-in serves: say so where the editors show the provider
+            described = {name: f"{text}, from `agent-lsp login`" for name, text in described.items()}
         router = ModelRouter(choice.provider, choice.reason, builders, described, limits)
         if "gemini" in builders:
             router.gemini_models = _gemini_lister(router)
         return router, choice.model or settings.name
+
+    def choose(
+        self, env: Mapping[str, str], settings: ModelSettings | None, model: str | None
+    ) -> tuple[Mapping[str, str], ProviderChoice]:
+        """The provider from ``env`` (the environment after ``.env`` files) and settings; when they give no usable
+        credentials, from the stored sign-in, whole: the environment's own credential variables are set aside then.
+        Returns the environment the choice was made from; raises AuthError saying what to set."""
+        from agent_lsp.errors import AuthError
+        from agent_lsp.model.provider import resolve_provider
+
+        try:
+            return env, resolve_provider(settings, env, model)
+        except AuthError as missing:
+            signed_in = self._signed_in()
+            if signed_in is None:
+                raise
+            from agent_lsp.config.credentials import VARIABLES
+
+            merged = {k: v for k, v in env.items() if k not in VARIABLES} | signed_in
+            try:
+                return merged, resolve_provider(settings, merged, model)
+            except AuthError:
+                raise missing from None  # the environment's own choice stands; its message says what to set
+
+    def _signed_in(self) -> dict[str, str] | None:
+        """The stored sign-in's variables, None when nobody signed in (raises AuthError when it is unreadable)."""
+        from agent_lsp.config.credentials import CredentialError, CredentialStore
+        from agent_lsp.errors import AuthError
+
+        with self._lock:
+            if self._store is None:
+                self._store = CredentialStore()
+            store = self._store
+        try:
+            sign_in = store.load()
+        except CredentialError as exc:
+            raise AuthError(str(exc)) from exc
+        return sign_in.variables() if sign_in is not None else None
 
     def user_env(self) -> dict[str, str]:
         """The process environment plus the user-level ``.env`` files (never a workspace's)."""

@@ -105,7 +105,7 @@ function M.set(user)
 end
 
 ---The server command: the user's `cmd`, else the private venv :AgentLspInstall made, else `agent-lsp` on PATH
----(installed from this repository with `uv tool install` or `pipx install`).
+---(`uv tool install agent-lsp-server` or `pipx install agent-lsp-server`).
 ---@param opts agent_lsp.Config?
 ---@return string[]
 function M.cmd(opts)

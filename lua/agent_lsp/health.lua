@@ -86,9 +86,8 @@ function M.check()
         .. install.plugin_root()
         .. ") into a private venv. With lazy.nvim, add build = \":AgentLspInstall\" to the plugin spec"
         .. " so it runs on install and update.",
-      "Or install it from the repository yourself (uv tool install <repository or checkout>, or pipx install …)"
-        .. ' and set setup({ cmd = { "/path/to/agent-lsp", "lsp" } }).',
-      "Do not `pip install agent-lsp`: that name on PyPI belongs to another project.",
+      "Or install it as a tool (uv tool install agent-lsp-server, or pipx install agent-lsp-server: the package"
+        .. ' is agent-lsp-server, the command agent-lsp) and set setup({ cmd = { "/path/to/agent-lsp", "lsp" } }).',
     }
     if not python then
       table.insert(advice, 1, install.no_python_message(tried))
@@ -112,10 +111,15 @@ function M.check()
   health.start("agent-lsp: authentication")
   local env = vim.tbl_extend("force", vim.fn.environ(), options.cmd_env or {})
   local how = M.auth(env, cmd)
+  local stored = require("agent_lsp.login").stored_path(env)
   if how then
     health.ok(how)
+  elseif vim.uv.fs_stat(stored) then
+    health.ok("the sign-in stored by `agent-lsp login` (" .. stored .. "); :AgentLogout removes it")
   else
     health.warn("no credentials in the environment", {
+      "Run :AgentLogin to sign in once (agent-lsp login: the key is checked, then kept in the OS keyring or a"
+        .. " file only you can read)",
       "Set GEMINI_API_KEY (or GOOGLE_API_KEY), or GOOGLE_GENAI_USE_VERTEXAI=true with a project and location",
       "Or an OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, LM Studio, …): OPENAI_BASE_URL and OPENAI_MODEL",
       "A .env file in the workspace or ~/.gemini/.env is read by the server too",

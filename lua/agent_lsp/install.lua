@@ -1,9 +1,9 @@
 --- :AgentLspInstall — the server from the plugin's own checkout, in a private venv under stdpath("data").
 ---
 --- The plugin lives in the agent-lsp repository, so the checkout a plugin manager cloned is the server's source
---- too: lazy.nvim's `build = ":AgentLspInstall"` (packer's `run`, vim-plug's `do`) creates the venv on install
---- and refreshes it on update. Nothing is fetched from a registry by the name agent-lsp, which another project
---- owns there; pip only fetches the server's dependencies.
+--- too: lazy.nvim's `build = ":AgentLspInstall"` (packer's `run`, vim-plug's `do`) installs the distribution
+--- agent-lsp-server from it into the venv on install and refreshes it on update, so the server is always the
+--- plugin's own version. pip only fetches the server's dependencies.
 
 local M = {}
 
@@ -151,7 +151,7 @@ function M.install(opts)
     log("creating " .. venv)
     step({ base, "-m", "venv", venv }, log)
   end
-  log("installing the server from " .. root)
+  log("installing agent-lsp-server from " .. root)
   local pip = { python, "-P", "-m", "pip", "install", "--disable-pip-version-check", "--no-input" }
   if reusable then
     -- The same version from a newer checkout: pip keeps the installed copy unless told to replace it.

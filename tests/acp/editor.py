@@ -18,6 +18,7 @@ from acp import RequestError, spawn_agent_process
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AllowedOutcome,
+    AuthCapabilities,
     ClientCapabilities,
     CreateTerminalResponse,
     DeniedOutcome,
@@ -57,8 +58,10 @@ class EditorClient:
         terminal: bool = False,
         answer: PermissionAnswer | str = "proceed_once",
         missing_as_empty: bool = False,
+        auth_terminal: bool = False,
     ) -> None:
         self.fs = fs
+        self.auth_terminal = auth_terminal  # the client can run a terminal auth method
         self.missing_as_empty = missing_as_empty  # CodeCompanion serves a missing file as empty text
         self.terminal = terminal
         self.answer = answer
@@ -71,10 +74,13 @@ class EditorClient:
         self.terminals: dict[str, _Terminal] = {}
         self.terminal_calls: list[str] = []
         self.checker = SchemaChecker()
+        self.initialized: Any = None  # the agent's InitializeResponse, once connected
 
     def capabilities(self) -> ClientCapabilities:
         return ClientCapabilities(
-            fs=FileSystemCapabilities(read_text_file=self.fs, write_text_file=self.fs), terminal=self.terminal
+            fs=FileSystemCapabilities(read_text_file=self.fs, write_text_file=self.fs),
+            terminal=self.terminal,
+            auth=AuthCapabilities(terminal=True) if self.auth_terminal else None,
         )
 
     def observe(self, event: StreamEvent) -> None:
@@ -216,5 +222,5 @@ async def connect(editor: EditorClient, argv: list[str], env: dict[str, str], cw
     async with spawn_agent_process(
         editor, argv[0], *argv[1:], env=env, cwd=cwd, transport_kwargs={"limit": 1 << 26}, observers=[editor.observe]
     ) as (conn, _proc):
-        await conn.initialize(protocol_version=1, client_capabilities=editor.capabilities())
+        editor.initialized = await conn.initialize(protocol_version=1, client_capabilities=editor.capabilities())
         yield conn

@@ -18,6 +18,7 @@ from tests.acp_schema import validate
 RESPONSE_TYPES = {
     "initialize": "InitializeResponse",
     "authenticate": "AuthenticateResponse",
+    "logout": "LogoutResponse",
     "session/new": "NewSessionResponse",
     "session/load": "LoadSessionResponse",
     "session/resume": "ResumeSessionResponse",
@@ -143,6 +144,7 @@ def agent_env(home: Path, **extra: str) -> dict[str, str]:
         "AGENT_LSP_TRUST_WORKSPACE": "true",
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "PYTHONUNBUFFERED": "1",
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",  # never a real keyring
     }
     env.update(extra)
     return env

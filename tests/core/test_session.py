@@ -607,3 +607,18 @@ async def test_cancel_right_after_send_does_not_hang(tmp_path: Path) -> None:
     assert isinstance(events[-1], ev.Stop) and events[-1].reason == "cancelled"
     more = await collect(session, "again")
     assert isinstance(more[-1], ev.Stop)
+
+
+async def test_switch_model_changes_who_answers_next_and_the_conversation_carries_on(tmp_path: Path) -> None:
+    from agent_lsp.model.replay import ReplayModel
+
+    session, first = make_session([text_chunks("from the first")], tmp_path=tmp_path)
+    await collect(session, "one")
+    second = ReplayModel([text_chunks("from the second")])
+    session.switch_model("gemini-2.5-flash", second, allow_fallback=False)
+    events = await collect(session, "two")
+    assert [e.text for e in events if isinstance(e, ev.Content)] == ["from the second"]
+    assert len(first.requests) == 1 and len(second.requests) == 1
+    request = second.requests[0][1]
+    assert request.model == "gemini-2.5-flash" and len(request.contents) == 3  # one, its answer, two
+    assert (session.model, session.state.allow_fallback) == ("gemini-2.5-flash", False)

@@ -206,8 +206,20 @@ class _Handler(StreamingHandler):
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("fake_gemini: " + format, *args)
 
+    def _refused_key(self) -> bool:
+        """Answer a request whose key the fake does not accept, as the Gemini API does; True if it did."""
+        accepted = self.server.fake.api_keys
+        query = dict(parse_qsl(urlsplit(self.path).query))
+        key = self.headers.get("x-goog-api-key") or query.get("key")
+        if accepted is None or key in accepted:
+            return False
+        self._send_json(400, error_body(400, "API key not valid. Please pass a valid API key."))
+        return True
+
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
+        if not path.startswith("/_fake/") and self._refused_key():
+            return
         if path == "/_fake/requests":
             self._send_json(200, [r.to_json() for r in self.server.fake.requests])
         elif path.endswith("/models") and self.server.fake.models is not None:
@@ -227,6 +239,8 @@ class _Handler(StreamingHandler):
         if parts.path == "/_fake/script":
             fake.push(*(body if isinstance(body, list) else [body]))
             self._send_json(200, {"remaining": fake.remaining})
+            return
+        if self._refused_key():
             return
         model, action = _model_and_action(parts.path)
         headers = RedactedHeaders({k.lower(): v for k, v in self.headers.items()})
@@ -313,6 +327,8 @@ class FakeGemini(LocalServer):
         self._address = (host, port)
         super().__init__()
         self.models: list[dict[str, Any]] | None = None  # what GET .../models lists (None: 404)
+        # The keys it accepts (None: any). Another key is answered as Gemini answers one: 400 API key not valid.
+        self.api_keys: set[str] | None = None
         self.push(*script)
 
     # -- scripting and inspection -------------------------------------------------------------

@@ -270,10 +270,21 @@ class _Handler(StreamingHandler):
     def _headers(self) -> dict[str, str]:
         return {k.lower(): v for k, v in self.headers.items()}
 
+    def _refused_key(self) -> bool:
+        """Answer a request whose key the fake does not accept, as OpenAI does; True if it did."""
+        accepted = self.server.fake.api_keys
+        auth = self.headers.get("Authorization") or ""
+        if accepted is None or auth.removeprefix("Bearer ") in accepted:
+            return False
+        self._send_json(401, error_body("Incorrect API key provided.", "invalid_api_key"))
+        return True
+
     def do_GET(self) -> None:
         fake = self.server.fake
         path = urlsplit(self.path).path
         fake._record(RecordedRequest("GET", path, None, self._headers()))
+        if self._refused_key():
+            return
         if path == "/v1/models":
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models]
             for entry in data:
@@ -293,6 +304,8 @@ class _Handler(StreamingHandler):
         except json.JSONDecodeError:
             body = None
         fake._record(RecordedRequest("POST", path, body, self._headers()))
+        if self._refused_key():
+            return
         if path != "/v1/chat/completions":
             self._send_text(404, "404 page not found")
             return
@@ -394,6 +407,8 @@ class FakeOpenAI(LocalServer):
         self.violations: list[str] = []
         self.require_usage = True  # off to play an old server that knows no stream_options
         self.models = list(models)
+        # The keys it accepts (None: any). Another key is answered as OpenAI answers one: 401 invalid_api_key.
+        self.api_keys: set[str] | None = None
         self.windows: dict[str, int] = {}  # max_model_len to report per model in GET /v1/models
         self._host = host
         self.connections = 0  # TCP connections accepted: a client that keeps its connection opens one

@@ -88,6 +88,7 @@ def run_spec(name: str, tmp: Path) -> SpecResult:
             "XDG_CACHE_HOME": str(home / ".cache"),
             "AGENT_LSP_HOME": str(tmp / "state"),
             "AGENT_LSP_TRUST_WORKSPACE": "true",
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",  # never the developer's keyring
             "PYTHONDONTWRITEBYTECODE": "1",
             "AGENT_NVIM_REPO": str(REPO),
             "AGENT_NVIM_PROJECT": str(project),
@@ -101,6 +102,7 @@ def run_spec(name: str, tmp: Path) -> SpecResult:
     if not scenario.openai_models:
         return _run_nvim(name, cmd, project, tmp, env)
     with FakeOpenAI(models=scenario.openai_models) as endpoint:
+        endpoint.api_keys = {"sk-nvim-spec"}  # refuses any other key, as a hosted endpoint does
         env.update(
             {
                 "OPENAI_BASE_URL": endpoint.url,

@@ -155,6 +155,7 @@ SCENARIOS: dict[str, Scenario] = {
         home_files={".gemini/settings.json": '{"security": {"enablePermanentToolApproval": true}}\n'},
     ),
     "endpoint_models": Scenario([], openai_models=ENDPOINT_MODELS),
+    "login": Scenario([], openai_models=("coder",)),
     "server_lists": Scenario([], env={"AGENT_NVIM_MODES": ",".join(APPROVAL_MODES)}),
     "mcp": Scenario(
         [text_line("Sunny in Lyon.")],

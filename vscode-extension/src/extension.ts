@@ -14,6 +14,7 @@ import { CONFIG_SECTION, SERVER_COMMANDS } from "./protocol";
 import { pythonCandidates } from "./pythonFinder";
 import { AgentServer } from "./server";
 import { PROGRAM_SETTINGS, type SettingReader } from "./settings";
+import { loadCredentials, OPENAI_DEFAULT_URL, type SignInPrompts, signIn, signOut } from "./signIn";
 import { type ChatState, sessionSummary } from "./state";
 import { VscodeHost } from "./vscodeHost";
 
@@ -101,7 +102,7 @@ export function activate(context: vscode.ExtensionContext): void {
       progress.done();
     }
   };
-  server = new AgentServer(output, controller, settings, instruction, bundled);
+  server = new AgentServer(output, controller, settings, instruction, bundled, () => loadCredentials(context.secrets));
   view = new ChatViewProvider(context.extensionUri, controller, () => void server?.restart());
 
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
@@ -171,6 +172,27 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand("agentLsp.editSelection", run(SERVER_COMMANDS.editSelection)),
     vscode.commands.registerCommand("agentLsp.restartServer", () => server?.restart()),
     vscode.commands.registerCommand("agentLsp.showLogs", () => output.show()),
+    vscode.commands.registerCommand("agentLsp.signIn", async () => {
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: "Agent: signing in" },
+        () => signIn(context.secrets, signInPrompts, (c) => server?.checkCredentials(c) ?? Promise.resolve(undefined)),
+      );
+      if (result.ok) {
+        void vscode.window.showInformationMessage(result.message);
+        await server?.restart();
+      } else if (result.message) {
+        void vscode.window.showErrorMessage(result.message);
+      }
+    }),
+    vscode.commands.registerCommand("agentLsp.signOut", async () => {
+      const had = await signOut(context.secrets);
+      void vscode.window.showInformationMessage(
+        had ? "Signed out: the key kept by VS Code was deleted." : "No sign-in was kept by VS Code.",
+      );
+      if (had) {
+        await server?.restart();
+      }
+    }),
     vscode.commands.registerCommand("agentLsp.acceptProposal", (arg: unknown) => review.accept(uriArg(arg))),
     vscode.commands.registerCommand("agentLsp.rejectProposal", (arg: unknown) => review.reject(uriArg(arg))),
     vscode.workspace.onDidChangeConfiguration((event) => {
@@ -186,6 +208,41 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   void server.start();
 }
+
+/** The Sign In command's questions, as VS Code quick picks and input boxes (keys typed hidden). */
+const signInPrompts: SignInPrompts = {
+  async kind() {
+    const picked = await vscode.window.showQuickPick(
+      [
+        { label: "Gemini API key", description: "aistudio.google.com/apikey", provider: "gemini" as const },
+        { label: "OpenAI-compatible endpoint", description: "OpenAI, Ollama, vLLM, LM Studio, OpenRouter…", provider: "openai" as const },
+      ],
+      { title: "Agent: Sign In", placeHolder: "What should the agent use?", ignoreFocusOut: true },
+    );
+    return picked?.provider;
+  },
+  apiKey(kind, optional) {
+    return vscode.window.showInputBox({
+      title: "Agent: Sign In",
+      prompt: kind === "gemini" ? "Your Gemini API key" : "The endpoint's API key (leave empty if it needs none)",
+      password: true,
+      ignoreFocusOut: true,
+      validateInput: (value) => (optional || value.trim() ? undefined : "A key is needed"),
+    });
+  },
+  baseUrl() {
+    return vscode.window.showInputBox({
+      title: "Agent: Sign In",
+      prompt: "The endpoint's URL (ending in /v1)",
+      value: OPENAI_DEFAULT_URL,
+      ignoreFocusOut: true,
+      validateInput: (value) => (/^https?:\/\//.test(value.trim()) ? undefined : "An http(s) URL"),
+    });
+  },
+  model() {
+    return vscode.window.showInputBox({ title: "Agent: Sign In", prompt: "The model to use", ignoreFocusOut: true });
+  },
+};
 
 export async function deactivate(): Promise<void> {
   await server?.stop();

@@ -1,5 +1,6 @@
 // Starts, restarts and stops `agent-lsp lsp` through vscode-languageclient, and routes its agent/* traffic.
 
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
 import {
@@ -21,6 +22,7 @@ import { errorText } from "./controller";
 import { stripConfirmation } from "./edits";
 import { METHODS, SERVER_COMMANDS, type RequestPermissionParams, type UpdateParams } from "./protocol";
 import { missingServerMessage, resolveExecutable, serverCommand, serverSettings, type SettingReader } from "./settings";
+import { type Credentials, loginCheck, serverEnvironment } from "./signIn";
 
 /** Installs (or finds) the server bundled with the extension and returns its venv's Python; see bootstrap.ts. */
 export type BundledServer = () => Promise<string>;
@@ -64,6 +66,8 @@ export class AgentServer implements vscode.Disposable {
     private readonly settings: SettingReader,
     private readonly editSelectionInstruction: () => Promise<string | undefined>,
     private readonly bundled: BundledServer,
+    /** The user's sign-in from SecretStorage, handed to the server in its environment (see signIn.ts). */
+    private readonly credentials: () => PromiseLike<Credentials | undefined> = async () => undefined,
   ) {}
 
   start(): Promise<void> {
@@ -86,31 +90,37 @@ export class AgentServer implements vscode.Disposable {
     });
   }
 
-  private async doStart(): Promise<void> {
+  /** The program and arguments that start the server, or a message saying why there is none. */
+  private async command(starting: boolean): Promise<{ command: string; args: string[] } | string> {
     const cmd = serverCommand(this.settings);
-    let resolved: string | undefined;
     if (cmd.source === "bundled") {
-      this.controller.serverStarting();
-      try {
-        resolved = await this.bundled();
-      } catch (err) {
-        this.fail(errorText(err));
-        return;
+      if (starting) {
+        this.controller.serverStarting();
       }
-    } else {
-      resolved = resolveExecutable(cmd.command, process.env.PATH, isExecutable);
-      if (resolved === undefined) {
-        this.fail(missingServerMessage(cmd));
-        return;
+      try {
+        return { command: await this.bundled(), args: cmd.args };
+      } catch (err) {
+        return errorText(err);
       }
     }
+    const resolved = resolveExecutable(cmd.command, process.env.PATH, isExecutable);
+    return resolved === undefined ? missingServerMessage(cmd) : { command: resolved, args: cmd.args };
+  }
+
+  private async doStart(): Promise<void> {
+    const found = await this.command(true);
+    if (typeof found === "string") {
+      this.fail(found);
+      return;
+    }
+    const { command: resolved, args } = found;
     this.controller.serverStarting();
-    this.output.appendLine(`Starting ${resolved} ${cmd.args.join(" ")}`);
+    this.output.appendLine(`Starting ${resolved} ${args.join(" ")}`);
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const serverOptions: ServerOptions = {
       command: resolved,
-      args: cmd.args,
-      options: { cwd: folder, env: { ...process.env } },
+      args,
+      options: { cwd: folder, env: serverEnvironment(process.env, await this.credentials()) },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
@@ -225,6 +235,35 @@ export class AgentServer implements vscode.Disposable {
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
+  }
+
+  /**
+   * Checks credentials with the server's `login --check-only` (one model-list request through its real client); the
+   * key goes on stdin. Undefined when they work (or the command cannot be rewritten to check), else why not.
+   */
+  async checkCredentials(credentials: Credentials): Promise<string | undefined> {
+    const found = await this.command(false);
+    if (typeof found === "string") {
+      return found;
+    }
+    const plan = loginCheck(found.args, credentials);
+    if (plan === undefined) {
+      return undefined;
+    }
+    const base = serverEnvironment(process.env, undefined);
+    return new Promise((resolve) => {
+      const child = spawn(found.command, plan.args, { env: base, windowsHide: true, stdio: ["pipe", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.on("error", (err) => resolve(errorText(err)));
+      child.on("close", (code) => {
+        const lines = stderr.trim().split("\n").filter((l) => l.startsWith("agent-lsp login:"));
+        resolve(code === 0 ? undefined : (lines.at(-1)?.replace("agent-lsp login: ", "") ?? `the check exited with ${code}`));
+      });
+      child.stdin?.end(plan.input);
+    });
   }
 
   /** The server's settings changed (or trust was granted): tell it without a restart. */

@@ -35,7 +35,8 @@ export function serverCommand(get: SettingReader): ServerCommand {
   if (python) {
     return { command: python, args: pythonServerArgs(extra), source: "agentLsp.pythonPath" };
   }
-  // Never "agent-lsp" from PATH: a registry package by that name is another project with the same command.
+  // Never "agent-lsp" from PATH: the bundled server is the extension's own version (and PyPI's "agent-lsp" is
+  // another project with the same command).
   return { command: "", args: pythonServerArgs(extra), source: "bundled" };
 }
 
@@ -64,7 +65,7 @@ export function missingServerMessage(cmd: ServerCommand): string {
   if (cmd.source === "agentLsp.pythonPath") {
     return (
       `The Python interpreter "${cmd.command}" set in agentLsp.pythonPath does not exist. ` +
-      "Point it at the interpreter of an environment where you installed agent-lsp from its repository, " +
+      "Point it at the interpreter of an environment where you installed agent-lsp-server, " +
       "or clear the setting to use the server bundled with the extension."
     );
   }

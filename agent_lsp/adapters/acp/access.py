@@ -1,8 +1,9 @@
-"""``initialize`` and ``authenticate``: what the client can do, which credentials serve it, and the Runtime
-built from them (lazily: the runtime's imports are paid by the first session, not by ``initialize``)."""
+"""``initialize``, ``authenticate`` and ``logout``: what the client can do, which credentials serve it, and the
+Runtime built from them (lazily: the runtime's imports are paid by the first session, not by ``initialize``)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Mapping
@@ -36,6 +37,7 @@ class Access:
         if self.env.get("GOOGLE_GEMINI_BASE_URL", "").strip() and not _has_key(self.env):
             # A custom endpoint (a proxy or a local fake) needs no credentials, but the client wants a key.
             self.env["GEMINI_API_KEY"] = "no-key-needed"
+        self._launch_env = dict(self.env)  # what ``logout`` returns to: keys ``authenticate`` took are forgotten
         self.client = handshake.ClientCapabilities()
         self._runtime: Runtime | None = None
 
@@ -48,7 +50,10 @@ class Access:
         if problem:
             raise RpcError.invalid_params("protocolVersion", problem.removeprefix("protocolVersion "))
         self.client = handshake.ClientCapabilities.from_initialize(params)
-        return handshake.initialize_result(auth_required=handshake.auth_required(self.env, replay=self._replay))
+        return handshake.initialize_result(
+            auth_required=handshake.auth_required(self.env, replay=self._replay),
+            terminal_auth=self.client.terminal_auth,
+        )
 
     async def authenticate(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         method = require_str(params, "methodId")
@@ -57,20 +62,34 @@ class Access:
         env = handshake.credentials_env(method, meta(params), self.env)
         if env is None:
             raise RpcError.invalid_params(
-                "methodId", f"must be {handshake.API_KEY_METHOD} or {handshake.VERTEX_METHOD}"
+                "methodId",
+                f"must be {handshake.API_KEY_METHOD}, {handshake.VERTEX_METHOD} or {handshake.LOGIN_METHOD}",
             )
         from agent_lsp.errors import AuthError
-        from agent_lsp.model.auth import resolve_auth
 
         try:
-            config = resolve_auth(env)
+            # The stored sign-in may be read from the OS keyring: off the event loop.
+            described, from_env = await asyncio.to_thread(_usable_credentials, env, method)
         except AuthError as exc:
             raise RpcError.of("auth_required", str(exc)) from exc
-        # Kept in this process only: never written anywhere, never logged (AuthConfig hides the key).
-        self.env.clear()
-        self.env.update(env)
+        if from_env:
+            # Kept in this process only: never written anywhere, never logged (AuthConfig hides the key).
+            self.env.clear()
+            self.env.update(env)
         self._runtime = None  # the next session is built with these credentials
-        log.info("authenticated: %s", config.describe())
+        log.info("authenticated: %s", described)
+        return {}
+
+    async def logout(self, params: dict[str, Any], ctx: RequestContext) -> Any:
+        """Remove the stored sign-in and forget any key ``authenticate`` was given. Sessions already open keep
+        their model client; new ones need credentials again (the environment's own variables are not ours)."""
+        from agent_lsp.config.credentials import CredentialStore
+
+        removed = await asyncio.to_thread(CredentialStore().delete)
+        self.env.clear()
+        self.env.update(self._launch_env)
+        self._runtime = None
+        log.info("logged out (%s)", "stored sign-in removed" if removed else "nothing was stored")
         return {}
 
     def runtime(self) -> Runtime:
@@ -90,6 +109,28 @@ class Access:
                 )
             )
         return self._runtime
+
+
+def _usable_credentials(env: Mapping[str, str], method: str) -> tuple[str, bool]:
+    """(a secret-free description, whether they came from ``env``) of the Gemini credentials in ``env``, else of
+    the stored sign-in; raises AuthError saying what to do when there are none."""
+    from agent_lsp.config.credentials import CredentialError, CredentialStore
+    from agent_lsp.errors import AuthError
+    from agent_lsp.model.auth import resolve_auth
+
+    missing = AuthError("No stored sign-in: run `agent-lsp login` in a terminal, then authenticate again.")
+    if method != handshake.LOGIN_METHOD:
+        try:
+            return resolve_auth(env).describe(), True
+        except AuthError as exc:
+            missing = exc
+    try:
+        stored = CredentialStore().load()
+    except CredentialError as exc:
+        raise AuthError(str(exc)) from exc
+    if stored is None:
+        raise missing
+    return f"the stored sign-in ({stored.describe()})", False
 
 
 def meta(params: dict[str, Any]) -> dict[str, Any]:

@@ -54,6 +54,7 @@ class AcpAgent:
 _ROUTES: dict[str, Callable[[AcpAgent], Method]] = {
     "initialize": lambda a: a.access.initialize,
     "authenticate": lambda a: a.access.authenticate,
+    "logout": lambda a: a.access.logout,
     "session/new": lambda a: a.lifecycle.new,
     "session/load": lambda a: a.lifecycle.load,
     "session/resume": lambda a: a.lifecycle.resume,

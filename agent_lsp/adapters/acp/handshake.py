@@ -11,13 +11,16 @@ from agent_lsp import __version__
 PROTOCOL_VERSION = 1
 API_KEY_METHOD = "gemini-api-key"
 VERTEX_METHOD = "vertex-ai"
+LOGIN_METHOD = "agent-lsp-login"
 
 AUTH_METHODS: list[dict[str, Any]] = [
     {
         "id": API_KEY_METHOD,
         "name": "Gemini API key",
-        "description": "Use GEMINI_API_KEY from the environment, or pass the key as _meta.apiKey when authenticating. "
-        "Get a key at https://aistudio.google.com/apikey.",
+        "description": "Use the key `agent-lsp login` stored or GEMINI_API_KEY, or pass the key as _meta.api-key "
+        "when authenticating. Get a key at https://aistudio.google.com/apikey.",
+        # Gemini CLI's hint: a client that knows it asks for the key and sends it as _meta["api-key"].
+        "_meta": {"api-key": {"provider": "google"}},
     },
     {
         "id": VERTEX_METHOD,
@@ -26,6 +29,16 @@ AUTH_METHODS: list[dict[str, Any]] = [
         "Credentials, or GOOGLE_API_KEY for express mode.",
     },
 ]
+# ACP's terminal auth: the client runs the command that starts us with these args appended (`agent-lsp acp
+# --login`) in a terminal; exit status 0 means signed in. Offered only to clients that say they can (auth.terminal).
+LOGIN_TERMINAL_METHOD: dict[str, Any] = {
+    "id": LOGIN_METHOD,
+    "name": "Sign in from a terminal",
+    "description": "Runs `agent-lsp login`: a Gemini API key, Vertex AI or an OpenAI-compatible endpoint, checked "
+    "and stored in the OS keyring (or a file only you can read).",
+    "type": "terminal",
+    "args": ["--login"],
+}
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,7 @@ class ClientCapabilities:
     read_text_file: bool = False
     write_text_file: bool = False
     terminal: bool = False
+    terminal_auth: bool = False  # the client can run our terminal auth method
     notices: bool = False
     name: str = ""
 
@@ -48,12 +62,18 @@ class ClientCapabilities:
         fs = fs if isinstance(fs, Mapping) else {}
         session = caps.get("session")
         session = session if isinstance(session, Mapping) else {}
+        auth = caps.get("auth")
+        auth = auth if isinstance(auth, Mapping) else {}
+        meta = caps.get("_meta")
+        meta = meta if isinstance(meta, Mapping) else {}
         info = params.get("clientInfo")
         name = info.get("name") if isinstance(info, Mapping) else None
         return cls(
             read_text_file=fs.get("readTextFile") is True,
             write_text_file=fs.get("writeTextFile") is True,
             terminal=caps.get("terminal") is True,
+            # auth.terminal is ACP's opt-in; _meta["terminal-auth"] the older one (the ACP Registry's check sends it).
+            terminal_auth=auth.get("terminal") is True or meta.get("terminal-auth") is True,
             notices=isinstance(session.get("notices"), Mapping),
             name=name if isinstance(name, str) else "",
         )
@@ -69,8 +89,9 @@ def check_initialize(params: Any) -> str | None:
     return None
 
 
-def initialize_result(*, auth_required: bool) -> dict[str, Any]:
+def initialize_result(*, auth_required: bool, terminal_auth: bool = False) -> dict[str, Any]:
     """Our answer. We speak version 1 whatever the client asked for (the client disconnects if it cannot)."""
+    methods = [*AUTH_METHODS, LOGIN_TERMINAL_METHOD] if terminal_auth else AUTH_METHODS
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
@@ -84,8 +105,9 @@ def initialize_result(*, auth_required: bool) -> dict[str, Any]:
                 "delete": {},
                 "additionalDirectories": {},
             },
+            "auth": {"logout": {}},
         },
-        "authMethods": AUTH_METHODS if auth_required else [],
+        "authMethods": methods if auth_required else [],
         "agentInfo": {"name": "agent-lsp", "title": "agent-lsp (Gemini)", "version": __version__},
     }
 
@@ -95,7 +117,8 @@ def credentials_env(method: str, meta: Mapping[str, Any], env: Mapping[str, str]
     None for an unknown method."""
     out = dict(env)
     if method == API_KEY_METHOD:
-        key = next((meta[k] for k in ("apiKey", "api_key", "GEMINI_API_KEY") if isinstance(meta.get(k), str)), None)
+        names = ("api-key", "apiKey", "api_key", "GEMINI_API_KEY")  # "api-key": Gemini CLI's name, which Zed sends
+        key = next((meta[k] for k in names if isinstance(meta.get(k), str)), None)
         out.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
         if key:
             out["GEMINI_API_KEY"] = key.strip()
@@ -105,9 +128,12 @@ def credentials_env(method: str, meta: Mapping[str, Any], env: Mapping[str, str]
         for name, meta_key in (("GOOGLE_CLOUD_PROJECT", "project"), ("GOOGLE_CLOUD_LOCATION", "location")):
             if isinstance(meta.get(meta_key), str):
                 out[name] = meta[meta_key]
-        if isinstance(meta.get("apiKey"), str):
-            out["GOOGLE_API_KEY"] = meta["apiKey"]
+        key = next((meta[k] for k in ("api-key", "apiKey") if isinstance(meta.get(k), str)), None)
+        if key:
+            out["GOOGLE_API_KEY"] = key
         return out
+    if method == LOGIN_METHOD:
+        return out  # the terminal method stored the sign-in: nothing to add here
     return None
 
 

@@ -11,17 +11,17 @@ import { type BootstrapEnv, NoPythonError, ensureServer, isSupported, noPythonMe
 
 const PYTHON = process.env.AGENT_TEST_PYTHON || "python3";
 
-/** Writes agent_lsp-<version>-py3-none-any.whl whose `python -m agent_lsp --version` prints `agent-lsp <says>`. */
+/** Writes agent_lsp_server-<version>-py3-none-any.whl whose `python -m agent_lsp --version` prints `agent-lsp <says>`. */
 function makeWheel(dir: string, version: string, says: string): string {
   fs.mkdirSync(dir, { recursive: true });
   const script = `
 import sys, zipfile, hashlib, base64
 out, version, says = sys.argv[1:4]
-name = f"agent_lsp-{version}"
+name = f"agent_lsp_server-{version}"
 files = {
   "agent_lsp/__init__.py": "",
   "agent_lsp/__main__.py": f"import sys\\nif '--version' in sys.argv: print('agent-lsp {says}')\\n",
-  f"{name}.dist-info/METADATA": f"Metadata-Version: 2.1\\nName: agent-lsp\\nVersion: {version}\\n",
+  f"{name}.dist-info/METADATA": f"Metadata-Version: 2.1\\nName: agent-lsp-server\\nVersion: {version}\\n",
   f"{name}.dist-info/WHEEL": "Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
 }
 record = []
@@ -35,7 +35,7 @@ with zipfile.ZipFile(f"{out}/{name}-py3-none-any.whl", "w") as z:
     z.writestr(f"{name}.dist-info/RECORD", "\\n".join(record) + "\\n")
 `;
   execFileSync(PYTHON, ["-c", script, dir, version, says]);
-  return path.join(dir, `agent_lsp-${version}-py3-none-any.whl`);
+  return path.join(dir, `agent_lsp_server-${version}-py3-none-any.whl`);
 }
 
 function env(tmp: string, reports: string[], overrides: Partial<BootstrapEnv> = {}): BootstrapEnv {
@@ -106,7 +106,7 @@ test("without a Python 3.11+ the error names what was tried and what to install"
 test("a build without a bundled wheel says how to get one", async () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-bootstrap-"));
   try {
-    await assert.rejects(ensureServer(env(tmp, [])), /no agent_lsp-\*\.whl.*make vsix/s);
+    await assert.rejects(ensureServer(env(tmp, [])), /no agent_lsp_server-\*\.whl.*make vsix/s);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -60,7 +60,7 @@ test("the missing-server message says how to fix it for each way of choosing the
   assert.match(command, /agentLsp\.server\.command.*bundled/s);
   const python = missingServerMessage(serverCommand(reader({ pythonPath: "/x/python" })));
   assert.match(python, /agentLsp\.pythonPath.*bundled/s);
-  // The registry's "agent-lsp" is another project: no message may send anyone there.
+  // PyPI's "agent-lsp" is another project: no message may send anyone there.
   assert.doesNotMatch(`${command} ${python}`, /pip install agent-lsp/);
 });
 

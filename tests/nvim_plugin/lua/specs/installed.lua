@@ -16,7 +16,7 @@ return function()
   H.contains(text, "the agent server is not installed")
   H.contains(text, ":AgentLspInstall")
   H.contains(text, 'build = ":AgentLspInstall"')
-  H.contains(text, "belongs to another project")
+  H.contains(text, "uv tool install agent-lsp-server")
   vim.cmd("silent! tabclose") -- :checkhealth opens a tab unless the window was empty
 
   -- The build step, as lazy.nvim runs it: a command in the running Neovim, after the plugin loaded.
