@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from agent_lsp.errors import ToolError
 from agent_lsp.events import Notice
+from agent_lsp.mcp.catalog import tell_roots_changed
 from agent_lsp.mcp.config import McpServerSpec
 from agent_lsp.mcp.connection import ServerConnection, failure_reason
 from agent_lsp.mcp.registration import register_server_tools
@@ -168,31 +168,8 @@ class McpManager:
         """Whether some server has not yet connected or failed."""
         return any(srv.state == "connecting" for srv in self._servers.values())
 
-    async def get_prompt(self, server: str, name: str, args: dict[str, str]) -> Any:
-        """The server's GetPromptResult for prompt ``name``; ToolError (a message for the user) otherwise."""
-        session = self._live_session(server)
-        from mcp import MCPError
-
-        try:
-            return await session.get_prompt(name, args)
-        except MCPError as exc:
-            raise ToolError(f"MCP server '{server}' refused prompt '{name}': {exc.message}", "mcp_error") from None
-        except Exception as exc:
-            raise ToolError(f"MCP prompt '{name}' of '{server}' failed: {failure_reason(exc)}", "mcp_error") from exc
-
-    async def read_resource(self, server: str, uri: str) -> Any:
-        """The server's ReadResourceResult for ``uri``; ToolError (a message for the user) otherwise."""
-        session = self._live_session(server)
-        from mcp import MCPError
-
-        try:
-            return await session.read_resource(uri)
-        except MCPError as exc:
-            raise ToolError(f"MCP server '{server}' could not read {uri}: {exc.message}", "mcp_error") from None
-        except Exception as exc:
-            raise ToolError(f"reading {uri} from '{server}' failed: {failure_reason(exc)}", "mcp_error") from exc
-
-    def _live_session(self, server: str) -> Any:
+    def live_session(self, server: str) -> Any:
+        """The server's live SDK session; ToolError (a message for the user or model) when it has none."""
         srv = self._servers.get(server)
         if srv is None:
             raise ToolError(f"MCP server '{server}' is not configured", "mcp_server_unavailable")
@@ -267,20 +244,9 @@ class McpManager:
         for srv in self._servers.values():
             session = srv.session
             if session is not None and srv.state == "connected" and self._roots is not None:
-                task = asyncio.get_running_loop().create_task(self._tell_roots_changed(srv.spec.name, session))
+                task = asyncio.get_running_loop().create_task(tell_roots_changed(srv.spec.name, session))
                 self._background.add(task)
                 task.add_done_callback(self._background.discard)
-
-    async def _tell_roots_changed(self, name: str, session: Any) -> None:
-        from mcp.shared.exceptions import MCPDeprecationWarning
-
-        try:
-            with warnings.catch_warnings():
-                # The newest spec revision deprecates roots; servers on the revisions before it still use them.
-                warnings.simplefilter("ignore", MCPDeprecationWarning)
-                await session.send_roots_list_changed()
-        except Exception:
-            logger.debug("MCP server %r was not told its roots changed", name, exc_info=True)
 
     def catalog_changed(self, srv: ServerConnection) -> None:
         if self._on_catalog_changed is not None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lsp.core.prompt_commands import PromptReply
 from agent_lsp.errors import ToolError
+from agent_lsp.mcp.catalog import get_prompt
 
 if TYPE_CHECKING:
     from agent_lsp.mcp.manager import McpManager
@@ -97,7 +98,7 @@ class McpPromptCommands:
         if manager is None:
             return "error", f"MCP server '{server}' is not running"
         try:
-            result = await manager.get_prompt(server, str(prompt.name), values)
+            result = await get_prompt(manager, server, str(prompt.name), values)
         except ToolError as exc:
             return "error", str(exc)
         texts = [_text_of(message.content) for message in result.messages]

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.errors import ToolError
+from agent_lsp.mcp.catalog import read_resource
 from agent_lsp.mcp.tool import wrap_untrusted
 from agent_lsp.model.base import InlineData, Part
 
@@ -40,7 +41,7 @@ class McpResourceMentions:
         for mention, (server, uri) in named:
             taken.append(mention)
             try:
-                result = await manager.read_resource(server, uri)
+                result = await read_resource(manager, server, uri)
             except ToolError as exc:
                 warnings.append(f"@{mention}: {exc}")
                 continue
