@@ -114,6 +114,11 @@ class _Output:
         if isinstance(event, ev.Notice):
             self.notice(event)
             return
+        if self.fmt != "text" and isinstance(event, ev.Retry | ev.ModelFallback):
+            # A retry, a quota wait or a broken stream is told on stderr in every format (what, how long), as the
+            # editors are told; stdout keeps the chosen format.
+            self.err.write((render(event) or "").strip() + "\n")
+            self.err.flush()
         if self.fmt == "stream-json":
             line = stream_event(event)
             if line:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import time
 from dataclasses import dataclass, field
@@ -10,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agent_lsp import events as ev
+from agent_lsp import linediff
 
 DECISIONS = ("accept", "reject", "modify", "auto_accept")
 
@@ -124,13 +124,16 @@ class SessionStats:
         if event.call_id in self._asked:
             stats.decisions["reject" if event.status == "cancelled" else "accept"] += 1
         if event.diff is not None:
-            old = (event.diff.old_text or "").splitlines()
-            new = event.diff.new_text.splitlines()
-            for line in difflib.ndiff(old, new):
-                if line.startswith("+ "):
-                    self.lines_added += 1
-                elif line.startswith("- "):
-                    self.lines_removed += 1
+            # Counted from the diff the tool already made (linear in its size), as Gemini CLI counts its patch;
+            # ndiff here compared changed lines character by character and never ended on a large rewrite.
+            diff = event.diff
+            if diff.unified:
+                added, removed = linediff.stat(diff.unified)
+            else:
+                old, new = (diff.old_text or "").splitlines(), diff.new_text.splitlines()
+                added, removed = linediff.changed_counts(old, new) if old != new else (0, 0)
+            self.lines_added += added
+            self.lines_removed += removed
 
     @property
     def tool_calls(self) -> int:

@@ -26,12 +26,12 @@ def text_turn(*texts: str) -> dict[str, Any]:
 
 
 class Agent:
-    def __init__(self, script: Path, work: Path, *, loop_detection: bool) -> None:
+    def __init__(self, script: Path, work: Path, *, loop_detection: bool, args: tuple[str, ...] = ()) -> None:
         home = work / "home"
         if not loop_detection:
             (home / ".gemini").mkdir(parents=True)
             (home / ".gemini" / "settings.json").write_text('{"model": {"disableLoopDetection": true}}')
-        self.proc = start_server("acp", "--fake-responses", str(script), home=home)
+        self.proc = start_server("acp", "--fake-responses", str(script), *args, home=home)
         self.next_id = 0
         self.updates = 0
         self.text: list[str] = []

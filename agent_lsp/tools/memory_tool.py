@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_lsp import linediff
 from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails, FileDiff
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
@@ -127,15 +128,11 @@ class MemoryInvocation(ToolInvocation[MemoryParams]):
     async def confirmation(self) -> ConfirmationDetails:
         old = await self._read()
         new = self._modified if self._modified is not None else add_memory_entry(old or "", self.params.fact)
-        import difflib  # imported here: building a session's tools does not need it
-
-        unified = "".join(
-            difflib.unified_diff(
-                (old or "").splitlines(keepends=True),
-                new.splitlines(keepends=True),
-                fromfile=f"a/{self.path.name}" if old is not None else "/dev/null",
-                tofile=f"b/{self.path.name}",
-            )
+        unified = linediff.unified(
+            (old or "").splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"a/{self.path.name}" if old is not None else "/dev/null",
+            tofile=f"b/{self.path.name}",
         )
         return ConfirmationDetails(
             type="edit",

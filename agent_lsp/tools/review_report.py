@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Literal
+
+from agent_lsp import linediff
 
 Verdict = Literal["applied", "refused", "edited"]
 _PREVIEW = 60
@@ -37,15 +38,13 @@ def _split(text: str) -> list[str]:
 
 def hunks(old: list[str], new: list[str]) -> list[Hunk]:
     """The proposal's hunks: every run of changed lines, without context (so editors can take them one by one)."""
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    return [Hunk(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    return [Hunk(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in linediff.opcodes(old, new) if tag != "equal"]
 
 
 def _kept_lines(old: list[str], final: list[str]) -> dict[int, int]:
     """Where each unchanged line of ``old`` sits in ``final``."""
     kept: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(None, old, final, autojunk=False)
-    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, _j2 in linediff.opcodes(old, final):
         if tag == "equal":
             for k in range(i2 - i1):
                 kept[i1 + k] = j1 + k
@@ -135,15 +134,7 @@ def report(path_label: str, old: str | None, proposed: str, final: str) -> str:
     lines += [_describe(n, o) for n, o in enumerate(outcomes, start=1)]
     if _changed_elsewhere(old or "", final, outcomes):
         lines.append("The user also changed lines outside your hunks.")
-    diff = "".join(
-        difflib.unified_diff(
-            _split(proposed),
-            _split(final),
-            fromfile="your proposal",
-            tofile="what was written",
-            n=1,
-        )
-    )
+    diff = linediff.unified(_split(proposed), _split(final), "your proposal", "what was written", n=1)
     lines.append("How the written file differs from your proposal:\n```diff\n" + diff.rstrip("\n") + "\n```")
     if counts["refused"]:
         lines.append("Do not re-apply the refused hunks unless the user asks for them.")

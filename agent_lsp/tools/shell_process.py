@@ -57,11 +57,15 @@ async def run_streaming(
         # Only the child keeps the write end, so EOF means every writer in the group is gone.
         os.close(write_fd)
     reader = _PipeReader(loop)
-    transport, _ = await loop.connect_read_pipe(lambda: reader, os.fdopen(read_fd, "rb", buffering=0))
+    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    transport: asyncio.ReadTransport | None = None
     finished = False
     timed_out = False
     waiter = asyncio.ensure_future(proc.wait())
+    # From here on the group exists: a cancel at any await below (SIGTERM while the pipe is being connected, on a
+    # busy machine) must still end it, so everything after the spawn is inside the try.
     try:
+        transport, _ = await loop.connect_read_pipe(lambda: reader, pipe)
         while not waiter.done():
             for text in reader.take():
                 on_text(text)
@@ -85,7 +89,10 @@ async def run_streaming(
         if reader.error is not None:
             raise reader.error
     finally:
-        transport.close()
+        if transport is not None:
+            transport.close()
+        else:
+            pipe.close()
         if not finished:
             await terminate_group(proc)
         waiter.cancel()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.spawned import spawned
 from tests.lsp.frames import frame, next_frame, open_session
 from tests.replay_lines import call_line, text_line
 
@@ -70,20 +71,9 @@ def _agent(
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``agent-lsp <command>`` in yolo mode on the replay script; killed if a test leaves it running."""
     argv = [sys.executable, "-m", "agent_lsp", command, "--fake-responses", str(script), "--approval-mode", "yolo"]
-    proc = subprocess.Popen(
-        [*argv, *more],
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL if command == "run" else subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    stdin = subprocess.DEVNULL if command == "run" else subprocess.PIPE
+    with spawned([*argv, *more], cwd=project, env=env, stdin=stdin) as proc:
         yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def _all_closed(ended: Path, scratch: Path, tool_pid: int) -> None:

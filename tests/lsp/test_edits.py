@@ -23,6 +23,16 @@ def test_one_word_change_is_one_small_edit() -> None:
     ]
 
 
+def test_one_token_in_a_five_megabyte_line_is_one_small_edit() -> None:
+    # The common head and tail are measured by slices at C speed: character by character this took 16 s.
+    old = "var a=1;" * 625_000 + "\n"
+    new = old[:2_500_000] + "PIN" + old[2_500_003:]
+    edits = text_edits(old, new)
+    position = {"line": 0, "character": 2_500_000}
+    assert edits == [{"range": {"start": position, "end": {"line": 0, "character": 2_500_003}}, "newText": "PIN"}]
+    assert apply_text_edits(old, edits) == new
+
+
 def test_inserted_line_touches_nothing_else() -> None:
     old = "a\nb\nc\n"
     edits = text_edits(old, "a\nb\nnew\nc\n")

@@ -116,12 +116,13 @@ async def test_errors_and_escapes(ctx: ToolContext, root: Path, outside: Path) -
 
 
 def test_unified_diff_and_stat() -> None:
-    from agent_lsp.tools.diffing import diff_stat, make_file_diff, unified_diff
+    from agent_lsp.linediff import stat
+    from agent_lsp.tools.diffing import make_file_diff, unified_diff
 
     assert unified_diff("a.txt", "same\n", "same\n") == ""
     text = unified_diff("a.txt", "x\n++y\n", "x\n+++z")
     assert text.startswith("--- a/a.txt\n+++ b/a.txt\n")
     assert "-++y\n++++z\n\\ No newline at end of file\n" in text
-    assert diff_stat(text) == (1, 1)
+    assert stat(text) == (1, 1)
     fd = make_file_diff("/w/a.txt", None, "new\n", label="a.txt")
     assert fd.path == "/w/a.txt" and fd.old_text is None and fd.unified.startswith("--- /dev/null\n+++ b/a.txt")

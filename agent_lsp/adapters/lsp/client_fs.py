@@ -87,6 +87,11 @@ class LspFileSystem:
 
     async def write_text(self, path: Path, content: str, *, expected: str | None, label: str = "") -> None:
         client_caps = self.client.capabilities
+        edits: list[Any] = []
+        if expected is not None and caps.capability(client_caps, "workspace.applyEdit"):
+            # The minimal edits of a large rewrite take a while: computed off the event loop, and before the
+            # buffer is checked below, so nothing is awaited between that check and the edit going out.
+            edits = await asyncio.to_thread(text_edits, expected, content)
         versioned = caps.uses_document_changes(client_caps)
         doc = self.documents.get(path)
         if doc is not None and doc.reported is not None and versioned:
@@ -120,7 +125,7 @@ class LspFileSystem:
             edit = change_edit(
                 uri,
                 version,
-                text_edits(expected, content),
+                edits,
                 label=shown,
                 annotate=annotate,
                 needs_confirmation=False,

@@ -7,12 +7,13 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 from agent_lsp.atomic_file import json_bytes
-from agent_lsp.events import AgentEvent, event_to_dict
+from agent_lsp.events import AgentEvent, FileDiff, ToolCallConfirmation, ToolCallResponse, event_to_dict
 from agent_lsp.events import Content as TextEvent
 from agent_lsp.model.base import Content
 from agent_lsp.model.wire import content_to_json
@@ -23,6 +24,24 @@ FORMAT_VERSION = 1
 _SEP = (",", ":")
 # Streamed text waits at most this long before it is written: consecutive text chunks become one record.
 TEXT_FLUSH_S = 0.05
+
+
+# A file diff bigger than this (old and new text together) is recorded without its texts: serialising a 5 MB
+# file's before and after on the event loop, into every edit's record, cost more than the edit itself. A loaded
+# session then shows the call and its summary, without the diff.
+RECORDED_DIFF_CHARS = 1_000_000
+
+
+def _huge(diff: FileDiff | None) -> bool:
+    return diff is not None and len(diff.old_text or "") + len(diff.new_text) > RECORDED_DIFF_CHARS
+
+
+def _without_huge_diff(event: AgentEvent) -> AgentEvent:
+    if isinstance(event, ToolCallResponse) and _huge(event.diff):
+        return replace(event, diff=None)
+    if isinstance(event, ToolCallConfirmation) and _huge(event.details.diff):
+        return replace(event, details=replace(event.details, diff=None))
+    return event
 
 
 def _now() -> str:
@@ -81,7 +100,7 @@ class SessionRecorder:
             if isinstance(event, TextEvent) and self._hold_text(event.text):
                 return
             self._flush_text()
-            self._write({"type": "event", "event": event_to_dict(event)})
+            self._write({"type": "event", "event": event_to_dict(_without_huge_diff(event))})
         except Exception:
             log.exception("could not record %s event of session %s", event.kind, self.session_id)
 
