@@ -26,6 +26,7 @@ from agent_lsp.workspace.roots import Workspace
 
 if TYPE_CHECKING:
     from agent_lsp.config.settings import ModelSettings
+    from agent_lsp.core.mentions import ResourceReader
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.hooks.system import HookSystem
     from agent_lsp.model.router import ModelRouter
@@ -55,6 +56,7 @@ def build_session(
     recording: Recording,
     commands: Commands,
     before_model: Callable[[], Awaitable[None]] | None,
+    resources: ResourceReader | None = None,
 ) -> Session:
     from agent_lsp.core.mentions import MentionExpander
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
@@ -94,7 +96,7 @@ def build_session(
         scheduler_factory=factory,
         system_prompt=instruction,
         options=options,
-        expand_prompt=MentionExpander(read_mentions),
+        expand_prompt=MentionExpander(read_mentions, resources),
         commands=commands,
         on_history=recorder.record_history if recorder is not None else None,
         roots=tuple(workspace.roots),
