@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeAlias
 from agent_lsp.vocabulary import ErrorMeaning
 
 ToolStatus = Literal["validating", "awaiting_approval", "scheduled", "executing", "success", "error", "cancelled"]
-ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]
 PlanStatus = Literal["pending", "in_progress", "completed", "cancelled", "blocked"]
 
@@ -258,6 +258,14 @@ class SessionTitle:
 
 
 @dataclass(frozen=True)
+class ModeChanged:
+    """The session's approval mode changed during a prompt (the model entered or left plan mode)."""
+
+    mode: str
+    kind: Literal["mode_changed"] = "mode_changed"
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something the user should know that is not part of the conversation (settings, MCP, trust)."""
 
@@ -296,6 +304,7 @@ AgentEvent: TypeAlias = (
     | InvalidStream
     | ContextWindowWillOverflow
     | SessionTitle
+    | ModeChanged
     | Notice
     | Stop
 )

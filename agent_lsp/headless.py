@@ -184,7 +184,7 @@ async def _drive(
                 return ev.Stop("end_turn"), output, handle.session.id
         if handle.mcp is not None:
             # As Gemini CLI does headless: the first request goes out with the MCP tools already known.
-            await handle.mcp.wait_ready(handle.mcp.connect_timeout_s)
+            await handle.mcp.wait_ready()
         if output_format == "stream-json":
             output.line(stream_line("init", session_id=handle.session.id, model=handle.session.model))
             output.line(stream_line("message", role="user", content=prompt))

@@ -68,6 +68,10 @@ command("AgentEdit", function(o)
   require("agent_lsp").edit(o.line1, o.line2, o.args ~= "" and o.args or nil)
 end, { range = true, nargs = "*", desc = "Edit the selected lines with the agent" })
 
+command("AgentMcp", function()
+  require("agent_lsp").prompt("/mcp")
+end, { desc = "List the agent's MCP servers: status, tools, prompts and resources" })
+
 command("AgentLogin", function(o)
   require("agent_lsp.login").login(o.fargs)
 end, { nargs = "*", desc = "Sign in: run `agent-lsp login` in a terminal window (flags pass through)" })

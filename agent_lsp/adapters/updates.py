@@ -165,6 +165,10 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             return [{"sessionUpdate": "usage_update", "used": used, "size": state.context_size}], state
         case ev.SessionTitle(title=title):
             return [{"sessionUpdate": "session_info_update", "title": title}], state
+        case ev.ModeChanged(mode=mode):
+            # The model switched modes (enter_plan_mode): shown as if the user had picked it. Not when a loaded
+            # session is redrawn: it opens in its own mode, whatever an old prompt switched to.
+            return ([] if replay else [{"sessionUpdate": "current_mode_update", "currentModeId": mode}]), state
         case ev.Notice(level=level, message=message):
             return [_notice(level, message, state)], state
         case ev.Retry(reason=reason, attempt=attempt):

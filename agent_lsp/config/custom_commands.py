@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -62,19 +62,50 @@ def command_dirs(
     return dirs
 
 
-def load_commands(dirs: Iterable[CommandDir]) -> LoadedCommands:
-    commands: dict[str, CustomCommand] = {}
+def load_commands(dirs: Iterable[CommandDir], reserved: Collection[str] = ()) -> LoadedCommands:
+    """The commands of ``dirs``, named as Gemini CLI 0.61's SlashCommandResolver names them: when two want
+    the same name, neither keeps it (``/user.x``, ``/workspace.x``, ``/<extension>:x``); a built-in name
+    (``reserved``) always stays the built-in's."""
+    parsed: list[CustomCommand] = []
     problems: list[str] = []
     for d in dirs:
         for path in _toml_files(d.path):
             command = _parse(path, d, problems)
-            if command is None:
-                continue
-            if d.source == "extension" and command.name in commands:
-                # Extensions never replace a user's or project's command: theirs is renamed, as in Gemini CLI.
-                command = _renamed(command, f"{d.extension}.{command.name}")
-            commands[command.name] = command
-    return LoadedCommands(commands, tuple(problems))
+            if command is not None:
+                parsed.append(command)
+    return LoadedCommands(resolve_names(parsed, reserved), tuple(problems))
+
+
+def resolve_names(commands: Iterable[CustomCommand], reserved: Collection[str] = ()) -> dict[str, CustomCommand]:
+    """Unique names for ``commands`` (in loading order): every party to a clash is prefixed by where it came from."""
+    final: dict[str, CustomCommand] = {}
+    claimed = set(reserved)
+    for command in commands:
+        name = command.name
+        if name not in claimed:
+            claimed.add(name)
+            final[name] = command
+            continue
+        incoming = _unique(_prefixed(command), final, reserved)
+        owner = final.pop(name, None)  # the first claimant is renamed too (a built-in never is: it is not here)
+        if owner is not None:
+            moved = _unique(_prefixed(owner), final, reserved)
+            final[moved] = _renamed(owner, moved)
+        final[incoming] = _renamed(command, incoming)
+    return {c.name: c for c in final.values()}
+
+
+def _prefixed(command: CustomCommand) -> str:
+    if command.source == "extension" and command.extension:
+        return f"{command.extension}:{command.name}"
+    return f"{command.source}.{command.name}"
+
+
+def _unique(base: str, taken: Mapping[str, object], reserved: Collection[str]) -> str:
+    name, n = base, 1
+    while name in taken or name in reserved:
+        name, n = f"{base}{n}", n + 1
+    return name
 
 
 def fingerprint(dirs: Iterable[CommandDir]) -> tuple[tuple[str, int, int], ...]:
@@ -162,10 +193,11 @@ def _real(path: Path) -> Path:
 class CommandFiles:
     """A CustomCommandSource over folders on disk: loaded once, reread when a file's mtime or size moves."""
 
-    def __init__(self, dirs: Sequence[CommandDir]) -> None:
+    def __init__(self, dirs: Sequence[CommandDir], reserved: Collection[str] = ()) -> None:
         self.dirs = list(dirs)
+        self.reserved = frozenset(reserved)  # the built-in commands' names
         self._print = fingerprint(self.dirs)
-        self._loaded = load_commands(self.dirs)
+        self._loaded = load_commands(self.dirs, self.reserved)
 
     @property
     def problems(self) -> tuple[str, ...]:
@@ -180,5 +212,5 @@ class CommandFiles:
             return False, ()
         self._print = now
         before = self._loaded.commands
-        self._loaded = load_commands(self.dirs)
+        self._loaded = load_commands(self.dirs, self.reserved)
         return self._loaded.commands != before, self._loaded.problems

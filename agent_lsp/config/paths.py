@@ -32,3 +32,8 @@ def project_id(project_root: Path) -> str:
 def project_state_dir(project_root: Path) -> Path:
     """Per-project state: sessions/, checkpoints/, shadow-git/ live under here."""
     return state_dir() / "projects" / project_id(project_root)
+
+
+def plans_dir(project_root: Path) -> Path:
+    """Where plan mode writes its plans (``<name>.md``) and ``exit_plan_mode`` reads them."""
+    return project_state_dir(project_root) / "plans"

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-SkillSource = Literal["extension", "user", "workspace"]
+SkillSource = Literal["builtin", "extension", "user", "workspace"]
 _FRONT = re.compile(r"\A---\r?\n(.*?)\r?\n---(?:\r?\n(.*))?\Z", re.S)
 _UNSAFE_NAME = re.compile(r'[:\\/<>*?"|]')
+BUILTIN_SKILLS = Path(__file__).resolve().parent.parent / "builtin_skills"
 
 
 @dataclass(frozen=True)
@@ -38,9 +39,11 @@ class SkillDir:
 def skill_dirs(
     workspace_root: Path, *, home: Path, trusted: bool, extensions: Sequence[tuple[str, Path]] = ()
 ) -> list[SkillDir]:
-    """Lowest precedence first: extensions, the user's (``~/.gemini/skills``, then the ``~/.agents/skills``
-    alias), then the workspace's (same pair; only when trusted). A later skill of the same name wins."""
-    dirs = [SkillDir(root / "skills", "extension", name) for name, root in extensions]
+    """Lowest precedence first: the built-in ones (shipped with agent-lsp, as Gemini CLI 0.61 ships its own),
+    extensions, the user's (``~/.gemini/skills``, then the ``~/.agents/skills`` alias), then the workspace's
+    (same pair; only when trusted). A later skill of the same name wins."""
+    dirs = [SkillDir(BUILTIN_SKILLS, "builtin")]
+    dirs += [SkillDir(root / "skills", "extension", name) for name, root in extensions]
     dirs += [SkillDir(home / ".gemini" / "skills", "user"), SkillDir(home / ".agents" / "skills", "user")]
     if trusted:
         ws = [SkillDir(workspace_root / ".gemini" / "skills", "workspace")]
@@ -60,28 +63,37 @@ def discover(dirs: Iterable[SkillDir]) -> tuple[dict[str, Skill], list[str]]:
             if skill is None:
                 continue
             old = found.get(skill.name)
-            if old is not None and old.location != skill.location:
+            if old is not None and old.location != skill.location and old.source != "builtin":
                 problems.append(f'Skill "{skill.name}" from {skill.location} overrides the one from {old.location}.')
             found[skill.name] = skill
     return found, problems
 
 
-def load_skill(path: Path, d: SkillDir, problems: list[str]) -> Skill | None:
+def read_front_matter(path: Path) -> tuple[str, str]:
+    """A Markdown file's front matter (between its first two ``---`` lines) and its body, stripped. Raises
+    ValueError saying why when the file cannot be read or has no front matter."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        problems.append(f"Skill {path} could not be read: {exc}")
-        return None
+        raise ValueError(f"could not be read: {exc}") from exc
     m = _FRONT.match(text)
     if m is None:
-        problems.append(f"Skill {path} was skipped: it must start with front matter between '---' lines.")
+        raise ValueError("it must start with front matter between '---' lines")
+    return m.group(1), (m.group(2) or "").strip()
+
+
+def load_skill(path: Path, d: SkillDir, problems: list[str]) -> Skill | None:
+    try:
+        front, body = read_front_matter(path)
+    except ValueError as exc:
+        problems.append(f"Skill {path} was skipped: {exc}.")
         return None
-    meta = parse_front_matter(m.group(1))
+    meta = parse_front_matter(front)
     name, description = meta.get("name"), meta.get("description")
     if not name or description is None:
         problems.append(f"Skill {path} was skipped: its front matter needs 'name' and 'description'.")
         return None
-    return Skill(_UNSAFE_NAME.sub("-", name), description, path, (m.group(2) or "").strip(), d.source, d.extension)
+    return Skill(_UNSAFE_NAME.sub("-", name), description, path, body, d.source, d.extension)
 
 
 def parse_front_matter(text: str) -> dict[str, str]:

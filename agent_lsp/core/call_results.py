@@ -57,6 +57,8 @@ class CallResults:
         )
         if result.plan is not None:
             self.emit(ev.Plan(result.plan))
+        if result.title and not result.error:
+            self.emit(ev.SessionTitle(result.title))
         status: Status = "error" if result.error else "success"
         response = {"error": text} if result.error else {"output": text}
         self.end(

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from agent_lsp import events as ev
 from agent_lsp.core.custom_commands import CommandAborted, CustomCommandDef, PathReader, expand_custom_command
+from agent_lsp.core.prompt_commands import PromptCommandSource, run_prompt_command
 from agent_lsp.core.rewind import rewind_command
+from agent_lsp.errors import ConfigError
 from agent_lsp.model.base import Part
 
 if TYPE_CHECKING:
@@ -32,12 +34,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("rewind", "List your messages, or go back to before one (files and conversation)", "[message number]"),
     CommandSpec("init", "Analyse the project and write a GEMINI.md for it"),
     CommandSpec("extensions", "List the extensions active in this workspace"),
+    CommandSpec("mcp", "List the MCP servers and what they offer, or restart them", "[refresh [server]]"),
     CommandSpec(
         "skills",
         "List agent skills, or enable, disable or reload them",
         "list | enable <name> | disable <name> [--scope user|workspace] | reload",
     ),
 )
+
+_BUILTIN_NAMES = frozenset(c.name for c in COMMANDS)
 
 INIT_PROMPT = (
     "Look through this project (its layout, build files, README, tests and main source files) and write a "
@@ -83,6 +88,11 @@ class CommandContext:
     read_path: PathReader | None = None  # ``@{path}`` in a custom command: parts and warnings
     skills: SkillControl | None = None
     extensions: Callable[[], str] | None = None  # /extensions: the active extensions, described
+    # Headless (nobody to talk to), as Gemini CLI 0.61: an unknown command goes to the model as typed text, and a
+    # custom command that cannot run ends the turn with an error (a non-zero exit).
+    headless: bool = False
+    prompts: PromptCommandSource | None = None  # MCP servers' prompts
+    mcp: Callable[[str], Awaitable[str]] | None = None  # /mcp [refresh [server]]: the MCP servers
 
 
 class Commands:
@@ -96,6 +106,10 @@ class Commands:
         custom = self.ctx.custom.current() if self.ctx.custom is not None else {}
         out = [c for c in COMMANDS if c.name not in custom]
         out.extend(CommandSpec(c.name, c.description) for c in sorted(custom.values(), key=lambda c: c.name))
+        if self.ctx.prompts is not None:
+            # A server's prompt never hides a built-in or custom command of the same name.
+            taken = {c.name for c in out}
+            out.extend(CommandSpec(*p) for p in self.ctx.prompts.specs() if p[0] not in taken)
         return out
 
     def refresh(self) -> tuple[bool, Sequence[str]]:
@@ -115,8 +129,14 @@ class Commands:
                     custom, rest, text.strip(), session=session, read_path=self.ctx.read_path, emit=emit
                 )
             except CommandAborted as exc:
+                if self.ctx.headless:
+                    raise ConfigError(str(exc)) from exc
                 emit(ev.Notice("error", str(exc)))
                 return None
+        if self.ctx.prompts is not None and name not in _BUILTIN_NAMES:
+            handled, prompt = await run_prompt_command(self.ctx.prompts, name, rest, emit)
+            if handled:
+                return prompt
         say: Callable[[str], None] = lambda message: emit(ev.Content(message))  # noqa: E731
         if name == "help":
             say("\n".join(f"- `/{c.name}`{' ' + c.hint if c.hint else ''}: {c.description}" for c in self.specs()))
@@ -144,8 +164,12 @@ class Commands:
             return INIT_PROMPT
         elif name == "skills":
             say(self._skills(rest))
+        elif name == "mcp":
+            say(await self.ctx.mcp(rest) if self.ctx.mcp is not None else "No MCP servers are configured.")
         elif name == "extensions":
             say(self.ctx.extensions() if self.ctx.extensions is not None else "No extensions are active.")
+        elif self.ctx.headless:
+            return text  # not a command after all: the model reads it as written
         else:
             say(f"Unknown command `/{name}`. Try `/help`.")
         return None

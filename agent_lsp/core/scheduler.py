@@ -23,6 +23,7 @@ from agent_lsp.core.tool_calls import CallOutcome, InvalidCall, PreparedCall, Re
 from agent_lsp.core.tool_hooks import after_tool, before_tool, note_changed
 from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Content
+from agent_lsp.vocabulary import ApprovalMode
 
 if TYPE_CHECKING:
     from agent_lsp.core.ports import Hooks
@@ -136,6 +137,15 @@ class Scheduler:
             return await self._confirm(call, details, results)
         return True
 
+    def _switch_mode(self, result: ToolResult, mode: ApprovalMode) -> ToolResult:
+        """A tool asked for another approval mode (enter_plan_mode): switched here, where the policy is."""
+        refused = self.policy.set_mode(mode)
+        if refused:
+            message = f"Could not switch to {mode} mode: {refused}."
+            return ToolResult(llm_content=message, error=message, error_type="execution_failed")
+        self.emit(ev.ModeChanged(mode))
+        return result
+
     async def _confirm(self, call: ReadyCall, details: ev.ConfirmationDetails, results: CallResults) -> bool:
         verdict = await self.approval.ask(call.info, call.tool, call.invocation, details)
         if not verdict.run:
@@ -198,6 +208,8 @@ class Scheduler:
             result = ToolResult(llm_content=message, error=message, error_type="unhandled_exception")
         if changed:
             result = note_changed(result, changed)
+        if result.mode is not None and not result.error:
+            result = self._switch_mode(result, result.mode)
         stopped = None
         if hooks is not None and hooks.has("AfterTool", call.tool.name):
             result, stopped = await after_tool(hooks, call.tool.name, dict(call.request.args), result, self.emit)

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 
 from agent_lsp.events import ConfirmationDetails, FileDiff, Location, PlanEntry, ToolKind
 from agent_lsp.model.base import FunctionDeclaration, Part
+from agent_lsp.vocabulary import ApprovalMode
 
 SHELL_TOOL = "run_shell_command"
 """The built-in shell's name: the core runs custom commands' ``!{…}`` snippets through it and the policy treats
@@ -34,6 +35,8 @@ class ToolResult:
     error_type: str | None = None
     plan: tuple[PlanEntry, ...] | None = None  # set by write_todos: the editor shows it as a plan
     touched_paths: tuple[str, ...] = ()  # absolute paths read or written (JIT memory, checkpoints)
+    title: str | None = None  # set by update_topic: the session's title follows it
+    mode: ApprovalMode | None = None  # set by enter/exit_plan_mode: the session switches to this mode
 
 
 P = TypeVar("P")

@@ -54,8 +54,10 @@ class ReadyCall:
 
     @property
     def parallel(self) -> bool:
-        """Read-only calls nobody has to approve run side by side."""
-        return self.decision == "allow" and self.tool.read_only
+        """Read-only calls nobody has to approve run side by side, unless the model asked this one to wait for
+        the calls before it (``wait_for_previous``, Gemini CLI 0.61)."""
+        waits = self.request.args.get("wait_for_previous") is True
+        return self.decision == "allow" and self.tool.read_only and not waits
 
 
 # A call of a batch once validated: what it is decides which steps it may take (Gemini CLI's scheduler states:

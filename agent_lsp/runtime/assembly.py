@@ -14,6 +14,7 @@ from agent_lsp.runtime.hooks import build_hooks
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import build_policy
 from agent_lsp.runtime.recording import build_checkpointer, build_recording
+from agent_lsp.runtime.sampling import SessionSampler
 from agent_lsp.runtime.session import build_session
 from agent_lsp.runtime.tools import ToolSet, build_tools
 from agent_lsp.runtime.workspace import build_workspace
@@ -22,6 +23,8 @@ from agent_lsp.workspace.filesystem import LocalFileSystem
 if TYPE_CHECKING:
     from agent_lsp.config.settings import Settings
     from agent_lsp.extensions.manifest import Manifest
+    from agent_lsp.mcp.prompt_commands import McpPromptCommands
+    from agent_lsp.mcp.resource_mentions import McpResourceMentions
     from agent_lsp.runtime.opening import FirstStep
     from agent_lsp.runtime.options import RuntimeOptions, SessionSetup
 
@@ -59,6 +62,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         trusted=trusted,
         extensions=extensions,
         notices=notices,
+        interactive=opts.interactive,
     )
     memory = Memory(
         workspace,
@@ -74,6 +78,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
     recording = build_recording(
         session_id, record=setup.record, primary=workspace.primary, cwd=cwd, telemetry=s.telemetry
     )
+    external = _external(setup, opts, trusted, s, extensions, tools, notices)
     hooks = build_hooks(
         s.hooks,
         s.hooks_config,
@@ -84,6 +89,8 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         notices=notices,
     )
     commands = build_commands(
+        prompts=_mcp_prompts(external) if external.specs else None,
+        mcp=external.describe_mcp if external.specs else None,
         cwd=cwd,
         trusted=trusted,
         router=router,
@@ -92,8 +99,8 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         checkpointer=checkpointer,
         extensions=extensions,
         notices=notices,
+        headless=not opts.interactive,
     )
-    external = _external(setup, opts, trusted, s, extensions, tools, notices)
     session = build_session(
         session_id=session_id,
         model_settings=s.model,
@@ -117,6 +124,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         recording=recording,
         commands=commands,
         before_model=external.wait_for_servers if external.specs else None,
+        resources=_mcp_resources(external) if external.specs else None,
     )
     return SessionHandle(
         session=session,
@@ -135,7 +143,22 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         checkpointer=checkpointer,
         temp_dir=temp_dir,
         notice_sink=setup.notice_sink,
+        processes=tools.ctx.processes,
+        commands_changed=setup.commands_changed,
+        sampler=SessionSampler(session, setup.confirmer, interactive=opts.interactive) if external.specs else None,
     )
+
+
+def _mcp_prompts(external: ExternalTools) -> McpPromptCommands:
+    from agent_lsp.mcp.prompt_commands import McpPromptCommands
+
+    return McpPromptCommands(lambda: external.mcp)
+
+
+def _mcp_resources(external: ExternalTools) -> McpResourceMentions:
+    from agent_lsp.mcp.resource_mentions import McpResourceMentions
+
+    return McpResourceMentions(lambda: external.mcp, [spec.name for spec in external.specs])
 
 
 def _external(

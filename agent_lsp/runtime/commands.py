@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +15,7 @@ from agent_lsp.runtime.tools import ToolSet
 if TYPE_CHECKING:
     from agent_lsp.config.custom_commands import CommandFiles
     from agent_lsp.config.skills import SkillSet
+    from agent_lsp.core.prompt_commands import PromptCommandSource
     from agent_lsp.core.session_state import CommandSession
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.model.base import Part
@@ -34,6 +35,9 @@ def build_commands(
     checkpointer: ShadowGitCheckpointer | None,
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
+    headless: bool = False,
+    prompts: PromptCommandSource | None = None,
+    mcp: Callable[[str], Awaitable[str]] | None = None,
 ) -> Commands:
     from agent_lsp.tools.read_many_files import read_path_for_command
 
@@ -64,6 +68,9 @@ def build_commands(
             read_path=read_path,
             skills=skills,
             extensions=lambda: describe_extensions(extensions, trusted),
+            headless=headless,
+            prompts=prompts,
+            mcp=mcp,
         )
     )
 
@@ -144,6 +151,9 @@ def _custom_commands(
     from agent_lsp.config.paths import gemini_dir
 
     ext = [(m.name, m.path) for m in extensions]
-    files = CommandFiles(command_dirs(cwd, user_dir=gemini_dir(), trusted=trusted, extensions=ext))
+    from agent_lsp.core.commands import COMMANDS
+
+    dirs = command_dirs(cwd, user_dir=gemini_dir(), trusted=trusted, extensions=ext)
+    files = CommandFiles(dirs, reserved=[c.name for c in COMMANDS])
     notices.extend(ev.Notice("error", problem) for problem in files.problems)
     return files

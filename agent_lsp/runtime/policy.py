@@ -49,6 +49,8 @@ def build_policy(
     notices: list[ev.Notice],
 ) -> Policy:
     """Rules from settings, command-line flags, extensions and policy files (only a trusted folder's own)."""
+    from agent_lsp.config.paths import plans_dir
+    from agent_lsp.policy.defaults import plan_file_rules
     from agent_lsp.policy.loader import load_policies, policy_sources
     from agent_lsp.tools.policy import Policy
 
@@ -61,7 +63,7 @@ def build_policy(
         exclude=[*tools.exclude, *excluded_by_extensions],
         trusted=trusted,
         interactive=interactive,
-        rules=policies.rules,
+        rules=[*plan_file_rules(plans_dir(cwd).resolve()), *policies.rules],
         mcp_allowed=allowed_mcp_server_names if allowed_mcp_server_names is not None else mcp.allowed,
         mcp_excluded=mcp.excluded,
     )

@@ -11,10 +11,12 @@ from agent_lsp.core.call_results import AnswerOptions
 from agent_lsp.core.commands import Commands
 from agent_lsp.core.history import History
 from agent_lsp.core.ports import Confirmer
+from agent_lsp.core.ports import ToolSet as CoreToolSet
 from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.session import Session
-from agent_lsp.core.session_state import SchedulerFactory, SessionDeps, SessionOptions, SessionState
+from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.base import Content, ModelClient
+from agent_lsp.runtime.agents import SchedulerFor, register_subagents
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
 from agent_lsp.runtime.recording import Recording
@@ -24,6 +26,7 @@ from agent_lsp.workspace.roots import Workspace
 
 if TYPE_CHECKING:
     from agent_lsp.config.settings import ModelSettings
+    from agent_lsp.core.mentions import ResourceReader
     from agent_lsp.core.rewind import FileRewinder
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.hooks.system import HookSystem
@@ -55,6 +58,7 @@ def build_session(
     recording: Recording,
     commands: Commands,
     before_model: Callable[[], Awaitable[None]] | None,
+    resources: ResourceReader | None = None,
 ) -> Session:
     from agent_lsp.core.mentions import MentionExpander
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
@@ -62,8 +66,7 @@ def build_session(
     async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
         return await read_paths_for_prompt(tools.ctx, paths)
 
-    factory = _scheduler_factory(
-        tools,
+    scheduler_for = _scheduler_for(
         policy,
         confirmer,
         checkpointer,
@@ -71,6 +74,15 @@ def build_session(
         answers=AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit),
         permanent_approval=permanent_approval,
     )
+
+    def factory(
+        emit: Callable[[ev.AgentEvent], None],
+        history: Callable[[], Sequence[Content]],
+        delivered: Callable[[], Awaitable[None]],
+    ) -> Scheduler:
+        return scheduler_for(tools.registry, emit, history, delivered)
+
+    instruction = _instruction(workspace, memory, policy, tools)
     options = SessionOptions(
         max_session_turns=model_settings.max_session_turns,
         compression_threshold=model_settings.compression_threshold
@@ -84,9 +96,9 @@ def build_session(
         registry=tools.registry,
         policy=policy,
         scheduler_factory=factory,
-        system_prompt=_instruction(workspace, memory, policy, tools),
+        system_prompt=instruction,
         options=options,
-        expand_prompt=MentionExpander(read_mentions),
+        expand_prompt=MentionExpander(read_mentions, resources),
         commands=commands,
         on_history=recorder.record_history if recorder is not None else None,
         roots=tuple(workspace.roots),
@@ -103,7 +115,9 @@ def build_session(
         history=History(history),
         title=title,
     )
-    return Session(deps, state, session_id=session_id, sinks=recording.sinks, past_events=past_events)
+    session = Session(deps, state, session_id=session_id, sinks=recording.sinks, past_events=past_events)
+    register_subagents(tools, session, scheduler_for, instruction)
+    return session
 
 
 def _rewinder(checkpointer: ShadowGitCheckpointer | None) -> FileRewinder | None:
@@ -114,8 +128,7 @@ def _rewinder(checkpointer: ShadowGitCheckpointer | None) -> FileRewinder | None
     return CheckpointRewinder(checkpointer)
 
 
-def _scheduler_factory(
-    tools: ToolSet,
+def _scheduler_for(
     policy: Policy,
     confirmer: Confirmer,
     checkpointer: ShadowGitCheckpointer | None,
@@ -123,12 +136,14 @@ def _scheduler_factory(
     *,
     answers: AnswerOptions,
     permanent_approval: bool,
-) -> SchedulerFactory:
-    """Each turn's scheduler, with its own Approval (the turn's stream is where its questions go)."""
+) -> SchedulerFor:
+    """Each turn's scheduler over a registry (the session's, or a subagent's subset of it), with its own Approval
+    (the turn's stream is where its questions go)."""
     from agent_lsp.core.approval import Approval
     from agent_lsp.core.scheduler import Scheduler
 
-    def scheduler_factory(
+    def scheduler_for(
+        registry: CoreToolSet,
         emit: Callable[[ev.AgentEvent], None],
         history: Callable[[], Sequence[Content]],
         delivered: Callable[[], Awaitable[None]],
@@ -143,7 +158,7 @@ def _scheduler_factory(
             permanent_approval=permanent_approval,  # security.enablePermanentToolApproval
         )
         return Scheduler(
-            tools.registry,
+            registry,
             policy,
             approval,
             emit,
@@ -153,16 +168,19 @@ def _scheduler_factory(
             hooks=hooks,
         )
 
-    return scheduler_factory
+    return scheduler_for
 
 
 def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: ToolSet) -> Callable[[], str]:
     """The system prompt, read on every request, so /memory reload, a mode change and /skills take effect on the
     next one. The folder listing is computed once: walking the disk each time would be the slowest part of a turn."""
+    from agent_lsp.config.paths import plans_dir
     from agent_lsp.core.prompts import folder_tree, system_prompt
 
     tree = folder_tree(workspace.primary)
     skills = tools.skills
+    agents = tools.agents
+    plans = str(plans_dir(workspace.primary).resolve())
 
     def instruction() -> str:
         return system_prompt(
@@ -171,6 +189,8 @@ def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: To
             plan_mode=policy.mode == "plan",
             tree=tree,
             skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
+            agents=[(a.name, a.description) for a in agents if policy.mode != "plan" or a.read_only],
+            plans=plans,
         )
 
     return instruction

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from agent_lsp.tools.base import Tool
     from agent_lsp.tools.context import ToolContext
     from agent_lsp.tools.registry import ToolRegistry
+    from agent_lsp.tools.subagents import AgentDefinition
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class ToolSet:
     registry: ToolRegistry
     skills: SkillSet | None = None
     skill_tool: ActivateSkillTool | None = None
+    agents: Sequence[AgentDefinition] = ()  # the subagents invoke_agent offers (runtime/agents.py)
 
 
 def build_tools(
@@ -45,6 +47,7 @@ def build_tools(
     trusted: bool,
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
+    interactive: bool = True,
 ) -> ToolSet:
     from agent_lsp.config.paths import gemini_dir
     from agent_lsp.tools.builtins import builtin_tools
@@ -72,16 +75,38 @@ def build_tools(
         # Search grounding is a Gemini feature: without a Gemini key the tool is not offered at all.
         built = [t for t in built if t.name != "google_web_search"]
     registry = ToolRegistry(built)
+    registry.register(_exit_plan_mode(workspace, interactive))
+    agents = _agents(workspace.primary, trusted, notices)
     skills = _skill_set(skill_settings, workspace.primary, trusted, extensions, notices)
     if skills is None:
-        return ToolSet(ctx, registry)
+        return ToolSet(ctx, registry, agents=agents)
     from agent_lsp.core.prompts import folder_tree
     from agent_lsp.tools.activate_skill import ActivateSkillTool
 
     skill_tool = ActivateSkillTool(skills, workspace.add_readable, folder_tree)
     if skills.enabled():
         registry.register(skill_tool)
-    return ToolSet(ctx, registry, skills, skill_tool)
+    return ToolSet(ctx, registry, skills, skill_tool, agents)
+
+
+def _exit_plan_mode(workspace: Workspace, interactive: bool) -> Tool:
+    """exit_plan_mode over the project's plans folder, which the file tools may use (plan mode writes plans there)."""
+    from agent_lsp.config.paths import plans_dir
+    from agent_lsp.tools.plan_mode import ExitPlanModeTool
+
+    plans = plans_dir(workspace.primary).resolve()
+    workspace.add_readable(plans)
+    return ExitPlanModeTool(plans, interactive=interactive)
+
+
+def _agents(cwd: Path, trusted: bool, notices: list[ev.Notice]) -> list[AgentDefinition]:
+    """The built-in subagents and those defined in ``~/.gemini/agents`` and (trusted) ``.gemini/agents``."""
+    from agent_lsp.config.paths import home
+    from agent_lsp.tools.subagents import agent_dirs, load_agents
+
+    agents, problems = load_agents(agent_dirs(cwd, home=home(), trusted=trusted))
+    notices.extend(ev.Notice("error", problem) for problem in problems)
+    return agents
 
 
 def _skill_set(

@@ -19,11 +19,11 @@ from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolRe
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.shell_process import (
     run_streaming,
-    spawn_detached,
 )
 
 SHELL_TOOL_NAME = "run_shell_command"
 BACKGROUND_SETTLE_S = 0.2  # a background command that dies this fast is reported as failed
+MAX_BACKGROUND_DELAY_S = 60.0  # the longest delay_ms honoured
 DISPLAY_CHARS = 20_000  # of the final output, shown to the user in the call's result
 MAX_KEPT_CHARS = 8_000_000  # head + tail of the output kept in memory; the scheduler truncates further
 
@@ -55,6 +55,7 @@ class ShellParams:
     description: str | None = None
     dir_path: str | None = None
     is_background: bool = False
+    delay_ms: int | None = None
 
 
 class ShellTool(ContextTool):
@@ -77,7 +78,13 @@ class ShellTool(ContextTool):
             },
             "is_background": {
                 "type": "boolean",
-                "description": "Start the command detached and return its PID at once (for servers and watchers).",
+                "description": "Start the command detached and return its PID at once (for servers and watchers); "
+                "list_background_processes and read_background_output follow it later.",
+            },
+            "delay_ms": {
+                "type": "integer",
+                "description": "Optional, with is_background: milliseconds to let the command run before returning "
+                "what it printed so far (default 200).",
             },
         },
         "required": ["command"],
@@ -130,6 +137,7 @@ class ShellTool(ContextTool):
             description=params.get("description") or None,
             dir_path=params.get("dir_path") or None,
             is_background=bool(params.get("is_background", False)),
+            delay_ms=params.get("delay_ms"),
         )
         return ShellInvocation(p, self.ctx, self._cwd(p.dir_path))
 
@@ -235,29 +243,32 @@ class ShellInvocation(ToolInvocation[ShellParams]):
         )
 
     async def _start_background(self) -> ToolResult:
-        self.ctx.temp_dir.mkdir(parents=True, exist_ok=True)
-        fd, log_name = tempfile.mkstemp(prefix="background-", suffix=".log", dir=self.ctx.temp_dir)
         try:
-            proc = spawn_detached(self.params.command, self.cwd, fd)
+            entry = self.ctx.processes.start(self.params.command, self.cwd)
         except OSError as exc:
             message = f"Could not start bash: {exc.strerror or exc}"
             return ToolResult(llm_content=message, error=message, error_type="shell_start_failed")
-        finally:
-            os.close(fd)
-        await asyncio.sleep(BACKGROUND_SETTLE_S)
+        delay = BACKGROUND_SETTLE_S if self.params.delay_ms is None else max(0, self.params.delay_ms) / 1000
+        await asyncio.sleep(min(delay, MAX_BACKGROUND_DELAY_S))
+        early = _read_log(str(entry.log))
+        code = entry.returncode
+        if code is None:
+            text = f"Command is running in background. PID: {entry.pid}. Initial output:\n{early}"
+            return ToolResult(
+                llm_content=wrap_untrusted(text.rstrip("\n")),
+                display=f"Background process started with PID {entry.pid}.",
+            )
         lines = [
             f"Command: {self.params.command}",
             f"Directory: {self._directory}",
-            f"Background PIDs: {proc.pid}",
+            f"Background PIDs: {entry.pid}",
+            f"Output: {early if early.strip() else '(empty)'}",
+            f"Signal: {_signal_name(-code)}" if code < 0 else f"Exit Code: {code}",
         ]
-        code = proc.poll()
-        if code is None:
-            lines.append(f"Output: (running in the background; output goes to {log_name})")
-            return ToolResult(llm_content="\n".join(lines), display=f"Started in the background (PID {proc.pid}).")
-        early = _read_log(log_name)
-        lines.append(f"Output: {early if early.strip() else '(empty)'}")
-        lines.append(f"Signal: {_signal_name(-code)}" if code < 0 else f"Exit Code: {code}")
-        return ToolResult(llm_content="\n".join(lines), display=early.strip() or f"Exited at once with code {code}.")
+        return ToolResult(
+            llm_content=wrap_untrusted("\n".join(lines)),
+            display=early.strip() or f"Exited at once with code {code}.",
+        )
 
 
 def _wrap(command: str, jobs_file: Path) -> str:

@@ -1,4 +1,5 @@
-"""Fixtures shared by the end-to-end tests: a scripted Gemini server on 127.0.0.1 for each test."""
+"""Fixtures shared by the end-to-end tests: a scripted Gemini server on 127.0.0.1 for each test, and (for the
+tests run through ``test_gemini_cli_parity.agent``) a scratch HOME and an empty project folder."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ def fake() -> Iterator[FakeGemini]:
 
 
 @pytest.fixture
+def home(tmp_path: Path) -> Path:
+    (tmp_path / "home" / ".gemini").mkdir(parents=True)
+    return tmp_path / "home"
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A two-file project (a typo to fix in app.py); tests that need another one define their own."""
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("def greet():\n    return 'helo'\n")
-    (root / "README.md").write_text("# app\n")
-    return root
+    (tmp_path / "proj").mkdir()
+    return (tmp_path / "proj").resolve()

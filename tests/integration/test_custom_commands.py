@@ -89,23 +89,43 @@ def test_without_args_placeholder_the_invocation_follows_a_blank_line(
     ]
 
 
-def test_workspace_command_overrides_the_users(fake: FakeGemini, project: Path, _private_home: Path) -> None:
-    write(user_commands(_private_home) / "review.toml", 'prompt = "user version"\n')
-    write(project / ".gemini" / "commands" / "review.toml", 'prompt = "project version"\n')
-    fake.push(text_line("ok"))
-    assert run(fake, project, "/review").returncode == 0
-    assert sent_prompts(fake) == ["project version"]
+def test_a_name_both_the_user_and_the_workspace_use_is_renamed_for_both(
+    fake: FakeGemini, project: Path, _private_home: Path
+) -> None:
+    """Gemini CLI 0.61's SlashCommandResolver: neither keeps the name, each is prefixed by where it comes from;
+    a built-in's name stays the built-in's."""
+    write(user_commands(_private_home) / "git" / "commit.toml", 'prompt = "user version"\n')
+    write(project / ".gemini" / "commands" / "git" / "commit.toml", 'prompt = "project version"\n')
+    write(user_commands(_private_home) / "help.toml", 'prompt = "my help"\n')
+    fake.push(text_line("ok"), text_line("ok"), text_line("ok"))
+    assert run(fake, project, "/user.git:commit").returncode == 0
+    assert run(fake, project, "/workspace.git:commit").returncode == 0
+    assert run(fake, project, "/user.help").returncode == 0
+    assert sent_prompts(fake) == ["user version", "project version", "my help"]
+    listed = run(fake, project, "/help").stdout
+    assert "`/user.git:commit`" in listed and "`/workspace.git:commit`" in listed and "`/git:commit`" not in listed
+
+
+def test_an_unknown_command_goes_to_the_model_as_text(fake: FakeGemini, project: Path, _private_home: Path) -> None:
+    """As Gemini CLI 0.61 headless: a slash command nobody defined is just what the user typed."""
+    fake.push(text_line("It is not a command."))
+    result = run(fake, project, "/nosuch thing @notes.md")
+    assert result.returncode == 0, result.stderr
+    assert "Unknown command" not in result.stdout
+    assert sent_prompts(fake)[0].startswith("/nosuch thing")
 
 
 def test_untrusted_folder_gets_no_file_commands(fake: FakeGemini, project: Path, _private_home: Path) -> None:
     """Gemini CLI loads no file commands at all in an untrusted folder (their shell snippets would run there)."""
     write(user_commands(_private_home) / "hello.toml", 'prompt = "hi"\n')
     write(project / ".gemini" / "commands" / "evil.toml", 'prompt = "!{touch pwned}"\n')
+    fake.push(text_line("ok"), text_line("ok"))
     result = run(fake, project, "/evil", trusted=False)
-    assert "Unknown command `/evil`" in result.stdout
+    assert result.returncode == 0, result.stderr
     assert not (project / "pwned").exists()
-    assert "Unknown command `/hello`" in run(fake, project, "/hello", trusted=False).stdout
-    assert sent_prompts(fake) == []
+    assert run(fake, project, "/hello", trusted=False).returncode == 0
+    # Not commands there: the model reads them as typed text (Gemini CLI 0.61 headless).
+    assert sent_prompts(fake) == ["/evil", "/hello"]
 
 
 def test_broken_toml_is_a_notice_and_the_others_still_work(
@@ -160,6 +180,7 @@ def test_shell_injection_asks_and_a_refusal_sends_nothing(fake: FakeGemini, proj
     """Headless without a terminal nobody can approve: the shell is not offered, so the snippet cannot run."""
     write(project / ".gemini" / "commands" / "status.toml", 'prompt = "!{touch ran}"\n')
     result = run(fake, project, "/status")
+    assert result.returncode != 0  # as Gemini CLI 0.61: the command could not run, the run failed
     assert "/status cannot be run: it needs the shell, which this session does not offer" in result.stderr
     assert not (project / "ran").exists()
     assert sent_prompts(fake) == []

@@ -13,6 +13,14 @@ from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
 from tests.integration.test_agent_flows import Recorder, call, line, open_session, send, write_script
 
 
+@pytest.fixture
+def project(project: Path) -> Path:
+    """The shared empty project, with a typo to fix in app.py."""
+    (project / "app.py").write_text("def greet():\n    return 'helo'\n")
+    (project / "README.md").write_text("# app\n")
+    return project
+
+
 def two_edit_script() -> list[dict[str, object]]:
     return [
         line(call("replace", file_path="app.py", old_string="'helo'", new_string="'hello'")),

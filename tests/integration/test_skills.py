@@ -97,7 +97,8 @@ def test_skills_are_offered_and_activation_loads_instructions_and_resources(
     )
     assert "<name>deploy</name>\n    <description>Ships the app: build, tag, push.</description>" in system
     decl = declaration(first, "activate_skill")
-    assert decl is not None and decl["schema"]["properties"]["name"]["enum"] == ["pr-review", "deploy"]
+    # The built-in skill comes first, as Gemini CLI 0.61's own skills do.
+    assert decl is not None and decl["schema"]["properties"]["name"]["enum"] == ["skill-creator", "pr-review", "deploy"]
     activated = second["contents"][-1]["parts"][0]["functionResponse"]["response"]["output"]
     assert activated.startswith('<activated_skill name="pr-review">')
     assert "1. Read checklist.md in this folder." in activated and "checklist.md" in activated.split("<available")[1]
@@ -134,7 +135,7 @@ def test_list_and_toggle_from_the_command_line(fake: FakeGemini, project: Path, 
     fake.push(text_line("ok"))
     assert cli(fake, project, "run", "--approval-mode", "yolo", "hi").returncode == 0
     decl = declaration(fake.generation_requests()[0].body, "activate_skill")
-    assert decl is not None and decl["schema"]["properties"]["name"]["enum"] == ["pr-review"]
+    assert decl is not None and decl["schema"]["properties"]["name"]["enum"] == ["skill-creator", "pr-review"]
 
     assert cli(None, project, "skills", "enable", "deploy", "--scope", "workspace").returncode == 0
     assert "deploy  [workspace, enabled]" in cli(None, project, "skills", "list").stdout

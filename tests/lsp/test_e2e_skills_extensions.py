@@ -68,7 +68,10 @@ async def test_skills_listed_activated_with_permission_and_listed_by_slash_comma
     )
     assert listed == (
         "Agent skills:\n- `deploy` (workspace, enabled): Ships the app.\n"
-        "- `pr-review` (user, enabled, active): Reviews a pull request."
+        "- `pr-review` (user, enabled, active): Reviews a pull request.\n"
+        "- `skill-creator` (builtin, enabled): How to write a new agent skill (or improve an existing one) that "
+        "gives this agent a workflow, domain knowledge or scripts of its own. Use it when the user asks to create, "
+        "change or package a skill."
     )
     # Toggled from the editor: saved in the user's settings and no longer offered from the next request on.
     settings = json.loads((tmp_path / "home" / ".gemini" / "settings.json").read_text())

@@ -52,6 +52,10 @@ class SessionConfiguration:
         if changed and not live.channel.closed:
             self._send_config(live, handle)
 
+    def config_changed(self, live: AcpSession, handle: SessionHandle) -> None:
+        """The session's mode or model changed from inside a prompt: the editor's selects follow."""
+        self._send_config(live, handle)
+
     def _send_config(self, live: AcpSession, handle: SessionHandle) -> None:
         options = self.state(live, handle)["configOptions"]
         live.channel.send_update({"sessionUpdate": "config_option_update", "configOptions": options})

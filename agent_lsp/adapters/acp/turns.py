@@ -52,6 +52,8 @@ class PromptRuns:
                 elif isinstance(event, ev.Stop):
                     stop = event.reason
                 live.channel.send_event(event)
+                if isinstance(event, ev.ModeChanged):  # the model switched modes: the mode select follows
+                    self.configuration.config_changed(live, handle)
                 await live.channel.conn.drain()
             if stop == "error":
                 if error is None:

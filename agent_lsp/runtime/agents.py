@@ -1,0 +1,43 @@
+"""Builder: invoke_agent and the session's subagents, wired to the session's model, policy and scheduler parts."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
+
+from agent_lsp import events as ev
+from agent_lsp.core.ports import ToolSet as CoreToolSet
+from agent_lsp.core.session import Session
+from agent_lsp.core.session_state import SessionOptions, SessionState
+from agent_lsp.model.base import Content
+
+if TYPE_CHECKING:
+    from agent_lsp.core.scheduler import Scheduler
+    from agent_lsp.runtime.tools import ToolSet
+
+SchedulerFor = Callable[
+    [CoreToolSet, Callable[[ev.AgentEvent], None], Callable[[], Sequence[Content]], Callable[[], Awaitable[None]]],
+    "Scheduler",
+]
+
+
+def register_subagents(
+    tools: ToolSet, session: Session, scheduler_for: SchedulerFor, prompt: Callable[[], str]
+) -> None:
+    """Add invoke_agent to the session's tools when it has subagents: each runs with the session's current model,
+    its policy (mode, rules, "allow always") and its confirmer, checkpoints and hooks."""
+    if not tools.agents:
+        return
+    from agent_lsp.tools.invoke_agent import InvokeAgentTool
+    from agent_lsp.tools.subagent_run import SubagentParts
+
+    def state(model: str | None) -> SessionState:
+        main = session.state
+        return SessionState(client=main.client, model=model or main.model, allow_fallback=main.allow_fallback)
+
+    def options(max_turns: int) -> SessionOptions:
+        return dataclasses.replace(session.deps.options, max_session_turns=max_turns)
+
+    parts = SubagentParts(tools.registry, session.policy, state, scheduler_for, prompt, options)
+    tools.registry.register(InvokeAgentTool(tools.agents, parts))
