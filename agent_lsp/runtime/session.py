@@ -83,14 +83,7 @@ def build_session(
         return scheduler_for(tools.registry, emit, history, delivered)
 
     instruction = _instruction(workspace, memory, policy, tools)
-    options = SessionOptions(
-        max_session_turns=model_settings.max_session_turns,
-        compression_threshold=model_settings.compression_threshold
-        or model_settings.chat_compression.context_percentage_threshold,
-        loop_detection=not model_settings.disable_loop_detection,
-        retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
-        token_limit=router.token_limit,
-    )
+    options = _options(model_settings, retry, max_attempts, router)
     recorder = recording.recorder
     deps = SessionDeps(
         registry=tools.registry,
@@ -118,6 +111,20 @@ def build_session(
     session = Session(deps, state, session_id=session_id, sinks=recording.sinks, past_events=past_events)
     register_subagents(tools, session, scheduler_for, instruction)
     return session
+
+
+def _options(
+    model_settings: ModelSettings, retry: RetryPolicy | None, max_attempts: int, router: ModelRouter
+) -> SessionOptions:
+    """The settings slice the session runs by."""
+    return SessionOptions(
+        max_session_turns=model_settings.max_session_turns,
+        compression_threshold=model_settings.compression_threshold
+        or model_settings.chat_compression.context_percentage_threshold,
+        loop_detection=not model_settings.disable_loop_detection,
+        retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
+        token_limit=router.token_limit,
+    )
 
 
 def _rewinder(checkpointer: ShadowGitCheckpointer | None) -> FileRewinder | None:
