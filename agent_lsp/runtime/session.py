@@ -81,21 +81,13 @@ def build_session(
         return scheduler_for(tools.registry, emit, history, delivered)
 
     instruction = _instruction(workspace, memory, policy, tools)
-    options = SessionOptions(
-        max_session_turns=model_settings.max_session_turns,
-        compression_threshold=model_settings.compression_threshold
-        or model_settings.chat_compression.context_percentage_threshold,
-        loop_detection=not model_settings.disable_loop_detection,
-        retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
-        token_limit=router.token_limit,
-    )
     recorder = recording.recorder
     deps = SessionDeps(
         registry=tools.registry,
         policy=policy,
         scheduler_factory=factory,
         system_prompt=instruction,
-        options=options,
+        options=_options(model_settings, retry, max_attempts, router),
         expand_prompt=MentionExpander(read_mentions, resources),
         commands=commands,
         on_history=recorder.record_history if recorder is not None else None,
@@ -114,6 +106,20 @@ def build_session(
     session = Session(deps, state, session_id=session_id, sinks=recording.sinks)
     register_subagents(tools, session, scheduler_for, instruction)
     return session
+
+
+def _options(
+    model_settings: ModelSettings, retry: RetryPolicy | None, max_attempts: int, router: ModelRouter
+) -> SessionOptions:
+    """The settings slice the session runs by."""
+    return SessionOptions(
+        max_session_turns=model_settings.max_session_turns,
+        compression_threshold=model_settings.compression_threshold
+        or model_settings.chat_compression.context_percentage_threshold,
+        loop_detection=not model_settings.disable_loop_detection,
+        retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
+        token_limit=router.token_limit,
+    )
 
 
 def _scheduler_for(
