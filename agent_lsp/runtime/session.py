@@ -83,14 +83,13 @@ def build_session(
         return scheduler_for(tools.registry, emit, history, delivered)
 
     instruction = _instruction(workspace, memory, policy, tools)
-    options = _options(model_settings, retry, max_attempts, router)
     recorder = recording.recorder
     deps = SessionDeps(
         registry=tools.registry,
         policy=policy,
         scheduler_factory=factory,
         system_prompt=instruction,
-        options=options,
+        options=_options(model_settings, retry, max_attempts, router),
         expand_prompt=MentionExpander(read_mentions, resources),
         commands=commands,
         on_history=recorder.record_history if recorder is not None else None,
