@@ -26,13 +26,15 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
 # Editor toolchains for the editor tests: luacheck (Debian), Emacs 30 + tmux (Debian, bookworm-backports),
-# Chromium + Node 24 + code-server 4.139 (npm); the ACP schema (npm, tests/npm). The scripts are idempotent and
-# return at once when everything is in place.
+# Chromium + Node 24 + code-server 4.139 (npm); the ACP schema (npm, tests/npm); the third-party MCP servers the
+# MCP tests run (npm and PyPI, in tests/mcp/third_party). The scripts are idempotent and return at once when
+# everything is in place.
 test-deps: $(STAMP)
 	bash scripts/install-lua-tools.sh
 	bash scripts/install-emacs.sh
 	bash scripts/install-vscode-deps.sh
 	bash scripts/install-test-npm.sh
+	bash scripts/install-mcp-servers.sh
 
 test: $(STAMP) test-deps
 	$(VENV)/bin/ruff check agent_lsp tests bench

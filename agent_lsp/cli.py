@@ -67,6 +67,13 @@ def _headless_flags(p: argparse.ArgumentParser) -> None:
         metavar="latest|INDEX|ID",
         help='continue a recorded session: "latest", its number in --list-sessions, or its id',
     )
+    p.add_argument(
+        "--rewind",
+        type=int,
+        metavar="N",
+        help="with --resume: first go back to before user message N (files and conversation); "
+        "without a prompt, print that message and exit",
+    )
     p.add_argument("--list-sessions", action="store_true", help="list this project's recorded sessions and exit")
     p.add_argument("--delete-session", metavar="INDEX|ID", help="delete a recorded session and exit")
     p.add_argument("--session-id", help="record the new session under this id")
@@ -230,6 +237,7 @@ def _headless(args: argparse.Namespace, *, subcommand: bool) -> int:
         output_format=args.output_format,
         fake_responses=args.fake_responses,
         resume=args.resume,
+        rewind=args.rewind,
         session_id=args.session_id,
         include_directories=[Path(d) for d in flat(args.include_directories) or []],
         allowed_mcp_server_names=flat(args.allowed_mcp_server_names),
@@ -252,10 +260,13 @@ def _headless(args: argparse.Namespace, *, subcommand: bool) -> int:
         from agent_lsp.headless_admin import delete_session
 
         return delete_session(cwd, args.delete_session)
+    if args.rewind is not None and args.resume is None:
+        err.write("--rewind needs --resume: it goes back in a recorded session.\n")
+        return EXIT_INPUT
     stdin_text = ""
     if not sys.stdin.isatty():
         stdin_text = sys.stdin.read()
-    elif not request.prompt and not subcommand:
+    elif not request.prompt and not subcommand and args.rewind is None:
         err.write(
             "agent-lsp has no interactive terminal UI: give a prompt (-p PROMPT or a positional query), "
             "pipe one on stdin, or run `agent-lsp acp` / `agent-lsp lsp` from an editor. See agent-lsp --help.\n"
@@ -264,7 +275,7 @@ def _headless(args: argparse.Namespace, *, subcommand: bool) -> int:
     if stdin_text.strip():
         # Gemini CLI puts piped input first and the -p prompt after it.
         request.prompt = f"{stdin_text}\n\n{request.prompt}" if request.prompt else stdin_text
-    if not request.prompt.strip():
+    if not request.prompt.strip() and args.rewind is None:
         err.write(
             "No input provided via stdin. Input can be provided by piping data into agent-lsp "
             "or using the --prompt option.\n"

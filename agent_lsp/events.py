@@ -95,9 +95,11 @@ class Usage:
 
 @dataclass(frozen=True)
 class UserMessage:
-    """The prompt as the user sent it (recorded so a loaded session can be redrawn)."""
+    """The prompt as the user sent it (recorded so a loaded session can be redrawn). ``history_index``: how many
+    history contents came before it, so a rewind to this message knows where to cut (-1: not known)."""
 
     text: str
+    history_index: int = -1
     kind: Literal["user_message"] = "user_message"
 
 

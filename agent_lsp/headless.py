@@ -69,6 +69,7 @@ class HeadlessRequest:
     output_format: str = "text"
     fake_responses: Path | None = None
     resume: str | None = None
+    rewind: int | None = None  # with resume: go back to before this user message first (docs/sessions.md#rewind)
     session_id: str | None = None
     include_directories: list[Path] = field(default_factory=list)
     allowed_mcp_server_names: list[str] | None = None
@@ -152,6 +153,7 @@ async def _drive(
     resume_id: str | None = None,
     session_id: str | None = None,
     model: str | None = None,
+    rewind: int | None = None,
 ) -> tuple[ev.Stop, _Output, str | None]:
     from agent_lsp.runtime import Runtime, SessionSetup
     from agent_lsp.stopping import cancel_on_sigterm
@@ -172,9 +174,17 @@ async def _drive(
     handle.notices.clear()
     stop = ev.Stop("error")
     try:
+        if rewind is not None:
+            from agent_lsp.core.rewind import describe
+
+            result = await handle.session.rewinds.rewind(rewind)
+            err.write(describe(result) + "\n")
+            if not prompt:
+                output.event(ev.Content(result.text))  # the message, to edit and send again
+                return ev.Stop("end_turn"), output, handle.session.id
         if handle.mcp is not None:
             # As Gemini CLI does headless: the first request goes out with the MCP tools already known.
-            await handle.mcp.wait_ready(handle.mcp.connect_timeout_s)
+            await handle.mcp.wait_ready()
         if output_format == "stream-json":
             output.line(stream_line("init", session_id=handle.session.id, model=handle.session.model))
             output.line(stream_line("message", role="user", content=prompt))
@@ -282,6 +292,7 @@ def run_headless(request: HeadlessRequest) -> int:
         include_directories=request.include_directories,
         warm_model=False,
     )
+    from agent_lsp.core.rewind import RewindError
     from agent_lsp.errors import AuthError
 
     try:
@@ -296,8 +307,12 @@ def run_headless(request: HeadlessRequest) -> int:
                 err=err,
                 resume_id=resume_id,
                 session_id=request.session_id,
+                rewind=request.rewind,
             )
         )
+    except RewindError as exc:
+        err.write(f"agent-lsp: {exc}\n")
+        return EXIT_INPUT
     except AuthError as exc:  # decided as the session opens: the folder's trusted .env and settings count
         err.write(f"agent-lsp: {exc}\n")
         return exc.exit_code

@@ -20,6 +20,10 @@ command("AgentPrompt", function(o)
   require("agent_lsp").prompt(o.args)
 end, { nargs = "+", desc = "Send a prompt to the agent" })
 
+command("AgentRewind", function(o)
+  require("agent_lsp.rewind").rewind(o.args ~= "" and tonumber(o.args) or nil)
+end, { nargs = "?", desc = "Go back to before one of your messages (files and conversation)" })
+
 command("AgentCancel", function()
   require("agent_lsp").cancel()
 end, { desc = "Cancel the agent's running turn" })
@@ -63,6 +67,10 @@ end, { range = true, desc = "Fix the selected lines with the agent" })
 command("AgentEdit", function(o)
   require("agent_lsp").edit(o.line1, o.line2, o.args ~= "" and o.args or nil)
 end, { range = true, nargs = "*", desc = "Edit the selected lines with the agent" })
+
+command("AgentMcp", function()
+  require("agent_lsp").prompt("/mcp")
+end, { desc = "List the agent's MCP servers: status, tools, prompts and resources" })
 
 command("AgentLogin", function(o)
   require("agent_lsp.login").login(o.fargs)

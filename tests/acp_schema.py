@@ -43,3 +43,18 @@ def validate(def_name: str, payload: Any) -> None:
     if errors:
         best = jsonschema.exceptions.best_match(errors)
         raise AssertionError(f"{def_name} invalid at {list(best.path)}: {best.message}\npayload: {payload}")
+
+
+@cache
+def _unstable_validator(def_name: str) -> jsonschema.Draft202012Validator:
+    # The SDK ships the draft methods (session/fork, ...) in schema.unstable.json beside the stable schema.
+    data = json.loads(schema_path().with_name("schema.unstable.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": data["$defs"]})
+
+
+def validate_unstable(def_name: str, payload: Any) -> None:
+    """As :func:`validate`, against the SDK's unstable schema (methods not in the protocol yet)."""
+    errors = sorted(_unstable_validator(def_name).iter_errors(payload), key=lambda e: list(e.path))
+    if errors:
+        best = jsonschema.exceptions.best_match(errors)
+        raise AssertionError(f"{def_name} (unstable) invalid at {list(best.path)}: {best.message}\npayload: {payload}")

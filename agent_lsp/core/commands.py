@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from agent_lsp import events as ev
 from agent_lsp.core.custom_commands import CommandAborted, CustomCommandDef, PathReader, expand_custom_command
+from agent_lsp.core.prompt_commands import PromptCommandSource, run_prompt_command
+from agent_lsp.core.rewind import rewind_command
 from agent_lsp.errors import ConfigError
 from agent_lsp.model.base import Part
 
@@ -29,14 +31,18 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("stats", "Show token usage and turns for this session"),
     CommandSpec("memory", "Show, reload or add to the GEMINI.md memory", "show | reload | add <fact>"),
     CommandSpec("restore", "List checkpoints, or restore files and conversation to one", "[checkpoint id]"),
+    CommandSpec("rewind", "List your messages, or go back to before one (files and conversation)", "[message number]"),
     CommandSpec("init", "Analyse the project and write a GEMINI.md for it"),
     CommandSpec("extensions", "List the extensions active in this workspace"),
+    CommandSpec("mcp", "List the MCP servers and what they offer, or restart them", "[refresh [server]]"),
     CommandSpec(
         "skills",
         "List agent skills, or enable, disable or reload them",
         "list | enable <name> | disable <name> [--scope user|workspace] | reload",
     ),
 )
+
+_BUILTIN_NAMES = frozenset(c.name for c in COMMANDS)
 
 INIT_PROMPT = (
     "Look through this project (its layout, build files, README, tests and main source files) and write a "
@@ -85,6 +91,8 @@ class CommandContext:
     # Headless (nobody to talk to), as Gemini CLI 0.61: an unknown command goes to the model as typed text, and a
     # custom command that cannot run ends the turn with an error (a non-zero exit).
     headless: bool = False
+    prompts: PromptCommandSource | None = None  # MCP servers' prompts
+    mcp: Callable[[str], Awaitable[str]] | None = None  # /mcp [refresh [server]]: the MCP servers
 
 
 class Commands:
@@ -98,6 +106,10 @@ class Commands:
         custom = self.ctx.custom.current() if self.ctx.custom is not None else {}
         out = [c for c in COMMANDS if c.name not in custom]
         out.extend(CommandSpec(c.name, c.description) for c in sorted(custom.values(), key=lambda c: c.name))
+        if self.ctx.prompts is not None:
+            # A server's prompt never hides a built-in or custom command of the same name.
+            taken = {c.name for c in out}
+            out.extend(CommandSpec(*p) for p in self.ctx.prompts.specs() if p[0] not in taken)
         return out
 
     def refresh(self) -> tuple[bool, Sequence[str]]:
@@ -121,6 +133,10 @@ class Commands:
                     raise ConfigError(str(exc)) from exc
                 emit(ev.Notice("error", str(exc)))
                 return None
+        if self.ctx.prompts is not None and name not in _BUILTIN_NAMES:
+            handled, prompt = await run_prompt_command(self.ctx.prompts, name, rest, emit)
+            if handled:
+                return prompt
         say: Callable[[str], None] = lambda message: emit(ev.Content(message))  # noqa: E731
         if name == "help":
             say("\n".join(f"- `/{c.name}`{' ' + c.hint if c.hint else ''}: {c.description}" for c in self.specs()))
@@ -142,10 +158,14 @@ class Commands:
             await self._memory(rest, say)
         elif name == "restore":
             await self._restore(session, rest, say)
+        elif name == "rewind":
+            await rewind_command(session.rewinds, rest, say)
         elif name == "init":
             return INIT_PROMPT
         elif name == "skills":
             say(self._skills(rest))
+        elif name == "mcp":
+            say(await self.ctx.mcp(rest) if self.ctx.mcp is not None else "No MCP servers are configured.")
         elif name == "extensions":
             say(self.ctx.extensions() if self.ctx.extensions is not None else "No extensions are active.")
         elif self.ctx.headless:

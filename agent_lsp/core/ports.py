@@ -79,6 +79,10 @@ class Checkpointer(Protocol):
 
     async def before_tool(self, call: ToolCallInfo, history: Sequence[object]) -> None: ...
 
+    async def after_tool(self, call: ToolCallInfo) -> None:
+        """The call has run: what it changed can now be told apart from the user's later edits (rewind)."""
+        ...
+
 
 class JitMemory(Protocol):
     """Just-in-time GEMINI.md: text of memory files in folders a tool touched, each given once."""

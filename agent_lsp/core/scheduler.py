@@ -104,8 +104,12 @@ class Scheduler:
         if not await self._approved(call, results):
             return
         self.emit(ev.ToolCallStatusChange(call.info.call_id, "scheduled"))
-        await self._checkpoint(call)
-        await self._execute(call, results)
+        checkpointed = await self._checkpoint(call)
+        try:
+            await self._execute(call, results)
+        finally:
+            if checkpointed:
+                await self._after_checkpoint(call)
 
     async def _approved(self, call: ReadyCall, results: CallResults) -> bool:
         """The policy's decision carried out: denied, refused for want of someone to ask, asked, or allowed."""
@@ -156,15 +160,26 @@ class Scheduler:
             )
         return verdict.run
 
-    async def _checkpoint(self, call: ReadyCall) -> None:
-        """A snapshot before a file-changing call; a failed one must not block the user's work, but they must know."""
+    async def _checkpoint(self, call: ReadyCall) -> bool:
+        """A snapshot before a file-changing call; a failed one must not block the user's work, but they must know.
+        True when one was taken."""
         if self.checkpointer is None or call.tool.kind not in MUTATING_KINDS:
-            return
+            return False
         try:
             await self.checkpointer.before_tool(call.info, self.history())
         except Exception as exc:
             log.warning("checkpoint failed before %s: %s", call.info.name, exc)
             self.emit(ev.Notice("warning", f"Checkpoint before {call.info.name} failed: {exc}"))
+            return False
+        return True
+
+    async def _after_checkpoint(self, call: ReadyCall) -> None:
+        """The snapshot after it (what rewind tells the agent's changes by); a failure only weakens rewind."""
+        assert self.checkpointer is not None
+        try:
+            await self.checkpointer.after_tool(call.info)
+        except Exception as exc:
+            log.warning("checkpoint after %s failed: %s", call.info.name, exc)
 
     async def _execute(self, call: ReadyCall, results: CallResults) -> None:
         """BeforeTool hooks, the tool itself (its crash is a result too), AfterTool hooks, then the call's end."""

@@ -19,6 +19,7 @@ from agent_lsp.core.history import History, estimate_tokens
 from agent_lsp.core.hook_points import context_part
 from agent_lsp.core.ports import EventSink, Hooks, ToolPolicy, ToolSet
 from agent_lsp.core.prompt_loop import PromptLoop
+from agent_lsp.core.rewind import MessageLog, SessionRewind
 from agent_lsp.core.session_state import SessionDeps, SessionState
 from agent_lsp.core.tool import ToolCallRequestInfo
 from agent_lsp.core.tool_calls import CallOutcome
@@ -39,6 +40,7 @@ class Session:
         *,
         session_id: str | None = None,
         sinks: Sequence[EventSink] = (),
+        past_events: Sequence[ev.AgentEvent] = (),
     ) -> None:
         self.id = session_id or uuid.uuid4().hex
         self.deps = deps
@@ -50,6 +52,13 @@ class Session:
         self.emit: Callable[[ev.AgentEvent], None] = self._stream.emit
         self.delivered: Callable[[], Awaitable[None]] = self._stream.delivered
         self._turns = PromptLoop(state, deps, self.emit, self.delivered)
+        # The user messages (a loaded session's too) and the calls after each: what a rewind goes back over.
+        self.messages = MessageLog(past_events)
+        self.sinks.append(self.messages)
+        # What editors rewind with: targets, preview, rewind, undo (core/rewind.py).
+        self.rewinds = SessionRewind(
+            state.history, deps.rewinder, self.messages, running=lambda: self.running, record=self._record_rewind
+        )
 
     # --- what others read of the state and the parts -----------------------------------------------------
 
@@ -120,6 +129,13 @@ class Session:
         """Go back to an earlier conversation (a checkpoint's); a call it left pending is answered with ``note``."""
         self.state.history.replace(contents)
         self.state.history.answer_pending(note)
+        self.messages.invalidate()
+
+    def _record_rewind(self, cut: int | None) -> None:
+        if self.deps.on_rewind is not None:
+            self.deps.on_rewind(cut)
+        if self.deps.on_history is not None:
+            self.deps.on_history(self.state.history.contents())
 
     @property
     def running(self) -> bool:
@@ -136,6 +152,7 @@ class Session:
         editor attached (files, resources), sent after it and never scanned for mentions. Iterating raises
         RuntimeError while another prompt of this session runs."""
         extra = tuple(attachments)
+        self.rewinds.forget()  # a new prompt makes the last rewind final
         return self._stream.run(lambda: self._run(prompt, extra), self._cancelled_early)
 
     def _cancelled_early(self) -> list[ev.AgentEvent]:
@@ -170,7 +187,7 @@ class Session:
         """The user's input, made ready for the model (or answered by a slash command); then its turns."""
         state, deps = self.state, self.deps
         text = prompt if isinstance(prompt, str) else "".join(p.text or "" for p in prompt if not p.thought)
-        self.emit(ev.UserMessage(text))
+        self.emit(ev.UserMessage(text, len(state.history)))
         if state.title is None and text.strip():
             state.title = derive_title(text)
             self.emit(ev.SessionTitle(state.title))

@@ -19,6 +19,7 @@ from agent_lsp.model.catalog import token_limit
 from agent_lsp.model.prices import Price, price_of
 
 if TYPE_CHECKING:
+    from agent_lsp.core.rewind import FileRewinder, SessionRewind
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.core.tool import ToolCallRequestInfo
     from agent_lsp.core.tool_calls import CallOutcome
@@ -90,6 +91,8 @@ class CommandSession(Protocol):
     def registry(self) -> ToolSet: ...
     @property
     def policy(self) -> ToolPolicy: ...
+    @property
+    def rewinds(self) -> SessionRewind: ...
 
     async def maybe_compress(self, *, force: bool = False) -> ev.ChatCompressed | None: ...
 
@@ -125,3 +128,7 @@ class SessionDeps:
     hooks: Hooks | None = None
     # Awaited before a prompt's first model request (the runtime waits here for tools still starting).
     before_model: Callable[[], Awaitable[None]] | None = None
+    # Rewind: the files (the checkpoints; None when they are off) and the recording (a message index cut from
+    # it, or None when the last cut was undone).
+    rewinder: FileRewinder | None = None
+    on_rewind: Callable[[int | None], None] | None = None

@@ -64,6 +64,8 @@ class McpServerSpec:
     http_url: str | None = None
     headers: dict[str, str] = field(default_factory=dict, hash=False)
     timeout_s: float = DEFAULT_TIMEOUT_S
+    # Whether ``timeout`` was set: then it bounds connecting too, as in Gemini CLI; else the manager's default does.
+    timeout_given: bool = False
     trust: bool = False
     include_tools: tuple[str, ...] | None = None
     exclude_tools: tuple[str, ...] = ()
@@ -77,6 +79,10 @@ class McpServerSpec:
         if self.command:
             return "stdio"
         return None
+
+    def connect_timeout_s(self, default_s: float) -> float:
+        """How long connecting (handshake and first listing) may take: ``timeout`` when set, else ``default_s``."""
+        return self.timeout_s if self.timeout_given else default_s
 
     def allows(self, tool_name: str) -> bool:
         """Whether the filters let this server tool through. Exclusion wins over inclusion.
@@ -134,6 +140,7 @@ class McpServerSpec:
             http_url=http_url,
             headers=reader.optional_str_map("headers"),
             timeout_s=timeout_ms / 1000.0 if timeout_ms is not None else DEFAULT_TIMEOUT_S,
+            timeout_given=timeout_ms is not None,
             trust=reader.optional_bool("trust"),
             include_tools=tuple(include) if include is not None else None,
             exclude_tools=tuple(reader.optional_str_list("excludeTools") or ()),

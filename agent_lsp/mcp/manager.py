@@ -9,18 +9,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from agent_lsp.errors import ToolError
 from agent_lsp.events import Notice
+from agent_lsp.mcp.catalog import tell_roots_changed
 from agent_lsp.mcp.config import McpServerSpec
 from agent_lsp.mcp.connection import ServerConnection, failure_reason
 from agent_lsp.mcp.registration import register_server_tools
+from agent_lsp.mcp.tool import ProgressSink
 from agent_lsp.tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
+
+# Importing the SDK (once per process, in a thread) comes before any server's connect timeout starts: a bound
+# for it, only in case a wait would otherwise never end. On a quiet machine it takes one or two seconds.
+_IMPORT_ALLOWANCE_S = 60.0
 
 
 class McpManager:
@@ -35,9 +41,17 @@ class McpManager:
         connect_timeout_s: float = 60.0,
         close_timeout_s: float = 10.0,
         log_dir: Path | None = None,
+        on_catalog_changed: Callable[[], None] | None = None,
+        roots: Callable[[], Sequence[Path]] | None = None,
+        sampler: Callable[[str, Any], Awaitable[Any]] | None = None,
     ) -> None:
+        self._roots = roots
+        self._sampler = sampler
+        self._log_dir = log_dir
+        self._background: set[asyncio.Task[None]] = set()
         self._registry = registry
         self._on_notice = on_notice
+        self._on_catalog_changed = on_catalog_changed
         self._connect_timeout_s = connect_timeout_s
         self._close_timeout_s = close_timeout_s
         self._servers: dict[str, ServerConnection] = {}
@@ -55,24 +69,27 @@ class McpManager:
         if self._started or self._closed:
             return
         self._started = True
-        loop = asyncio.get_running_loop()
         for srv in self._servers.values():
-            srv.state = "connecting"
-            srv.task = loop.create_task(srv.run(), name=f"mcp-server:{srv.spec.name}")
+            srv.start()
 
-    async def wait_ready(self, timeout_s: float) -> None:
-        """Wait until every server has connected or failed, or ``timeout_s`` passed; never raises on timeout."""
-        waits = [srv.ready.wait() for srv in self._servers.values() if srv.task is not None]
-        if not waits:
+    async def wait_ready(self, timeout_s: float | None = None) -> None:
+        """Wait until every server has connected or failed, or ``timeout_s`` passed; never raises on timeout.
+
+        Each server is bounded by its own connect timeout (a server that misses it is reported failed and
+        counts as ready), so by default the wait allows that plus the SDK's one-off import before it."""
+        started = [srv for srv in self._servers.values() if srv.task is not None]
+        if not started:
             return
+        if timeout_s is None:
+            timeout_s = self.connect_timeout_s + _IMPORT_ALLOWANCE_S
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout_s):
-                await asyncio.gather(*waits)
+                await asyncio.gather(*(srv.ready.wait() for srv in started))
 
     @property
     def connect_timeout_s(self) -> float:
-        """How long a server may take to connect before it counts as failed."""
-        return self._connect_timeout_s
+        """The longest any server may take to connect before it counts as failed (its ``timeout`` when set)."""
+        return max((srv.connect_timeout_s for srv in self._servers.values()), default=self._connect_timeout_s)
 
     def status(self) -> dict[str, str]:
         """Per server: "connecting", "connected", "failed: <reason>" or "disconnected"."""
@@ -91,10 +108,7 @@ class McpManager:
             task = srv.task
             if task is None or task.done():
                 continue
-            srv.closing = True
-            if srv.session is None:
-                task.cancel()  # still connecting: there is no session to close politely
-            srv.wake.set()
+            srv.stop()
             tasks.append(task)
         try:
             if tasks:
@@ -113,9 +127,61 @@ class McpManager:
                 if not srv.state.startswith("failed"):
                     srv.state = "disconnected"
 
+    # -- prompts and resources ------------------------------------------------------------------------------
+
+    def prompts(self) -> list[tuple[str, Any]]:
+        """(server, the SDK's Prompt) for every prompt of every connected server, in configuration order."""
+        return [(name, p) for name, srv in self._servers.items() if srv.state == "connected" for p in srv.prompts]
+
+    def resources(self) -> list[tuple[str, Any]]:
+        """(server, the SDK's Resource) for every listed resource of every connected server."""
+        return [(name, r) for name, srv in self._servers.items() if srv.state == "connected" for r in srv.resources]
+
+    async def restart(self, names: Sequence[str] = ()) -> list[str]:
+        """Stop the named servers (all when none are named) and connect them again, waiting until each has
+        connected or failed; returns the names that are not configured."""
+        unknown = [n for n in names if n not in self._servers]
+        chosen = [self._servers[n] for n in names if n in self._servers] if names else list(self._servers.values())
+        if self._closed or not chosen:
+            return unknown
+        for old in chosen:
+            old.stop()
+        await asyncio.wait([t for t in (old.task for old in chosen) if t is not None], timeout=self._close_timeout_s)
+        fresh = []
+        for old in chosen:
+            if old.task is not None and not old.task.done():
+                old.task.cancel()
+            self.unregister_tools(old)
+            srv = ServerConnection(old.spec, self, self._connect_timeout_s, self._log_dir)
+            self._servers[old.spec.name] = srv
+            srv.start()
+            fresh.append(srv)
+        self.catalog_changed(fresh[0])
+        await self.wait_ready()
+        return unknown
+
+    def servers(self) -> list[ServerConnection]:
+        """Every configured server's connection, in configuration order (for descriptions)."""
+        return list(self._servers.values())
+
+    def connecting(self) -> bool:
+        """Whether some server has not yet connected or failed."""
+        return any(srv.state == "connecting" for srv in self._servers.values())
+
+    def live_session(self, server: str) -> Any:
+        """The server's live SDK session; ToolError (a message for the user or model) when it has none."""
+        srv = self._servers.get(server)
+        if srv is None:
+            raise ToolError(f"MCP server '{server}' is not configured", "mcp_server_unavailable")
+        if srv.session is None or srv.state != "connected":
+            raise ToolError(f"MCP server '{server}' is not connected ({srv.state})", "mcp_server_unavailable")
+        return srv.session
+
     # -- calls (McpCaller) ---------------------------------------------------------------------------------
 
-    async def call_tool(self, server: str, tool: str, args: dict[str, Any], timeout_s: float) -> Any:
+    async def call_tool(
+        self, server: str, tool: str, args: dict[str, Any], timeout_s: float, on_progress: ProgressSink | None = None
+    ) -> Any:
         """Call ``tool`` on ``server``'s live session; every failure is a ToolError the model can read."""
         srv = self._servers.get(server)
         if srv is None:
@@ -130,7 +196,9 @@ class McpManager:
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
         try:
-            return await session.call_tool(tool, args, read_timeout_seconds=timeout_s)
+            return await session.call_tool(
+                tool, args, read_timeout_seconds=timeout_s, progress_callback=_progress_callback(on_progress)
+            )
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 raise ToolError(
@@ -160,6 +228,33 @@ class McpManager:
             self._registry.unregister_server(srv.spec.name)
             srv.tools.clear()
 
+    def roots(self) -> Sequence[Path] | None:
+        return self._roots() if self._roots is not None else None
+
+    @property
+    def samples(self) -> bool:
+        return self._sampler is not None
+
+    async def sample(self, server: str, params: Any) -> Any:
+        assert self._sampler is not None
+        return await self._sampler(server, params)
+
+    def roots_changed(self) -> None:
+        """The workspace folders changed: tell every connected server (``notifications/roots/list_changed``)."""
+        for srv in self._servers.values():
+            session = srv.session
+            if session is not None and srv.state == "connected" and self._roots is not None:
+                task = asyncio.get_running_loop().create_task(tell_roots_changed(srv.spec.name, session))
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+
+    def catalog_changed(self, srv: ServerConnection) -> None:
+        if self._on_catalog_changed is not None:
+            try:
+                self._on_catalog_changed()
+            except Exception:
+                logger.exception("the MCP catalog callback raised")
+
     def report_failure(self, srv: ServerConnection, reason: str) -> None:
         was_connected = srv.state == "connected"
         srv.state = f"failed: {reason}"
@@ -167,6 +262,9 @@ class McpManager:
             message = f"MCP server '{srv.spec.name}' disconnected: {reason}. Its tools are no longer available."
         else:
             message = f"MCP server '{srv.spec.name}' failed to start: {reason}"
+        said = srv.last_words()
+        if said:
+            message += f"; it said: {said}"
         if srv.log_path is not None:
             message += f" (server log: {srv.log_path})"
         logger.warning("%s", message)
@@ -177,3 +275,17 @@ class McpManager:
             self._on_notice(Notice(level, message))
         except Exception:
             logger.exception("the MCP notice callback raised")
+
+
+def _progress_callback(sink: ProgressSink | None) -> Any:
+    """The SDK's async progress callback for ``sink``; passing one makes the SDK send a progress token."""
+    if sink is None:
+        return None
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        try:
+            sink(progress, total, message)
+        except Exception:
+            logger.exception("an MCP progress sink raised")
+
+    return on_progress

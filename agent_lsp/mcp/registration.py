@@ -6,7 +6,7 @@ from typing import Any
 
 from agent_lsp.mcp.config import McpServerSpec
 from agent_lsp.mcp.schema import repair_schema
-from agent_lsp.mcp.tool import McpCaller, McpTool, sanitize_function_name
+from agent_lsp.mcp.tool import McpCaller, McpTool, mcp_tool_name
 from agent_lsp.tools.registry import ToolRegistry
 
 
@@ -24,11 +24,9 @@ def register_server_tools(
         if params is None:
             skipped.append(f"{original} (its input schema cannot be used)")
             continue
-        name = sanitize_function_name(original)
-        # A name another tool already has gets the server's prefix; if that is taken too, the tool is left out
-        # rather than shadowing one.
-        if registry.get(name) is not None:
-            name = sanitize_function_name(f"{spec.name}__{original}")
+        name = mcp_tool_name(spec.name, original)
+        # Two servers can make the same name (``a_b`` + ``c`` and ``a`` + ``b_c``, or a cut long name): Gemini
+        # CLI lets the later one overwrite; here it is left out and said, so no tool is silently shadowed.
         if registry.get(name) is not None:
             skipped.append(f"{original} (the name {name} is taken)")
             continue

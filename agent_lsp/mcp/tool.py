@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
+import math
 import re
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from agent_lsp.errors import ToolError
@@ -15,30 +16,47 @@ from agent_lsp.model.base import InlineData, Part
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 
 MAX_NAME_LEN = 64
-_INVALID = re.compile(r"[^a-zA-Z0-9_.\-]")
+_NOT_IN_MCP_NAME = re.compile(r"[^a-zA-Z0-9_\-.:]")
+MCP_PREFIX = "mcp_"
 # Binary the model can take inline; anything else is described instead of sent.
 _INLINE_PREFIXES = ("image/", "audio/", "video/", "application/pdf")
+
+
+ProgressSink = Callable[[float, float | None, str | None], None]
+"""Receives a call's progress notifications: progress, total (if known), message."""
 
 
 class McpCaller(Protocol):
     """What an McpTool needs of the manager: a call on the server's live session."""
 
-    async def call_tool(self, server: str, tool: str, args: dict[str, Any], timeout_s: float) -> Any:
-        """The server's CallToolResult. Raises ToolError when the server is gone, times out or refuses."""
+    async def call_tool(
+        self, server: str, tool: str, args: dict[str, Any], timeout_s: float, on_progress: ProgressSink | None = None
+    ) -> Any:
+        """The server's CallToolResult. Raises ToolError when the server is gone, times out or refuses. With
+        ``on_progress``, the call carries a progress token and the server's progress reports go there."""
         ...
 
 
-def sanitize_function_name(name: str) -> str:
-    """``name`` made valid for a Gemini function declaration: [a-zA-Z0-9_.-], at most 64 characters.
+def progress_line(progress: float, total: float | None, message: str | None) -> str:
+    """One progress report as a line of the call's live output: ``[3/5] step three`` or ``[60%]``."""
+    if total is not None and math.isfinite(total) and total > 0:
+        where = f"[{progress:g}/{total:g}]"
+    else:
+        where = f"[{progress:g}]"
+    return f"{where} {message}" if message else where
 
-    Over-long names keep their start and get a short hash of the whole name, so two long names that share a
-    prefix still differ.
-    """
-    clean = _INVALID.sub("_", name) or "_"
-    if len(clean) <= MAX_NAME_LEN:
-        return clean
-    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
-    return f"{clean[: MAX_NAME_LEN - len(digest) - 1]}_{digest}"
+
+def mcp_tool_name(server: str, tool: str) -> str:
+    """The name the model and policy rules know a server's tool by, made as Gemini CLI 0.61 makes it:
+    ``mcp_<server>_<tool>``, characters outside [a-zA-Z0-9_.:-] replaced by ``_``, and a name over 63
+    characters cut to its first 30 and last 30 joined by ``...``."""
+    name = f"{server}_{tool}"
+    if not name.startswith(MCP_PREFIX):
+        name = MCP_PREFIX + name
+    name = _NOT_IN_MCP_NAME.sub("_", name)
+    if len(name) > MAX_NAME_LEN - 1:
+        name = f"{name[:30]}...{name[-30:]}"
+    return name
 
 
 class McpTool(Tool):
@@ -58,7 +76,7 @@ class McpTool(Tool):
         name: str | None = None,
     ) -> None:
         self.server_tool_name = tool_name  # the name the server knows it by, used on the wire
-        self.name = name or sanitize_function_name(tool_name)
+        self.name = name or mcp_tool_name(server, tool_name)
         self.display_name = f"{tool_name} ({server} MCP Server)"
         self.description = description or f"Tool '{tool_name}' from MCP server '{server}'."
         self.parameters = parameters
@@ -96,11 +114,25 @@ class McpToolInvocation(ToolInvocation[dict[str, Any]]):
     async def execute(self, output: OutputSink) -> ToolResult:
         tool = self.tool
         try:
-            result = await tool.caller.call_tool(tool.server_name, tool.server_tool_name, self.params, tool.timeout_s)
+            result = await tool.caller.call_tool(
+                tool.server_name,
+                tool.server_tool_name,
+                self.params,
+                tool.timeout_s,
+                # As Gemini CLI does, every call asks for progress; reports become the call's live output.
+                on_progress=lambda progress, total, message: output(progress_line(progress, total, message) + "\n"),
+            )
         except ToolError as exc:
             # A dead server, a timeout or a refusal: the model reads why, the session goes on.
             return ToolResult(llm_content=str(exc), display=str(exc), error=str(exc), error_type=exc.error_type)
         return convert_result(result, tool.server_name, tool.server_tool_name)
+
+
+def wrap_untrusted(text: str) -> str:
+    """Server output as Gemini CLI hands it to the model: inside ``<untrusted_context>`` tags (its system prompt
+    says such content is data, never instructions), with a closing tag inside the text escaped."""
+    escaped = text.replace("</untrusted_context>", "&lt;/untrusted_context&gt;")
+    return f"<untrusted_context>\n{escaped}\n</untrusted_context>"
 
 
 def convert_result(result: Any, server: str, tool: str) -> ToolResult:
@@ -112,13 +144,13 @@ def convert_result(result: Any, server: str, tool: str) -> ToolResult:
     structured = getattr(result, "structured_content", None)
     if not parts and structured is not None:
         text = json.dumps(structured, ensure_ascii=False, default=str)
-        parts.append(Part(text=text))
+        parts.append(Part(text=wrap_untrusted(text)))
         shown.append(text)
     display = "\n".join(shown)
     if getattr(result, "is_error", False):
         reason = display or "the tool reported an error without details"
         return ToolResult(
-            llm_content=f"MCP tool '{tool}' on server '{server}' failed: {reason}",
+            llm_content=f"MCP tool '{tool}' on server '{server}' failed: {wrap_untrusted(reason)}",
             display=reason,
             error=reason,
             error_type="mcp_tool_error",
@@ -132,7 +164,7 @@ def _convert_block(block: Any, parts: list[Part], shown: list[str]) -> None:
     kind = getattr(block, "type", None)
     if kind == "text":
         text = str(getattr(block, "text", ""))
-        parts.append(Part(text=text))
+        parts.append(Part(text=wrap_untrusted(text)))
         shown.append(text)
     elif kind in ("image", "audio"):
         mime = str(getattr(block, "mime_type", "") or "application/octet-stream")
@@ -142,7 +174,7 @@ def _convert_block(block: Any, parts: list[Part], shown: list[str]) -> None:
         uri = str(getattr(resource, "uri", ""))
         body = getattr(resource, "text", None)
         if isinstance(body, str):
-            parts.append(Part(text=body))
+            parts.append(Part(text=wrap_untrusted(body)))
             shown.append(body)
             return
         mime = str(getattr(resource, "mime_type", None) or "application/octet-stream")

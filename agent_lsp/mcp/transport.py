@@ -71,6 +71,22 @@ def server_log_path(spec: McpServerSpec, log_dir: Path | None) -> Path:
     return folder / f"mcp-{re.sub(r'[^A-Za-z0-9_.-]', '_', spec.name)}.log"
 
 
+def last_log_line(path: Path, start: int, limit: int = 300) -> str | None:
+    """The last non-blank line written to ``path`` after offset ``start`` (its tail only: logs can be large)."""
+    try:
+        with open(path, "rb") as f:
+            end = f.seek(0, os.SEEK_END)
+            f.seek(max(start, end - 4096))
+            tail = f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return None
+    line = lines[-1]
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 class WatchedReadStream:
     """Passes the transport's read stream through, and reports when it ends: the server went away."""
 

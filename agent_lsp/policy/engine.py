@@ -25,6 +25,7 @@ class ToolFacts:
     kind: str = "other"
     server: str | None = None  # the MCP server, for MCP tools
     trusted_server: bool = False
+    server_tool: str | None = None  # an MCP tool's name on its server (``name`` is ``mcp_<server>_<tool>``)
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ class PolicyEngine:
         if rule.tool_name == "@trusted-server":
             if not (tool.server and tool.trusted_server):
                 return False
-        elif not name_matches(rule.tool_name, tool.name, tool.server):
+        elif not name_matches(rule.tool_name, tool.name, tool.server, tool.server_tool, rule.mcp_name):
             return False
         if rule.args_pattern is not None and not rule.args_pattern.search(args_text):
             return False

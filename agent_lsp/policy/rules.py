@@ -91,9 +91,13 @@ def server_of_pattern(pattern: str) -> str | None:
     return None
 
 
-def name_matches(pattern: str, tool_name: str, server: str | None) -> bool:
-    """Whether a rule's ``toolName`` covers a tool: ``*``, ``mcp_*`` (any MCP tool), a server wildcard, or
-    the name itself (bare, ``server__tool`` or ``mcp_server_tool`` for an MCP tool)."""
+def name_matches(
+    pattern: str, tool_name: str, server: str | None, server_tool: str | None = None, mcp_name: str | None = None
+) -> bool:
+    """Whether a rule's ``toolName`` covers a tool, as Gemini CLI matches: ``*``, ``mcp_*`` (any MCP tool), a
+    server wildcard (``mcp_server_*``, or the older ``server__*``), or the name itself. An MCP tool's name is
+    ``mcp_<server>_<tool>``; a rule may also name it ``server__tool``, or by the server's own name for it when
+    the rule's ``mcpName`` names the server."""
     if pattern == "*":
         return True
     if pattern == f"{MCP_PREFIX}*":
@@ -104,5 +108,8 @@ def name_matches(pattern: str, tool_name: str, server: str | None) -> bool:
     if pattern == tool_name:
         return True
     if server is not None:
-        return pattern in (f"{server}__{tool_name}", f"{MCP_PREFIX}{server}_{tool_name}")
+        original = server_tool or tool_name
+        if mcp_name is not None and pattern == original:
+            return True
+        return pattern in (f"{server}__{original}", f"{MCP_PREFIX}{server}_{original}")
     return False

@@ -57,7 +57,9 @@ def settings_rules(
 ) -> list[PolicyRule]:
     out: list[PolicyRule] = []
     for server in mcp_excluded:
-        out.append(PolicyRule(f"{server}__*", "deny", r.MCP_EXCLUDED_PRIORITY, source="Settings (mcp.excluded)"))
+        out.append(
+            PolicyRule(f"{r.MCP_PREFIX}{server}_*", "deny", r.MCP_EXCLUDED_PRIORITY, source="Settings (mcp.excluded)")
+        )
     # An excluded "run_shell_command(rm)" blocks that command in any chain; a bare name blocks the tool.
     out += _map(exclude, "deny", r.EXCLUDE_TOOLS_PRIORITY, "Settings (tools.exclude)")
     out += _map(allowed, "allow", r.ALLOWED_TOOLS_PRIORITY, "Settings (tools.allowed)", narrowing_deny=True)
@@ -79,7 +81,11 @@ def settings_rules(
     for server in mcp_allowed or ():
         out.append(
             PolicyRule(
-                f"{server}__*", "allow", r.ALLOWED_MCP_SERVER_PRIORITY, modes=NON_PLAN, source="Settings (mcp.allowed)"
+                f"{r.MCP_PREFIX}{server}_*",
+                "allow",
+                r.ALLOWED_MCP_SERVER_PRIORITY,
+                modes=NON_PLAN,
+                source="Settings (mcp.allowed)",
             )
         )
     return out

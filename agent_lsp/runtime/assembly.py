@@ -14,6 +14,7 @@ from agent_lsp.runtime.hooks import build_hooks
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import build_policy
 from agent_lsp.runtime.recording import build_checkpointer, build_recording
+from agent_lsp.runtime.sampling import SessionSampler
 from agent_lsp.runtime.session import build_session
 from agent_lsp.runtime.tools import ToolSet, build_tools
 from agent_lsp.runtime.workspace import build_workspace
@@ -22,6 +23,8 @@ from agent_lsp.workspace.filesystem import LocalFileSystem
 if TYPE_CHECKING:
     from agent_lsp.config.settings import Settings
     from agent_lsp.extensions.manifest import Manifest
+    from agent_lsp.mcp.prompt_commands import McpPromptCommands
+    from agent_lsp.mcp.resource_mentions import McpResourceMentions
     from agent_lsp.runtime.opening import FirstStep
     from agent_lsp.runtime.options import RuntimeOptions, SessionSetup
 
@@ -69,12 +72,13 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
     )
     # The editor's choice for this session, else the adapter's or command line's default.
     checkpoints = setup.checkpointing if setup.checkpointing is not None else opts.checkpointing
-    checkpointer = build_checkpointer(s.general.checkpointing, checkpoints, workspace.primary)
-    # The id was chosen first, so hooks, the recording and the session all name the same one.
+    # The id was chosen first, so hooks, the recording, the checkpoints and the session all name the same one.
     session_id = first.preview.session_id
+    checkpointer = build_checkpointer(s.general.checkpointing, checkpoints, workspace.primary, session_id)
     recording = build_recording(
         session_id, record=setup.record, primary=workspace.primary, cwd=cwd, telemetry=s.telemetry
     )
+    external = _external(setup, opts, trusted, s, extensions, tools, notices)
     hooks = build_hooks(
         s.hooks,
         s.hooks_config,
@@ -85,6 +89,8 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         notices=notices,
     )
     commands = build_commands(
+        prompts=_mcp_prompts(external) if external.specs else None,
+        mcp=external.describe_mcp if external.specs else None,
         cwd=cwd,
         trusted=trusted,
         router=router,
@@ -95,7 +101,6 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         notices=notices,
         headless=not opts.interactive,
     )
-    external = _external(setup, opts, trusted, s, extensions, tools, notices)
     session = build_session(
         session_id=session_id,
         model_settings=s.model,
@@ -109,6 +114,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         confirmer=setup.confirmer,
         history=setup.history,
         title=setup.title,
+        past_events=setup.events,
         workspace=workspace,
         policy=policy,
         tools=tools,
@@ -118,6 +124,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         recording=recording,
         commands=commands,
         before_model=external.wait_for_servers if external.specs else None,
+        resources=_mcp_resources(external) if external.specs else None,
     )
     return SessionHandle(
         session=session,
@@ -137,7 +144,21 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         temp_dir=temp_dir,
         notice_sink=setup.notice_sink,
         processes=tools.ctx.processes,
+        commands_changed=setup.commands_changed,
+        sampler=SessionSampler(session, setup.confirmer, interactive=opts.interactive) if external.specs else None,
     )
+
+
+def _mcp_prompts(external: ExternalTools) -> McpPromptCommands:
+    from agent_lsp.mcp.prompt_commands import McpPromptCommands
+
+    return McpPromptCommands(lambda: external.mcp)
+
+
+def _mcp_resources(external: ExternalTools) -> McpResourceMentions:
+    from agent_lsp.mcp.resource_mentions import McpResourceMentions
+
+    return McpResourceMentions(lambda: external.mcp, [spec.name for spec in external.specs])
 
 
 def _external(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +15,7 @@ from agent_lsp.runtime.tools import ToolSet
 if TYPE_CHECKING:
     from agent_lsp.config.custom_commands import CommandFiles
     from agent_lsp.config.skills import SkillSet
+    from agent_lsp.core.prompt_commands import PromptCommandSource
     from agent_lsp.core.session_state import CommandSession
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.model.base import Part
@@ -35,6 +36,8 @@ def build_commands(
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
     headless: bool = False,
+    prompts: PromptCommandSource | None = None,
+    mcp: Callable[[str], Awaitable[str]] | None = None,
 ) -> Commands:
     from agent_lsp.tools.read_many_files import read_path_for_command
 
@@ -66,6 +69,8 @@ def build_commands(
             skills=skills,
             extensions=lambda: describe_extensions(extensions, trusted),
             headless=headless,
+            prompts=prompts,
+            mcp=mcp,
         )
     )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
@@ -77,13 +77,27 @@ class ExternalTools:
     def mcp(self) -> McpManager | None:
         return self._mcp
 
-    def start(self, notify: Notify) -> None:
-        """Begin connecting; failures (now or later) are told through ``notify``. Needs a running event loop."""
+    def start(
+        self,
+        notify: Notify,
+        catalog_changed: Callable[[], None] | None = None,
+        sampler: Callable[[str, Any], Awaitable[Any]] | None = None,
+    ) -> None:
+        """Begin connecting; failures (now or later) are told through ``notify``, changed prompts or resources
+        through ``catalog_changed``. Needs a running event loop."""
         self._notify = notify
         if self.specs:
             from agent_lsp.mcp.manager import McpManager
 
-            self._mcp = McpManager(self.registry, self.specs, on_notice=notify)
+            roots = self.ctx.workspace
+            self._mcp = McpManager(
+                self.registry,
+                self.specs,
+                on_notice=notify,
+                on_catalog_changed=catalog_changed,
+                roots=lambda: roots.roots,
+                sampler=sampler,
+            )
             self._mcp.start()
         if self.discovery is not None:
             self._discover = asyncio.get_running_loop().create_task(self._discover_tools(*self.discovery))
@@ -97,11 +111,27 @@ class ExternalTools:
         if not starting:
             return
         self._notify(ev.Notice("info", f"Waiting for MCP server(s) to start: {', '.join(starting)}"))
-        await mcp.wait_ready(mcp.connect_timeout_s)
+        await mcp.wait_ready()
         ready = [name for name in starting if mcp.status().get(name) == "connected"]
         if ready:
             tools = sum(len(mcp.tool_names(name)) for name in ready)
             self._notify(ev.Notice("info", f"MCP server(s) ready: {', '.join(ready)} ({tools} tool(s))"))
+
+    async def describe_mcp(self, args: str) -> str:
+        """/mcp: each server's state, tools, prompts and resources; ``refresh [server]`` restarts them first."""
+        from agent_lsp.mcp.describe import describe_servers
+
+        mcp = self._mcp
+        if mcp is None:
+            return "MCP servers have not started yet."
+        words = args.split()
+        if words and words[0] == "refresh" and len(words) <= 2:
+            unknown = await mcp.restart(words[1:])
+            if unknown:
+                return f"No MCP server is named {', '.join(unknown)}.\n\n" + describe_servers(mcp)
+        elif words:
+            return "Usage: `/mcp` or `/mcp refresh [server]`"
+        return describe_servers(mcp)
 
     async def aclose(self) -> None:
         if self._discover is not None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
 from agent_lsp.core.commands import COMMANDS, Commands, CommandSpec
@@ -52,6 +52,8 @@ class SessionHandle:
     checkpointer: ShadowGitCheckpointer | None = None
     temp_dir: Path | None = None  # removed by aclose
     notice_sink: Callable[[ev.Notice], None] | None = None
+    commands_changed: Callable[[], None] | None = None  # the adapter's: the command list changed by itself
+    sampler: Callable[[str, Any], Awaitable[Any]] | None = None  # MCP sampling through the session's model
     background: list[asyncio.Task[None]] = field(default_factory=list)  # the adapter's tasks, cancelled on close
     processes: BackgroundProcesses | None = None  # the model's is_background commands, stopped on close
 
@@ -104,6 +106,12 @@ class SessionHandle:
             self.notify(ev.Notice("error", problem))
         return changed
 
+    def roots_changed(self) -> None:
+        """The workspace's folders changed (the adapter changed them): MCP servers hear of it."""
+        mcp = self.mcp
+        if mcp is not None:
+            mcp.roots_changed()
+
     def notify(self, notice: ev.Notice) -> None:
         """Deliver a notice now (during a prompt, or through the adapter's sink), else keep it for later."""
         if self.session.running:
@@ -118,7 +126,7 @@ class SessionHandle:
     def start(self) -> None:
         """Start what runs in the background (MCP servers, tool discovery). Needs the running event loop."""
         if self.external is not None:
-            self.external.start(self.notify)
+            self.external.start(self.notify, self.commands_changed, self.sampler)
         if self.processes is not None:
             # A server the model started in the background stopping on its own is worth knowing about.
             self.processes.watch(

@@ -72,9 +72,13 @@ class SessionSetup:
     checkpointing: bool | None = None  # the editor's setting for this session; None: RuntimeOptions decide
     history: Sequence[Content] = ()
     title: str | None = None  # a loaded session's title
+    events: Sequence[ev.AgentEvent] = ()  # a loaded session's recorded events (its messages, for rewind)
     record: bool = True
     # What the adapter contributes, given at construction (nothing is patched into a session afterwards):
     notice_sink: Callable[[ev.Notice], None] | None = None  # notices outside a prompt (else kept in ``notices``)
+    # Told when the session's commands change on their own (an MCP server's prompts arrive or change), so the
+    # editor's menu can be sent again; the handle's ``command_specs`` has the new list.
+    commands_changed: Callable[[], None] | None = None
     # Built-in tools the editor provides instead, by name (ACP's terminal runs run_shell_command in the editor);
     # each factory gets the session's ToolContext.
     replace_tools: Mapping[str, Callable[[ToolContext], Tool]] = field(default_factory=dict)

@@ -44,11 +44,11 @@ def build_recording(
 
 
 def build_checkpointer(
-    settings: CheckpointingSettings, asked: bool | None, primary: Path
+    settings: CheckpointingSettings, asked: bool | None, primary: Path, session_id: str
 ) -> ShadowGitCheckpointer | None:
     """Checkpoints when settings turn them on, else as the adapter or command line asked."""
     if not (settings.enabled or asked):
         return None
     from agent_lsp.store.checkpoints import ShadowGitCheckpointer
 
-    return ShadowGitCheckpointer(primary)
+    return ShadowGitCheckpointer(primary, session_id=session_id)

@@ -76,7 +76,11 @@ class Runtime:
 
         loaded = await asyncio.to_thread(SessionStore(setup.cwd.resolve()).load, session_id)
         loaded_setup = dataclasses.replace(
-            setup, session_id=session_id, history=loaded.history, title=loaded.info.title or None
+            setup,
+            session_id=session_id,
+            history=loaded.history,
+            title=loaded.info.title or None,
+            events=loaded.events,
         )
         handle = await self.create_session(loaded_setup)
         if loaded.skipped:

@@ -27,6 +27,8 @@ from agent_lsp.workspace.roots import Workspace
 
 if TYPE_CHECKING:
     from agent_lsp.config.settings import ModelSettings
+    from agent_lsp.core.mentions import ResourceReader
+    from agent_lsp.core.rewind import FileRewinder
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.hooks.system import HookSystem
     from agent_lsp.model.router import ModelRouter
@@ -47,6 +49,7 @@ def build_session(
     confirmer: Confirmer,
     history: Sequence[Content],
     title: str | None,
+    past_events: Sequence[ev.AgentEvent],
     workspace: Workspace,
     policy: Policy,
     tools: ToolSet,
@@ -56,6 +59,7 @@ def build_session(
     recording: Recording,
     commands: Commands,
     before_model: Callable[[], Awaitable[None]] | None,
+    resources: ResourceReader | None = None,
 ) -> Session:
     from agent_lsp.core.mentions import MentionExpander
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
@@ -80,28 +84,21 @@ def build_session(
         return scheduler_for(tools.registry, emit, history, delivered)
 
     instruction = _instruction(workspace, memory, policy, tools)
-    options = SessionOptions(
-        max_session_turns=model_settings.max_session_turns,
-        compression_threshold=model_settings.compression_threshold
-        or model_settings.chat_compression.context_percentage_threshold,
-        loop_detection=not model_settings.disable_loop_detection,
-        retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
-        token_limit=router.token_limit,
-        price=session_prices(model_settings.prices),
-    )
     recorder = recording.recorder
     deps = SessionDeps(
         registry=tools.registry,
         policy=policy,
         scheduler_factory=factory,
         system_prompt=instruction,
-        options=options,
-        expand_prompt=MentionExpander(read_mentions),
+        options=_options(model_settings, retry, max_attempts, router),
+        expand_prompt=MentionExpander(read_mentions, resources),
         commands=commands,
         on_history=recorder.record_history if recorder is not None else None,
         roots=tuple(workspace.roots),
         hooks=hooks,
         before_model=before_model,
+        rewinder=_rewinder(checkpointer),
+        on_rewind=recorder.record_rewind if recorder is not None else None,
     )
     # Pro → flash fallback is a Gemini notion; another provider's 429s are just retried.
     state = SessionState(
@@ -111,9 +108,32 @@ def build_session(
         history=History(history),
         title=title,
     )
-    session = Session(deps, state, session_id=session_id, sinks=recording.sinks)
+    session = Session(deps, state, session_id=session_id, sinks=recording.sinks, past_events=past_events)
     register_subagents(tools, session, scheduler_for, instruction)
     return session
+
+
+def _options(
+    model_settings: ModelSettings, retry: RetryPolicy | None, max_attempts: int, router: ModelRouter
+) -> SessionOptions:
+    """The settings slice the session runs by."""
+    return SessionOptions(
+        max_session_turns=model_settings.max_session_turns,
+        compression_threshold=model_settings.compression_threshold
+        or model_settings.chat_compression.context_percentage_threshold,
+        loop_detection=not model_settings.disable_loop_detection,
+        retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
+        token_limit=router.token_limit,
+        price=session_prices(model_settings.prices),
+    )
+
+
+def _rewinder(checkpointer: ShadowGitCheckpointer | None) -> FileRewinder | None:
+    if checkpointer is None:
+        return None
+    from agent_lsp.store.checkpoints.rewind import CheckpointRewinder
+
+    return CheckpointRewinder(checkpointer)
 
 
 def _scheduler_for(

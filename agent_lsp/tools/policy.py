@@ -10,14 +10,15 @@ from agent_lsp.core.ports import Decision
 from agent_lsp.core.tool import SHELL_TOOL, Tool
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.policy.engine import PolicyEngine, ToolFacts
-from agent_lsp.policy.rules import ALWAYS_ALLOW_PRIORITY, PolicyRule
+from agent_lsp.policy.rules import ALWAYS_ALLOW_PRIORITY, MCP_PREFIX, PolicyRule
 from agent_lsp.vocabulary import ApprovalMode, at_least_as_permissive, mode_refusal
 
 
 def _facts(tool: Tool | None, name: str) -> ToolFacts:
     if tool is None:
         return ToolFacts(name)
-    return ToolFacts(tool.name, tool.kind, tool.server, bool(tool.trusted_server))
+    server_tool = getattr(tool, "server_tool_name", None)  # MCP tools only
+    return ToolFacts(tool.name, tool.kind, tool.server, bool(tool.trusted_server), server_tool)
 
 
 @dataclass
@@ -89,7 +90,7 @@ class Policy:
                 return
             rule = PolicyRule(SHELL_TOOL, "allow", ALWAYS_ALLOW_PRIORITY, command_prefixes=tuple(details.root_commands))
         elif details.type == "mcp" and scope == "server" and tool.server:
-            rule = PolicyRule(f"{tool.server}__*", "allow", ALWAYS_ALLOW_PRIORITY)
+            rule = PolicyRule(f"{MCP_PREFIX}{tool.server}_*", "allow", ALWAYS_ALLOW_PRIORITY)
         else:
             rule = PolicyRule(tool.name, "allow", ALWAYS_ALLOW_PRIORITY, mcp_name=tool.server)
         # The answer holds in this mode and any more permissive one, never in a stricter one (plan).
@@ -103,7 +104,7 @@ class Policy:
             if details.type != "exec" or not details.root_commands:
                 return []
             return [f"{SHELL_TOOL}({r})" for r in details.root_commands]
-        if tool.server and not tool.name.startswith(f"{tool.server}__"):
-            # ``server__tool``: a saved rule must never match a built-in (or another server's tool) of that name.
-            return [f"{tool.server}__{tool.name}"]
+        if tool.server and not tool.name.startswith(MCP_PREFIX):
+            # ``mcp_<server>_<tool>`` (what MCP tools are named): a saved rule must never match a built-in.
+            return [f"{MCP_PREFIX}{tool.server}_{tool.name}"]
         return [tool.name]

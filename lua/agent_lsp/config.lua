@@ -17,6 +17,7 @@
 ---@field submit_insert string Chat prompt, insert mode: send the prompt
 ---@field cancel string Chat windows, normal mode: cancel the running turn
 ---@field close string Chat windows, normal mode: close the chat
+---@field rewind string Chat transcript, normal mode: rewind to before the message under the cursor
 
 ---@class agent_lsp.ChatOptions
 ---@field position "right"|"left"|"top"|"bottom" Where the chat split opens
@@ -75,6 +76,7 @@ M.defaults = {
     submit_insert = "<C-s>",
     cancel = "<C-c>",
     close = "q",
+    rewind = "<localleader>u",
   },
 }
 

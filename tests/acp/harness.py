@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from tests.acp_schema import validate
+from tests.acp_schema import validate, validate_unstable
 
 RESPONSE_TYPES = {
     "initialize": "InitializeResponse",
@@ -29,6 +29,8 @@ RESPONSE_TYPES = {
     "session/set_mode": "SetSessionModeResponse",
     "session/set_config_option": "SetSessionConfigOptionResponse",
 }
+# Methods of the SDK's unstable schema: our requests and the agent's answers are checked against it.
+UNSTABLE_TYPES = {"session/fork": ("ForkSessionRequest", "ForkSessionResponse")}
 AGENT_REQUEST_TYPES = {
     "session/request_permission": "RequestPermissionRequest",
     "fs/read_text_file": "ReadTextFileRequest",
@@ -92,6 +94,11 @@ class SchemaChecker:
     def outgoing(self, message: dict[str, Any]) -> None:
         if "method" in message and "id" in message:
             self.sent_methods[message["id"]] = message["method"]
+            if message["method"] in UNSTABLE_TYPES:
+                try:
+                    validate_unstable(UNSTABLE_TYPES[message["method"]][0], message.get("params"))
+                except AssertionError as exc:
+                    self.problems.append(str(exc))
 
     def incoming(self, message: dict[str, Any]) -> None:
         self.frames.append(message)
@@ -110,6 +117,9 @@ class SchemaChecker:
             asked = self.sent_methods.get(m.get("id"))
             if asked in RESPONSE_TYPES:
                 self._validate(RESPONSE_TYPES[asked], m.get("result"))
+            elif asked in UNSTABLE_TYPES:
+                validate_unstable(UNSTABLE_TYPES[asked][1], m.get("result"))
+                self.checked[UNSTABLE_TYPES[asked][1]] = self.checked.get(UNSTABLE_TYPES[asked][1], 0) + 1
             return
         if method == "session/update":
             self._validate("SessionNotification", m.get("params"))

@@ -274,7 +274,11 @@ async def test_every_tool_of_an_mcp_server_can_be_allowed_at_once(
     (project / ".gemini" / "settings.json").write_text(json.dumps(settings))
     script = write_script(
         tmp_path / "mcp.jsonl",
-        [call_turn(("add", {"a": 2, "b": 3})), call_turn(("echo", {"text": "hi"})), text_turn("5, and hi.")],
+        [
+            call_turn(("mcp_echo_add", {"a": 2, "b": 3})),
+            call_turn(("mcp_echo_echo", {"text": "hi"})),
+            text_turn("5, and hi."),
+        ],
     )
     editor = EditorClient(answer="proceed_always_server")
     async with connect(editor, agent_argv(script), env, project) as conn:

@@ -147,7 +147,7 @@ async def test_savable_only_with_the_setting_and_a_place_to_save(
     await run(s, ("edit", {}))
     assert [d.savable for _c, d in confirmer.asked] == [expected]
     # An MCP tool's saved rule names its server, so it can never match a built-in of the same name.
-    assert saved == ([["srv__edit"]] if expected else [])
+    assert saved == ([["mcp_srv_edit"]] if expected else [])
 
 
 async def test_a_shell_line_that_runs_no_program_is_never_savable(tmp_path: Path) -> None:

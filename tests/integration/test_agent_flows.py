@@ -136,7 +136,7 @@ async def test_mcp_server_from_settings_is_called_through_the_agent(tmp_path: Pa
             }
         )
     )
-    lines = [line(call("add", a=2, b=3)), line({"text": "2 + 3 = 5"})]
+    lines = [line(call("mcp_echo_add", a=2, b=3)), line({"text": "2 + 3 = 5"})]
     confirmer = Recorder()
     handle = await open_session(tmp_path, project, lines, confirmer)
     assert handle.mcp is not None
@@ -144,7 +144,7 @@ async def test_mcp_server_from_settings_is_called_through_the_agent(tmp_path: Pa
     events = await send(handle, "add 2 and 3 with the echo server")
     await handle.aclose()
     response = next(e for e in events if isinstance(e, ev.ToolCallResponse))
-    assert response.name == "add" and response.status == "success"
+    assert response.name == "mcp_echo_add" and response.status == "success"
     assert confirmer.asked == []  # a trusted server in a trusted folder runs without asking
 
 

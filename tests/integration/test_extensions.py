@@ -134,18 +134,18 @@ def _declared(body: dict[str, Any]) -> set[str]:
 
 async def test_an_installed_extension_reaches_the_model(fake: FakeGemini, source: Path, project: Path) -> None:
     assert cli("install", str(source), cwd=project).returncode == 0
-    fake.push(call_line("add", {"a": 2, "b": 3}), text_line("Five."))
+    fake.push(call_line("mcp_opsecho_add", {"a": 2, "b": 3}), text_line("Five."))
     handle, _ = await _session(fake, project, trusted=True, prompt="add two and three")
     first, second = (r.body for r in fake.generation_requests())
     system = "".join(p["text"] for p in first["systemInstruction"]["parts"])
     assert "Deploys go through the ops pipeline only." in system
     assert "<name>runbook</name>" in system
     declared = _declared(first)
-    assert "add" in declared and "activate_skill" in declared
+    assert "mcp_opsecho_add" in declared and "activate_skill" in declared  # as Gemini CLI 0.61 names it
     assert "run_shell_command" not in declared  # the extension's excludeTools
     assert first["contents"][-1]["parts"][-1] == {"text": "<hook_context>on call: ana</hook_context>"}
     [answer] = [p["functionResponse"] for p in second["contents"][-1]["parts"] if "functionResponse" in p]
-    assert answer["name"] == "add" and "5" in json.dumps(answer["response"])
+    assert answer["name"] == "mcp_opsecho_add" and "5" in json.dumps(answer["response"])
     commands = {c.name: c.description for c in handle.command_specs()}
     assert commands["ops:status"] == "[ops-kit] Ops status"
 
@@ -159,7 +159,7 @@ async def test_extension_command_runs_and_untrusted_folders_start_no_servers(
     assert handle.mcp is None
     notices = [e.message for e in events if isinstance(e, ev.Notice)] + [n.message for n in handle.notices]
     assert any("MCP servers of extensions (ops-kit) not started: folder not trusted" in m for m in notices), notices
-    assert "add" not in _declared(fake.generation_requests()[0].body)
+    assert "mcp_opsecho_add" not in _declared(fake.generation_requests()[0].body)
 
     fake.push(text_line("all green"))
     handle, events = await _session(fake, project, trusted=True, prompt="/ops:status")

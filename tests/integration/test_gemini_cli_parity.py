@@ -413,14 +413,14 @@ def test_subcommands_still_work(project: Path, home: Path, tmp_path: Path) -> No
 def test_headless_waits_for_mcp_and_sends_gemini_cli_generation_config(project: Path, home: Path) -> None:
     servers = {"calc": {"command": sys.executable, "args": [str(ECHO_SERVER), "--name", "calc"], "trust": True}}
     (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": servers}))
-    with FakeGemini([chunk(call("add", a=2, b=3)), chunk({"text": "5"})]) as fake:
+    with FakeGemini([chunk(call("mcp_calc_add", a=2, b=3)), chunk({"text": "5"})]) as fake:
         result = agent("-p", "add", "-m", "gemini-2.5-flash", cwd=project, home=home, fake=fake)
         first, second = fake.generation_requests()
         with FakeGemini([chunk({"text": "hi"})]) as fake3:
             agent("-p", "hi", cwd=project, home=home, fake=fake3)
             default_model = fake3.generation_requests()[0]
     assert result.returncode == 0, result.stderr
-    assert "add" in declared(first)  # the server was connected before the first request went out
+    assert "mcp_calc_add" in declared(first)  # the server was connected before the first request went out
     assert "5" in json.dumps(answer_to(second))
     assert first.body["generationConfig"] == {
         "temperature": 1,

@@ -149,7 +149,7 @@ async def test_first_prompt_waits_for_mcp_servers_still_starting(
     spec = {"command": sys.executable, "args": [str(server), "--name", "calc"], "trust": True}
     (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": {"calc": spec}}))
     monkeypatch.setenv("HOME", str(home))
-    call = {"functionCall": {"name": "add", "args": {"a": 1, "b": 2}}}
+    call = {"functionCall": {"name": "mcp_calc_add", "args": {"a": 1, "b": 2}}}
     fake.push(
         [{"candidates": [{"content": {"role": "model", "parts": [call]}, "finishReason": "STOP"}]}],
         [{"candidates": [{"content": {"role": "model", "parts": [{"text": "3"}]}, "finishReason": "STOP"}]}],
@@ -161,7 +161,7 @@ async def test_first_prompt_waits_for_mcp_servers_still_starting(
     assert notices[0] == "Waiting for MCP server(s) to start: calc"
     assert notices[1].startswith("MCP server(s) ready: calc (")
     first = fake.generation_requests()[0]
-    assert "add" in [d["name"] for t in first.body["tools"] for d in t.get("functionDeclarations", [])]
+    assert "mcp_calc_add" in [d["name"] for t in first.body["tools"] for d in t.get("functionDeclarations", [])]
     responses = [e for e in events if isinstance(e, ev.ToolCallResponse)]
     assert responses[0].status == "success"
 

@@ -6,16 +6,18 @@ import asyncio
 import json
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agent_lsp.mcp.config import McpServerSpec
+from agent_lsp.mcp.tool import wrap_untrusted
 from agent_lsp.tools.registry import ToolRegistry
 
 from .conftest import BuiltinTool, Harness, child_pids, eventually, kill_child, stdio_spec
 
-VALID_NAME = re.compile(r"^[a-zA-Z0-9_.\-]{1,64}$")
+VALID_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.:\-]{0,63}$")
 SERVER_TOOLS = {"add", "echo", "fail", "image", "doc", "norm", "env", "sleep", "grow", "header", "die"}
 
 
@@ -43,16 +45,16 @@ async def test_stdio_servers_register_call_filter_and_close(tmp_path: Path) -> N
         assert [n.level for n in h.notices] == ["warning"]
         assert "'ghost' failed to start" in h.notices[0].message
 
-        # Names: sanitised, and a clash with an existing tool gets the server prefix.
+        # Names as Gemini CLI makes them: mcp_<server>_<tool>, so a built-in of the same name never clashes.
         assert h.server_tools("echo") >= SERVER_TOOLS
         assert h.server_tools("picky") == {"add", "echo"}  # include list, minus the excluded
-        assert h.tool("echo", "add").name == "echo__add"
-        assert h.tool("picky", "add").name == "picky__add"
+        assert h.tool("echo", "add").name == "mcp_echo_add"
+        assert h.tool("picky", "add").name == "mcp_picky_add"
         assert h.registry.get("add") is not None and h.registry.get("add").server is None
         for t in h.registry.tools():
             assert VALID_NAME.match(t.name), t.name
-        long = next(t for t in h.registry.tools() if t.server == "echo" and t.name.startswith("a.very-long"))
-        assert len(long.name) == 64
+        long = next(t for t in h.registry.tools() if t.server == "echo" and t.name.startswith("mcp_echo_a.very-long"))
+        assert len(long.name) == 63 and long.name[30:33] == "..."
         assert sorted(h.manager.tool_names("echo")) == sorted(t.name for t in h.registry.tools() if t.server == "echo")
 
         # Schemas: the pydantic $ref/$defs of `norm` are inlined.
@@ -69,11 +71,11 @@ async def test_stdio_servers_register_call_filter_and_close(tmp_path: Path) -> N
         assert h.tool("echo", "add").kind == "other" and h.tool("echo", "add").truncate_output
 
         # Calls.
-        assert (await h.call("echo", "add", a=2, b=3)).llm_content == "5"
-        assert (await h.call("picky", "add", a=20, b=22)).llm_content == "42"
-        assert (await h.call("echo", "norm", point={"x": 3, "y": 4}, scale=2)).llm_content == "50"
-        assert (await h.call("echo", "env", var="MCP_TEST_VAR")).llm_content == f"hello|{tmp_path}"
-        assert (await h.call("echo", "doc")).llm_content == "resource body"
+        assert (await h.call("echo", "add", a=2, b=3)).llm_content == wrap_untrusted("5")
+        assert (await h.call("picky", "add", a=20, b=22)).llm_content == wrap_untrusted("42")
+        assert (await h.call("echo", "norm", point={"x": 3, "y": 4}, scale=2)).llm_content == wrap_untrusted("50")
+        assert (await h.call("echo", "env", var="MCP_TEST_VAR")).llm_content == wrap_untrusted(f"hello|{tmp_path}")
+        assert (await h.call("echo", "doc")).llm_content == wrap_untrusted("resource body")
         image = await h.call("echo", "image")
         assert isinstance(image.llm_content, list)
         inline = image.llm_content[0].inline_data
@@ -82,7 +84,7 @@ async def test_stdio_servers_register_call_filter_and_close(tmp_path: Path) -> N
         assert failed.error is not None and "always fails" in failed.error
         # Concurrent calls share one session.
         results = await asyncio.gather(*(h.call("echo", "add", a=i, b=i) for i in range(5)))
-        assert [r.llm_content for r in results] == [str(2 * i) for i in range(5)]
+        assert [r.llm_content for r in results] == [wrap_untrusted(str(2 * i)) for i in range(5)]
 
         details = await h.tool("echo", "add").build({"a": 1, "b": 2}).confirmation()
         assert details is not None
@@ -120,7 +122,7 @@ async def test_servers_that_die_lose_their_tools_and_later_calls_fail(tmp_path: 
 
         # The other server is unaffected.
         assert h.manager.status()["victim"] == "connected"
-        assert (await h.call("victim", "add", a=4, b=5)).llm_content == "9"
+        assert (await h.call("victim", "add", a=4, b=5)).llm_content == wrap_untrusted("9")
 
         # Killed from outside while idle.
         kill_child("--name victim")
@@ -143,16 +145,18 @@ async def test_servers_that_die_lose_their_tools_and_later_calls_fail(tmp_path: 
 async def test_tool_list_changes_and_call_timeouts(tmp_path: Path) -> None:
     slow = stdio_spec("live")
     spec = McpServerSpec.from_settings("live", {"command": slow.command, "args": list(slow.args), "timeout": 1000})
-    assert spec.timeout_s == 1.0
-    h = Harness([spec], tmp_path)
+    assert spec.timeout_s == 1.0 and spec.connect_timeout_s(60) == 1.0
+    # The same one-second call timeout, with connecting left to the default bound: a loaded machine may take
+    # longer than a second to start a Python server.
+    h = Harness([replace(spec, timeout_given=False)], tmp_path)
     h.manager.start()
     await h.manager.wait_ready(30)
     try:
         # The server adds a tool and says so: the new tool is registered.
         assert "fresh" not in h.server_tools("live")
-        assert (await h.call("live", "grow", name="fresh")).llm_content == "grown"
+        assert (await h.call("live", "grow", name="fresh")).llm_content == wrap_untrusted("grown")
         await eventually(lambda: "fresh" in h.server_tools("live"))
-        assert (await h.call("live", "fresh")).llm_content == "grown"
+        assert (await h.call("live", "fresh")).llm_content == wrap_untrusted("grown")
         assert h.server_tools("live") >= SERVER_TOOLS
 
         # The per-server timeout (settings give milliseconds) ends a slow call with an error result.
@@ -163,7 +167,7 @@ async def test_tool_list_changes_and_call_timeouts(tmp_path: Path) -> None:
         assert result.error_type == "mcp_timeout"
         # A timeout is the call's failure, not the server's.
         assert h.manager.status()["live"] == "connected"
-        assert (await h.call("live", "echo", text="still here")).llm_content == "still here"
+        assert (await h.call("live", "echo", text="still here")).llm_content == wrap_untrusted("still here")
 
         # Cancelling the caller's task cancels the call; the session carries on.
         call = asyncio.create_task(h.call("live", "sleep", seconds=10))
@@ -172,7 +176,7 @@ async def test_tool_list_changes_and_call_timeouts(tmp_path: Path) -> None:
         with pytest.raises(asyncio.CancelledError):
             await call
         assert h.manager.status()["live"] == "connected"
-        assert (await h.call("live", "add", a=1, b=2)).llm_content == "3"
+        assert (await h.call("live", "add", a=1, b=2)).llm_content == wrap_untrusted("3")
     finally:
         await h.manager.aclose()
 

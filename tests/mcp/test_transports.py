@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_lsp.mcp.config import McpServerSpec
+from agent_lsp.mcp.tool import wrap_untrusted
 
 from .conftest import Harness, HttpServer, eventually, start_http_server
 
@@ -18,10 +19,10 @@ async def test_streamable_http_with_headers_and_trust(http_server: HttpServer, t
     await h.manager.wait_ready(20)
     try:
         assert h.manager.status() == {"web": "connected"}
-        assert h.tool("web", "add").name == "add"
+        assert h.tool("web", "add").name == "mcp_web_add"
         assert h.tool("web", "add").trusted_server is True
-        assert (await h.call("web", "add", a=40, b=2)).llm_content == "42"
-        assert (await h.call("web", "header", name="X-Probe")).llm_content == "yes"
+        assert (await h.call("web", "add", a=40, b=2)).llm_content == wrap_untrusted("42")
+        assert (await h.call("web", "header", name="X-Probe")).llm_content == wrap_untrusted("yes")
         image = await h.call("web", "image")
         assert isinstance(image.llm_content, list) and image.llm_content[0].inline_data is not None
         failed = await h.call("web", "fail")
@@ -39,8 +40,8 @@ async def test_sse(http_server: HttpServer, tmp_path: Path) -> None:
     await h.manager.wait_ready(20)
     try:
         assert h.manager.status() == {"events": "connected"}
-        assert (await h.call("events", "echo", text="over sse")).llm_content == "over sse"
-        assert (await h.call("events", "header", name="X-Probe")).llm_content == "sse"
+        assert (await h.call("events", "echo", text="over sse")).llm_content == wrap_untrusted("over sse")
+        assert (await h.call("events", "header", name="X-Probe")).llm_content == wrap_untrusted("sse")
     finally:
         await h.manager.aclose()
     assert h.manager.status() == {"events": "disconnected"}
@@ -65,7 +66,7 @@ async def test_http_server_that_dies_is_dropped(tmp_path: Path) -> None:
         h.manager.start()
         await h.manager.wait_ready(20)
         try:
-            assert (await h.call("web", "add", a=1, b=1)).llm_content == "2"
+            assert (await h.call("web", "add", a=1, b=1)).llm_content == wrap_untrusted("2")
             add = h.tool("web", "add").build({"a": 1, "b": 2})
             server.stop()
             result = await add.execute(lambda _c: None)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_lsp.vocabulary import APPROVAL_MODES
+from tests.mcp.third_party_servers import NODE_BIN
 from tests.replay_lines import call_line, text_line
 
 STATS = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
@@ -25,6 +27,8 @@ CANCEL_CHUNKS = 5000
 # The models the fake OpenAI-compatible endpoint lists in GET /v1/models for the endpoint_models spec.
 ENDPOINT_MODELS = ("coder", "small")
 SLOW_COMMAND = {"command": "sleep 30", "description": "Wait"}
+# The MCP reference server (installed by scripts/install-mcp-servers.sh) for the mcp spec.
+EVERYTHING = {"command": str(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]}
 
 
 def stream_then_call(texts: list[str], name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -110,6 +114,15 @@ SCENARIOS: dict[str, Scenario] = {
         env={"AGENT_NVIM_CHUNKS": str(CANCEL_CHUNKS)},
     ),
     "sessions": Scenario([text_line("Hello ", "back.")]),
+    "rewind": Scenario(
+        [
+            call_line("write_file", {"file_path": "one.txt", "content": "agent one\n"}),
+            text_line("Wrote one."),
+            call_line("write_file", {"file_path": "two.txt", "content": "agent two\n"}),
+            text_line("Wrote two."),
+        ],
+        {"one.txt": "mine one\n"},
+    ),
     "mode": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
     "actions": Scenario(
         [
@@ -161,6 +174,10 @@ SCENARIOS: dict[str, Scenario] = {
             "build/hidden.py": "HIDDEN = 1\n",
             "src/app/main.py": "MAIN_MARKER = 'main-file-content-7'\ndef run(): pass\n",
         },
+    ),
+    "mcp": Scenario(
+        [text_line("Sunny in Lyon.")],
+        home_files={".gemini/settings.json": json.dumps({"mcpServers": {"everything": EVERYTHING}})},
     ),
     "custom_command": Scenario(
         [text_line("Committed: ", "the custom command ran.")],

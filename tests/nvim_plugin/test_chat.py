@@ -12,6 +12,11 @@ def test_chat_streams_answer_tools_and_plan(nvim_specs: SpecPool) -> None:
     nvim_specs.result("chat").check()
 
 
+@pytest.mark.nvim_spec("mcp")
+def test_mcp_prompts_complete_and_agent_mcp_lists_the_servers(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("mcp").check()
+
+
 @pytest.mark.nvim_spec("custom_command")
 def test_custom_command_completes_in_the_prompt_and_runs(nvim_specs: SpecPool) -> None:
     nvim_specs.result("custom_command").check()
@@ -20,3 +25,8 @@ def test_custom_command_completes_in_the_prompt_and_runs(nvim_specs: SpecPool) -
 @pytest.mark.nvim_spec("mention")
 def test_at_completes_workspace_files_and_agent_add_puts_lines_in_the_prompt(nvim_specs: SpecPool) -> None:
     nvim_specs.result("mention").check()
+
+
+@pytest.mark.nvim_spec("rewind")
+def test_rewind_from_the_chat_restores_files_and_puts_the_message_back(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("rewind").check()

@@ -115,3 +115,29 @@ def test_broken_rules_never_widen(tmp_path: Path) -> None:
     assert decide(e, SHELL, command="ls") == "deny"  # the broken deny covers the whole tool
     assert decide(e, ToolFacts("glob", "search")) == "ask_user"
     assert decide(e, ToolFacts("replace", "edit")) == "ask_user"
+
+
+def test_mcp_tools_are_matched_by_the_names_gemini_cli_gives_them(tmp_path: Path) -> None:
+    """One policy file for both agents: MCP tools are named ``mcp_<server>_<tool>`` and rules match them so."""
+    e, errors = engine(
+        tmp_path,
+        (
+            '[[rule]]\ntoolName = "mcp_everything_echo"\ndecision = "allow"\npriority = 10\n\n'
+            '[[rule]]\nmcpName = "everything"\ntoolName = "get-sum"\ndecision = "deny"\npriority = 10\n\n'
+            '[[rule]]\ntoolName = "mcp_time_*"\ndecision = "allow"\npriority = 10\n\n'
+            '[[rule]]\ntoolName = "get-env"\ndecision = "deny"\npriority = 10\n',
+            USER_TIER,
+            "shared.toml",
+        ),
+    )
+    assert errors == []
+
+    def mcp(server: str, tool: str) -> ToolFacts:
+        return ToolFacts(f"mcp_{server}_{tool}", "other", server=server, server_tool=tool)
+
+    assert decide(e, mcp("everything", "echo")) == "allow"
+    assert decide(e, mcp("everything", "get-sum")) == "deny"  # mcpName + the server's own name for the tool
+    assert decide(e, mcp("time", "get_current_time")) == "allow"
+    assert decide(e, mcp("timer", "get_current_time")) == "ask_user"  # a server wildcard names its server only
+    # A bare name without mcpName means a built-in, as in Gemini CLI: the MCP tool of that name is not covered.
+    assert decide(e, mcp("everything", "get-env")) == "ask_user"

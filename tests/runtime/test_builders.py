@@ -172,10 +172,10 @@ def test_recording_and_telemetry_sinks(tmp_path: Path) -> None:
 def test_checkpoints_when_settings_or_the_adapter_ask(tmp_path: Path) -> None:
     off = Settings().general.checkpointing
     on = settings({"general": {"checkpointing": {"enabled": True}}}).general.checkpointing
-    assert build_checkpointer(off, None, tmp_path) is None
-    assert build_checkpointer(off, False, tmp_path) is None
-    assert build_checkpointer(off, True, tmp_path) is not None
-    assert build_checkpointer(on, False, tmp_path) is not None  # settings turn them on whatever the default
+    assert build_checkpointer(off, None, tmp_path, "s1") is None
+    assert build_checkpointer(off, False, tmp_path, "s1") is None
+    assert build_checkpointer(off, True, tmp_path, "s1") is not None
+    assert build_checkpointer(on, False, tmp_path, "s1") is not None  # settings turn them on whatever the default
 
 
 def test_hooks_know_the_session_id_and_extension_hooks_join(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ from agent_lsp.adapters.acp.access import Access, AgentOptions
 from agent_lsp.adapters.acp.configuration import SessionConfiguration
 from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError, params_object
 from agent_lsp.adapters.acp.live import SessionTable
+from agent_lsp.adapters.acp.rewinds import METHOD as REWIND
+from agent_lsp.adapters.acp.rewinds import Rewinds
 from agent_lsp.adapters.acp.sessions import SessionLifecycle
 from agent_lsp.adapters.acp.turns import PromptRuns
 
@@ -32,6 +34,7 @@ class AcpAgent:
         self.configuration = SessionConfiguration(self.sessions)
         self.lifecycle = SessionLifecycle(conn, self.access, self.sessions, self.configuration)
         self.turns = PromptRuns(self.sessions, self.configuration)
+        self.rewinds = Rewinds(self.sessions)
 
     def dispatch(self, method: str, params: Any, ctx: RequestContext) -> Awaitable[Any]:
         """Runs synchronously as each request arrives (so bookkeeping happens in arrival order)."""
@@ -58,12 +61,14 @@ _ROUTES: dict[str, Callable[[AcpAgent], Method]] = {
     "session/new": lambda a: a.lifecycle.new,
     "session/load": lambda a: a.lifecycle.load,
     "session/resume": lambda a: a.lifecycle.resume,
+    "session/fork": lambda a: a.lifecycle.fork,
     "session/list": lambda a: a.lifecycle.list,
     "session/close": lambda a: a.lifecycle.close,
     "session/delete": lambda a: a.lifecycle.delete,
     "session/prompt": lambda a: a.turns.prompt,
     "session/set_mode": lambda a: a.configuration.set_mode,
     "session/set_config_option": lambda a: a.configuration.set_config_option,
+    REWIND: lambda a: a.rewinds.rewind,
 }
 METHODS: tuple[str, ...] = tuple(_ROUTES)
 """Every request method the agent answers (the fuzz test sends each one)."""

@@ -104,8 +104,11 @@ def initialize_result(*, auth_required: bool, terminal_auth: bool = False) -> di
                 "close": {},
                 "delete": {},
                 "additionalDirectories": {},
+                "fork": {},  # unstable in the SDK 2.4.0 schema (schema.unstable.json)
             },
             "auth": {"logout": {}},
+            # Our extension methods (docs/protocol-acp.md#extensions): a client that knows them may call them.
+            "_meta": {"agent-lsp": {"rewind": "_agent-lsp/rewind"}},
         },
         "authMethods": methods if auth_required else [],
         "agentInfo": {"name": "agent-lsp", "title": "agent-lsp (Gemini)", "version": __version__},

@@ -42,6 +42,7 @@ def session_setup(
         session_id=sid,
         notice_sink=channel.notice,
         replace_tools=_editor_tools(conn, channel, client),
+        commands_changed=lambda: _announce_commands(channel, sessions, sid),
     )
     if client.read_text_file or client.write_text_file:
         from agent_lsp.adapters.acp.client_fs import ClientFileSystem
@@ -57,6 +58,17 @@ def session_setup(
         setup.fs = ClientFileSystem(conn, sid, current_roots, read=client.read_text_file, write=client.write_text_file)
     sessions.remember(cwd)
     return setup
+
+
+def _announce_commands(channel: SessionChannel, sessions: SessionTable, sid: str) -> None:
+    """The session's commands changed on their own (an MCP server's prompts arrived): the menu again."""
+    from agent_lsp.adapters.acp.session_config import available_commands
+
+    live = sessions.get(sid)
+    handle = live.opening.ready if live is not None else None
+    if handle is not None and not channel.closed:
+        commands = available_commands(handle.command_specs())
+        channel.send_update({"sessionUpdate": "available_commands_update", "availableCommands": commands})
 
 
 def _editor_tools(conn: Connection, channel: SessionChannel, client: ClientCapabilities) -> dict[str, Any]:

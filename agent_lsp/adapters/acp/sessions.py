@@ -1,8 +1,9 @@
-"""The session lifecycle over ACP: ``session/new``, ``load``, ``resume``, ``list``, ``close``, ``delete``."""
+"""The session lifecycle over ACP: ``session/new``, ``load``, ``resume``, ``fork``, ``list``, ``close``, ``delete``."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lsp import events as ev
 from agent_lsp.adapters.acp.access import Access, meta
 from agent_lsp.adapters.acp.channel import SessionChannel
-from agent_lsp.adapters.acp.configuration import SessionConfiguration
+from agent_lsp.adapters.acp.configuration import SessionConfiguration, opened
 from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError, optional_str, require_str
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 
@@ -71,6 +72,29 @@ class SessionLifecycle:
 
     async def resume(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         return await self.load(params, ctx, replay=False)
+
+    async def fork(self, params: dict[str, Any], ctx: RequestContext) -> Any:
+        """ACP's unstable ``session/fork``: a new session with the source's conversation (its recording copied
+        under the new id), mode, model and checkpoints; the source goes on untouched."""
+        from agent_lsp.adapters.rewind import copy_for_fork
+        from agent_lsp.errors import AuthError
+        from agent_lsp.runtime import SessionOpening
+
+        source = await opened(self.sessions.require(require_str(params, "sessionId")))
+        runtime = self.access.runtime()
+        channel = self._channel(runtime.new_session_id())
+        setup = self._setup(params, channel, mcp_required=False)
+        setup = dataclasses.replace(setup, approval_mode=source.session.policy.mode, model=source.session.model)
+        try:
+            await asyncio.to_thread(copy_for_fork, source, channel.id, setup.cwd)
+        except ValueError as exc:
+            raise RpcError.of("invalid_request", str(exc)) from exc
+        try:
+            handle, _events = await runtime.load_session(channel.id, setup)
+        except AuthError as exc:
+            raise _auth_required(exc) from exc
+        live = self._open(channel, SessionOpening.done(handle), setup)
+        return {"sessionId": channel.id, **self._answer(live, ctx)}
 
     async def list(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         from agent_lsp.adapters.acp.session_setup import absolute_dir

@@ -22,6 +22,8 @@ REQUESTS = (
     "agent/setMode",
     "agent/setModel",
     "agent/findFiles",
+    "agent/rewind",
+    "agent/fork",
 )
 NOTIFICATIONS = ("agent/cancel",)
 PROTOCOL_VERSION = 1

@@ -84,6 +84,10 @@ class ProgressTracker:
                 return f"Waiting for your approval: {self.titles.get(call_id, call_id)}"
             case ev.ToolCallStatusChange(call_id=call_id, status="executing"):
                 return f"Running {self._label(call_id)}{self._position(call_id)}"
+            case ev.ToolOutput(call_id=call_id, chunk=chunk) if self.names.get(call_id, "").startswith("mcp_"):
+                # An MCP server's progress reports arrive as its call's output lines ("[3/5] step three").
+                lines = [line for line in chunk.splitlines() if line.strip()]
+                return f"Running {self._label(call_id)}: {_one_line(lines[-1], SUMMARY_LIMIT)}" if lines else None
             case ev.ToolCallResponse(call_id=call_id, status="error", error=error):
                 why = f": {_one_line(error, SUMMARY_LIMIT)}" if error else ""
                 return f"{self.titles.get(call_id, call_id)} failed{why}"

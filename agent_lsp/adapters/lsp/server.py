@@ -36,6 +36,7 @@ from agent_lsp.adapters.lsp.ordering import AnswersFirst
 from agent_lsp.adapters.lsp.outbox import Outbox
 from agent_lsp.adapters.lsp.params import RequestError
 from agent_lsp.adapters.lsp.pygls_glue import json_converter
+from agent_lsp.adapters.lsp.rewinds import fork, rewind
 from agent_lsp.adapters.lsp.service import AgentService
 
 __all__ = ["build_server", "json_converter", "run"]
@@ -209,6 +210,8 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     _request(server, "agent/setModel", lambda p, _id: sessions.set_model(p))
     _request(server, "agent/prompt", prompts.prompt)
     _request(server, "agent/findFiles", lambda p, _id: finder.find(p))
+    _request(server, "agent/rewind", lambda p, _id: rewind(sessions, p))
+    _request(server, "agent/fork", lambda p, _id: fork(sessions, p))
 
     @server.feature("agent/cancel")
     def cancel(params: Any) -> None:

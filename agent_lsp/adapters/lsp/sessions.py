@@ -127,6 +127,7 @@ class Sessions:
             session_id=sid,
             checkpointing=settings.checkpointing,
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
+            commands_changed=lambda: self._announce_commands(sid),
         )
 
     def _open(self, opening: SessionOpening) -> LspSession:
@@ -201,6 +202,13 @@ class Sessions:
             "commands": self.commands(live),
         }
 
+    def _announce_commands(self, sid: str) -> None:
+        """The session's commands changed on their own (an MCP server's prompts arrived): the menu again."""
+        live = self.open.get(sid)
+        if live is not None and live.ready is not None:
+            update = {"sessionUpdate": "available_commands_update", "availableCommands": self.commands(live)}
+            self.client.notify("agent/update", {"sessionId": sid, "update": update})
+
     def commands(self, live: LspSession) -> list[dict[str, Any]]:
         """The session's slash commands, custom ones included; the built-in ones while it is being built."""
         handle = live.ready
@@ -268,6 +276,7 @@ class Sessions:
             for path in added:
                 if path.is_dir():
                     workspace.add_root(path)
+            handle.roots_changed()
 
         self._each(follow)
 

@@ -43,7 +43,10 @@ class RestoredCheckpoint:
 class ShadowGitCheckpointer:
     """A :class:`agent_lsp.core.ports.Checkpointer` backed by a private git repository per project."""
 
-    def __init__(self, project_root: Path, *, state_dir: Path | None = None, git: str | None = None) -> None:
+    def __init__(
+        self, project_root: Path, *, state_dir: Path | None = None, git: str | None = None, session_id: str = ""
+    ) -> None:
+        self.session_id = session_id  # whose calls the after-records name (rewind looks one session's up)
         self.project_root = project_root.resolve()
         self.state_dir = (state_dir or project_state_dir(project_root)).resolve()
         self.repo = ShadowRepo(self.project_root, self.state_dir, git or shutil.which("git"))
@@ -51,6 +54,7 @@ class ShadowGitCheckpointer:
         self.shadow_dir = self.repo.shadow_dir
         self.checkpoints_dir = self.records.directory
         self._reported = False
+        self._pending: dict[str, tuple[str, str]] = {}  # call id -> (checkpoint id, its commit), until after_tool
 
     @property
     def disabled_reason(self) -> str | None:
@@ -80,7 +84,20 @@ class ShadowGitCheckpointer:
             "created": created.isoformat(timespec="milliseconds"),
             "file": file,
         }
-        self.records.write(record, created, file, call.name)
+        self._pending[call.call_id] = (self.records.write(record, created, file, call.name), commit)
+
+    async def after_tool(self, call: ToolCallInfo) -> None:
+        """Snapshot what the call left and note both commits beside its checkpoint, so a rewind knows exactly
+        which files the agent changed (and how it left them) apart from the user's own edits."""
+        pending = self._pending.pop(call.call_id, None)
+        if pending is None or self.disabled_reason is not None:
+            return
+        cid, before = pending
+        async with self.repo.exclusive():
+            after = await self.repo.snapshot(f"After {call.name} {main_path(call) or ''}".rstrip())
+        self.records.write_after(
+            cid, {"session_id": self.session_id, "call_id": call.call_id, "before": before, "after": after}
+        )
 
     def list(self) -> list[CheckpointInfo]:
         """Every saved checkpoint, oldest first."""

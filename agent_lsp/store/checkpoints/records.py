@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+AFTER_SUFFIX = ".after"  # beside <id>.json: not a checkpoint of its own, so list() never sees it
 _PATH_ARGS = ("file_path", "absolute_path", "path", "notebook_path", "dir_path", "directory", "source")
 
 
@@ -46,7 +47,7 @@ class CheckpointRecords:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def write(self, record: dict[str, Any], created: datetime, file: str | None, tool: str) -> None:
+    def write(self, record: dict[str, Any], created: datetime, file: str | None, tool: str) -> str:
         self.directory.mkdir(parents=True, exist_ok=True)
         stamp = created.strftime("%Y-%m-%dT%H-%M-%S-%f")[:-3] + "Z"  # no colons: valid file names everywhere
         stem = f"{stamp}-{_safe(Path(file).name if file else 'none')}-{_safe(tool)}"
@@ -59,10 +60,43 @@ class CheckpointRecords:
                 # Written whole to a temp file and published under a name no other checkpoint has (two in one
                 # millisecond both survive): a kill at any point leaves the record complete or absent.
                 write_atomic(self.directory / f"{cid}.json", data, exclusive=True, sweep=True)
-                return
+                return cid
             except FileExistsError:
                 n += 1
                 cid = f"{stem}-{n}"
+
+    def write_after(self, checkpoint_id: str, after: dict[str, Any]) -> None:
+        """The small record of a call that ran: its call id and the commits before and after it (rewind reads
+        these, never the big history records)."""
+        write_atomic(self.directory / f"{checkpoint_id}{AFTER_SUFFIX}", json_bytes(after))
+
+    def afters(self, session_id: str) -> dict[str, list[dict[str, str]]]:
+        """One session's calls' before/after commits, by call id, oldest first (a model may reuse an id)."""
+        found: dict[str, list[dict[str, str]]] = {}
+        if not self.directory.is_dir():
+            return found
+        for path in sorted(self.directory.glob(f"*{AFTER_SUFFIX}")):  # names start with the time taken
+            data = _read_json(path)
+            if data is None or data.get("session_id") != session_id:
+                continue
+            values = {k: data.get(k) for k in ("call_id", "before", "after")}
+            if all(isinstance(v, str) and v for v in values.values()):
+                found.setdefault(str(values["call_id"]), []).append({k: str(v) for k, v in values.items()})
+        return found
+
+    def fork_afters(self, session_id: str, new_id: str) -> int:
+        """Copy one session's after-records for a fork (``session/fork``), so its rewinds find the same calls."""
+        copied = 0
+        for path in sorted(self.directory.glob(f"*{AFTER_SUFFIX}")) if self.directory.is_dir() else []:
+            data = _read_json(path)
+            if data is None or data.get("session_id") != session_id:
+                continue
+            stem = path.name.removesuffix(AFTER_SUFFIX)
+            write_atomic(
+                self.directory / f"{stem}.{_safe(new_id)}{AFTER_SUFFIX}", json_bytes({**data, "session_id": new_id})
+            )
+            copied += 1
+        return copied
 
     def list(self) -> list[CheckpointInfo]:
         """Every saved checkpoint, oldest first."""

@@ -51,6 +51,29 @@ class ShadowRepo:
         await self.git("commit", "--quiet", "--allow-empty", "--no-verify", "--no-gpg-sign", "-m", message, locks=True)
         return await self.rev("HEAD")
 
+    async def blob(self, oid: str) -> bytes:
+        """A stored file's bytes exactly (text decoding would not survive binaries)."""
+        assert self._git_exe is not None
+        proc = await asyncio.create_subprocess_exec(
+            self._git_exe,
+            "-c",
+            f"safe.directory={self.project_root}",
+            "-c",
+            f"safe.directory={self.shadow_dir}",
+            "cat-file",
+            "blob",
+            oid,
+            cwd=self.project_root,
+            env=self._env(self.shadow_dir),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        data, err = await proc.communicate()
+        if proc.returncode != 0:
+            raise CheckpointError(f"git cat-file failed in the shadow repository: {err.decode(errors='replace')}")
+        return data
+
     async def rev(self, spec: str) -> str:
         _, out, _ = await self.git("rev-parse", "--verify", spec)
         return out.strip()

@@ -49,6 +49,7 @@ def read_recording(path: Path, session_id: str, project_root: Path) -> LoadedSes
     history: list[Content] = []
     title: str | None = None
     torn: list[int] = []
+    cut: list[list[AgentEvent]] = []  # what the last rewind dropped, put back if it was undone
     for record in _records(path, torn):
         rtype = record.get("type")
         try:
@@ -63,6 +64,12 @@ def read_recording(path: Path, session_id: str, project_root: Path) -> LoadedSes
                 history = _apply_snapshot(history, record, path)
             elif rtype == "title":
                 title = str(record["title"])
+            elif rtype == "rewind":
+                at = _user_message_at(events, int(record["message"]))
+                cut = [events[at:]]
+                del events[at:]
+            elif rtype == "rewind_undone" and cut:
+                events.extend(cut.pop())
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError, binascii.Error) as exc:
             log.warning("%s: skipping an unreadable %s record: %s", path, rtype, exc)
             torn.append(0)
@@ -76,18 +83,39 @@ def read_recording(path: Path, session_id: str, project_root: Path) -> LoadedSes
     return LoadedSession(info=info, events=events, history=history, skipped=len(torn))
 
 
+def _user_message_at(events: list[AgentEvent], index: int) -> int:
+    """Where the ``index``-th user message is in ``events`` (the end when there are fewer)."""
+    seen = 0
+    for at, event in enumerate(events):
+        if isinstance(event, UserMessage):
+            if seen == index:
+                return at
+            seen += 1
+    return len(events)
+
+
 def summarize(path: Path, session_id: str, project_root: Path, mtime_ns: int) -> SessionInfo:
     """List data without decoding history snapshots or unrelated events, which can be large."""
     header: dict[str, Any] = {}
     title: str | None = None
     first_prompt: str | None = None
     prompts = 0
+    undone: list[int] = []
     for line, last in _lines(path):
         if line.startswith(b'{"type":"history"'):
             continue
         is_title = line.startswith(b'{"type":"title"') or b'"kind":"session_title"' in line
         is_prompt = b'"kind":"user_message"' in line
         is_header = not header and line.startswith(b'{"type":"session"')
+        if line.startswith(b'{"type":"rewind"'):
+            # The count follows a rewind (and its undo): the prompts from the cut on are not the session's.
+            record = _parse(line, last, path)
+            if record is not None and record.get("type") == "rewind" and isinstance(record.get("message"), int):
+                undone.append(prompts - min(prompts, record["message"]))
+                prompts = min(prompts, record["message"])
+            elif record is not None and undone:
+                prompts += undone.pop()
+            continue
         if not (is_title or is_prompt or is_header):
             continue
         record = _parse(line, last, path)

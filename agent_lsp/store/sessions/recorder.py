@@ -151,6 +151,15 @@ class SessionRecorder:
         except Exception:
             log.exception("could not record history of session %s", self.session_id)
 
+    def record_rewind(self, cut: int | None) -> None:
+        """The conversation was rewound to before user message ``cut`` (its events from there on are dropped
+        when the recording is read), or, with None, the last rewind was undone (they are kept again)."""
+        try:
+            self._flush_text()
+            self._write({"type": "rewind", "message": cut} if cut is not None else {"type": "rewind_undone"})
+        except Exception:
+            log.exception("could not record a rewind of session %s", self.session_id)
+
     def set_title(self, title: str) -> None:
         try:
             self._flush_text()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from pathlib import Path
 
+from agent_lsp.atomic_file import json_bytes, write_atomic
 from agent_lsp.config.paths import project_state_dir
 from agent_lsp.store.sessions.naming import valid_session_id
 from agent_lsp.store.sessions.reading import LoadedSession, SessionInfo, read_recording, summarize
@@ -77,6 +79,24 @@ class SessionStore:
         more = used < len(entries)
         next_cursor = _encode_cursor(entries[used - 1][0], entries[used - 1][1]) if more and used else None
         return page, next_cursor
+
+    def fork(self, session_id: str, new_id: str, into: SessionStore | None = None) -> None:
+        """A copy of a recording under a new id (its header names the new id), written whole into this store or
+        ``into`` (another project's): ``session/fork``."""
+        source = self._existing(session_id)
+        target = (into or self).path_for(new_id)
+        if target.exists():
+            raise ValueError(f"session {new_id!r} exists already")
+        data = source.read_bytes()
+        first, newline, rest = data.partition(b"\n")
+        try:
+            header = json.loads(first)
+        except ValueError:
+            header = None
+        if isinstance(header, dict) and header.get("type") == "session":
+            header["id"] = new_id
+            first = json_bytes(header, separators=(",", ":"))
+        write_atomic(target, first + newline + rest, exclusive=True)
 
     def info(self, session_id: str) -> SessionInfo:
         path = self._existing(session_id)

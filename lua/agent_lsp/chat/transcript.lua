@@ -96,6 +96,45 @@ function Transcript:add_user(text)
   self:_push({ kind = "header", lines = { "## Agent" } })
 end
 
+---Which user message (1 first) the transcript line `line` belongs to; nil above the first.
+---@param line integer
+---@return integer?
+function Transcript:user_at(line)
+  local users, seen = 0, 0
+  for i, block in ipairs(self.blocks) do
+    if block.kind == "user" then
+      users = users + 1
+    end
+    seen = seen + #self.rendered[i]
+    if seen >= line then
+      return users > 0 and users or nil
+    end
+  end
+  return users > 0 and users or nil
+end
+
+---Drop user message `n` (1 first) and everything after it: the chat after a rewind.
+---@param n integer
+function Transcript:cut_at_user(n)
+  local users = 0
+  for i, block in ipairs(self.blocks) do
+    if block.kind == "user" then
+      users = users + 1
+      if users == n then
+        local start = self:_offset(i)
+        for j = #self.blocks, i, -1 do
+          self.blocks[j], self.rendered[j] = nil, nil
+        end
+        self.tools, self.plan = {}, nil
+        self:_write(function()
+          vim.api.nvim_buf_set_lines(self.buf, start, -1, false, {})
+        end)
+        return
+      end
+    end
+  end
+end
+
 ---@param text string
 function Transcript:notice(text)
   self:_push({ kind = "notice", lines = vim.split(text, "\n", { plain = true }) })

@@ -44,6 +44,9 @@ function M.transcript()
   local buf = scratch("agent://chat", "markdown")
   vim.bo[buf].modifiable = false
   map_common(buf)
+  vim.keymap.set("n", config.options.keymaps.rewind, function()
+    require("agent_lsp.rewind").rewind()
+  end, { buffer = buf, desc = "Rewind to before the message under the cursor" })
   state.transcript = transcript_mod.new(buf)
   return state.transcript
 end

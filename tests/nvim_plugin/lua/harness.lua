@@ -33,6 +33,22 @@ function H.wait(predicate, what, ms)
   end
 end
 
+---Wait until the current session offers the slash command `name` (custom and MCP commands come after it opens).
+---@param name string
+---@param what string
+---@param ms integer?
+function H.wait_for_command(name, what, ms)
+  local session = require("agent_lsp.session")
+  H.wait(function()
+    for _, c in ipairs(session.current and session.current.commands or {}) do
+      if c.name == name then
+        return true
+      end
+    end
+    return false
+  end, what, ms)
+end
+
 ---@param actual any
 ---@param expected any
 ---@param what string?

@@ -7,19 +7,8 @@ return function()
   local done = H.record("AgentTurnDone")
   vim.cmd("AgentChat")
   local view = require("agent_lsp.chat.view")
-  local session = require("agent_lsp.session")
   -- The session's answer lists the built-in commands; its custom ones follow once it is built.
-  H.wait(function()
-    if session.current == nil then
-      return false
-    end
-    for _, c in ipairs(session.current.commands) do
-      if c.name == "git:commit" then
-        return true
-      end
-    end
-    return false
-  end, "a session with its custom command")
+  H.wait_for_command("git:commit", "a session with its custom command")
 
   local complete = require("agent_lsp.chat.complete")
   local items = complete.items("/git")

@@ -1,0 +1,49 @@
+"""``agent/rewind``: go back to before one of a session's user messages; ``agent/fork``: a copy of a session
+(docs/protocol.md#agentrewind)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agent_lsp.adapters.live import BUSY
+from agent_lsp.adapters.lsp.params import RequestError, opt_str
+from agent_lsp.adapters.lsp.sessions import Sessions
+from agent_lsp.adapters.rewind import BadRewindParams, copy_for_fork, rewind_answer, rewind_params
+
+
+async def rewind(sessions: Sessions, params: Mapping[str, Any]) -> dict[str, Any]:
+    """List the messages, preview (``dryRun``), rewind to ``messageIndex``, or ``undo`` the last rewind."""
+    from agent_lsp.core.rewind import RewindError
+
+    live = sessions.live(params)
+    try:
+        checked = rewind_params(params)
+    except BadRewindParams as exc:
+        raise RequestError("invalid_params", str(exc)) from exc
+    if not live.claim():  # the prompt gate: no prompt starts while files and history are put back
+        raise RequestError("busy", BUSY)
+    try:
+        handle = await live.handle()
+        return await rewind_answer(handle.session, checked)
+    except RewindError as exc:
+        raise RequestError(exc.meaning, str(exc)) from exc
+    finally:
+        live.release()
+
+
+async def fork(sessions: Sessions, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A new session with the source's conversation, mode, model and checkpoints, opened as a loaded one (its
+    conversation is replayed as ``agent/update``s, so the editor can draw the fork)."""
+    source = await sessions.live(params).handle()
+    new_id = sessions.config.runtime().new_session_id()
+    raw_cwd = opt_str(params, "cwd")
+    cwd = Path(raw_cwd) if raw_cwd else sessions.config.default_cwd()
+    try:
+        await asyncio.to_thread(copy_for_fork, source, new_id, cwd)
+    except ValueError as exc:
+        raise RequestError("invalid_request", str(exc)) from exc
+    mode, model = source.session.policy.mode, source.session.model
+    return await sessions.load_session({**params, "sessionId": new_id, "approvalMode": mode, "model": model})

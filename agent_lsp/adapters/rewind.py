@@ -1,0 +1,91 @@
+"""The rewind request both servers answer (ACP's ``_agent-lsp/rewind``, LSP's ``agent/rewind``), as plain JSON,
+and the copy a fork starts from (ACP's ``session/fork``, LSP's ``agent/fork``).
+
+Parameters arrive already checked by the adapter; a ``RewindError`` (no such message, a compressed one, a
+running prompt) is for the adapter to map to its error code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from agent_lsp.core.rewind import FilePlan
+    from agent_lsp.core.session import Session
+    from agent_lsp.runtime import SessionHandle
+
+
+class BadRewindParams(ValueError):
+    """A field of the request is wrong: ``field`` names it, the message says why."""
+
+    def __init__(self, field: str, why: str) -> None:
+        super().__init__(f"{field} {why}")
+        self.field = field
+        self.why = why
+
+
+@dataclass(frozen=True)
+class RewindParams:
+    index: int | None
+    dry_run: bool
+    undo: bool
+    revert_turn: bool = False  # only that message's turn's file changes; the conversation stays
+
+
+def rewind_params(params: Mapping[str, Any]) -> RewindParams:
+    """``{messageIndex?, dryRun?, undo?}`` checked; BadRewindParams names the field that is wrong."""
+    index = params.get("messageIndex")
+    if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
+        raise BadRewindParams("messageIndex", "must be a number from 0 (a user message's index)")
+    flags = {key: params.get(key, False) for key in ("dryRun", "undo", "revertTurn")}
+    for key, value in flags.items():
+        if not isinstance(value, bool):
+            raise BadRewindParams(key, "must be true or false")
+    if flags["revertTurn"] and index is None:
+        raise BadRewindParams("messageIndex", "is needed with revertTurn")
+    return RewindParams(index, flags["dryRun"], flags["undo"], flags["revertTurn"])
+
+
+async def rewind_answer(session: Session, params: RewindParams) -> dict[str, Any]:
+    """Without an index: the session's user messages. With one: what rewinding to it would do (``dry_run``) or
+    did; ``revert_turn``: only that message's turn's file changes undone. ``undo``: put back the last rewind."""
+    rewinds, index = session.rewinds, params.index
+    if params.undo:
+        return {"messageIndex": await rewinds.undo(), "undone": True}
+    if index is None:
+        messages = [{"index": t.index, "text": t.text, "rewindable": t.rewindable} for t in rewinds.targets()]
+        return {"messages": messages, "canUndo": rewinds.can_undo}
+    if params.revert_turn:
+        return {"messageIndex": index, "revertTurn": True, **_files(await rewinds.revert_turn(index))}
+    if params.dry_run:
+        plan = await rewinds.preview(index)
+        text = rewinds.targets()[index].text
+        return {"messageIndex": index, "text": text, "dryRun": True, **_files(plan)}
+    result = await rewinds.rewind(index)
+    return {
+        "messageIndex": index,
+        "text": result.text,
+        "filesAvailable": result.files_available,
+        "canUndo": True,
+        **_files(result.files),
+    }
+
+
+def _files(plan: FilePlan) -> dict[str, list[str]]:
+    return {"restore": list(plan.restore), "delete": list(plan.delete), "conflicts": list(plan.conflicts)}
+
+
+def copy_for_fork(source: SessionHandle, new_id: str, cwd: Path) -> None:
+    """The source's recording under the new id (in the fork's project), and its checkpoints' after-records
+    naming the new id, so the fork loads the same conversation and rewinds over the same changes. Blocking."""
+    from agent_lsp.store.sessions import SessionStore
+
+    if source.store is None:
+        raise ValueError("This session is not recorded, so it cannot be forked.")
+    source.store.fork(source.session.id, new_id, SessionStore(cwd.resolve()))
+    if source.checkpointer is not None:
+        source.checkpointer.records.fork_afters(source.session.id, new_id)

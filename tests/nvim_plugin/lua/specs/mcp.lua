@@ -1,0 +1,33 @@
+--- Spec: an MCP server's prompts are completed in the chat prompt and run; :AgentMcp lists the servers.
+
+local H = require("harness")
+
+return function()
+  H.setup()
+  local done = H.record("AgentTurnDone")
+  vim.cmd("AgentChat")
+  local view = require("agent_lsp.chat.view")
+  -- The prompts arrive once server-everything has connected (agent/update available_commands_update).
+  H.wait_for_command("args-prompt", "the server's prompts among the session's commands", 60000)
+
+  local items = require("agent_lsp.chat.complete").items("/args")
+  H.eq(#items, 1, "completions for /args")
+  H.eq(items[1].word, "/args-prompt", "completed word")
+  H.eq(items[1].menu, "A prompt with two arguments, one required and one optional", "completion description")
+
+  local buf = view.prompt_buf()
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "/args-prompt --city=Lyon" })
+  view.submit()
+  H.wait(function()
+    return #done == 1
+  end, "the prompt command's turn")
+  H.eq(done[1].stopReason, "end_turn", "stop reason")
+  H.contains(H.chat_text(), "Sunny in Lyon.")
+
+  vim.cmd("AgentMcp")
+  H.wait(function()
+    return #done == 2
+  end, "the /mcp turn")
+  H.contains(H.chat_text(), "everything")
+  H.contains(H.chat_text(), "mcp_everything_echo")
+end
