@@ -76,8 +76,8 @@ def test_untrusted_workspace_gives_only_global_memory(home: Path, repo: Path) ->
 def test_nested_imports(home: Path, workspace: Path) -> None:
     write_text(workspace / "GEMINI.md", "Top\n@docs/style.md\nEnd of top\n")
     write_text(workspace / "docs" / "style.md", "Style guide\n- see @./more/naming.md for names.\n")
-    write_text(workspace / "docs" / "more" / "naming.md", "Names are snake_case\n@../../shared.md\n")
-    write_text(workspace / "shared.md", "Shared bit\n")
+    write_text(workspace / "docs" / "more" / "naming.md", "Names are snake_case\n@../../common.md\n")
+    write_text(workspace / "common.md", "Common bit\n")
     write_text(home / "notes" / "personal.md", "personal note\n")
     write_text(workspace / "docs" / "home.md", "@~/notes/personal.md\n")
     write_text(workspace / "GEMINI.md", (workspace / "GEMINI.md").read_text() + "@docs/home.md\n")
@@ -86,11 +86,11 @@ def test_nested_imports(home: Path, workspace: Path) -> None:
     text = result.text
     assert "<!-- Imported from: docs/style.md -->\nStyle guide" in text
     assert "<!-- Imported from: ./more/naming.md -->\nNames are snake_case" in text
-    assert "Shared bit\n<!-- End of import from: ../../shared.md -->" in text
+    assert "Common bit\n<!-- End of import from: ../../common.md -->" in text
     assert "personal note" in text
-    assert text.index("Top") < text.index("Style guide") < text.index("Names are") < text.index("Shared bit")
+    assert text.index("Top") < text.index("Style guide") < text.index("Names are") < text.index("Common bit")
     assert " for names." in text  # punctuation after an import stays in place
-    assert [p.name for p in result.imports] == ["style.md", "naming.md", "shared.md", "home.md", "personal.md"]
+    assert [p.name for p in result.imports] == ["style.md", "naming.md", "common.md", "home.md", "personal.md"]
     assert result.files == [workspace / "GEMINI.md"]
 
 
