@@ -91,3 +91,16 @@ def test_each_kind_stands_for_the_variables_a_user_would_export() -> None:
     }
     assert SignIn("vertex", api_key=KEY).variables() == {"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_API_KEY": KEY}
     assert SignIn("openai").variables() == {"OPENAI_BASE_URL": "https://api.openai.com/v1"}
+
+
+def test_the_vscode_extension_sets_aside_the_same_credential_variables() -> None:
+    """The extension clears these from the server's environment when it passes a SecretStorage key; the server
+    sets the same ones aside for a stored sign-in. The two lists (Python and TypeScript) must not drift apart."""
+    import re
+
+    from agent_lsp.config.credentials import VARIABLES
+
+    source = (Path(__file__).parents[2] / "vscode-extension" / "src" / "signIn.ts").read_text(encoding="utf-8")
+    block = re.search(r"CREDENTIAL_VARIABLES = \[(.*?)\]", source, re.S)
+    assert block is not None, "CREDENTIAL_VARIABLES not found in signIn.ts"
+    assert tuple(re.findall(r'"([A-Z_]+)"', block.group(1))) == VARIABLES
