@@ -1,4 +1,5 @@
-"""The lenient typed reader (agent_lsp/fields.py) and the readers built on it: a value of the wrong type is left out
+"""The lenient typed reader (agent_lsp/fields.py) and the readers built on it (editor options, policy rules,
+extension manifests, hook definitions and answers, ACP params): a value of the wrong type is left out
 and reported with where it came from, its key and the reason; the rest is kept."""
 
 from __future__ import annotations
@@ -7,14 +8,21 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import pytest
 from pydantic import Field
 
+from agent_lsp.adapters.acp.jsonrpc import RpcError
+from agent_lsp.adapters.acp.params import Params, optional_str, require_list, require_str
+from agent_lsp.adapters.acp.session_setup import mcp_servers_from_acp
 from agent_lsp.adapters.lsp.config import parse_config
 from agent_lsp.extensions.manifest import ManifestError, read_manifest
 from agent_lsp.fields import Fields, conforms
+from agent_lsp.hooks.answer import read_answer
+from agent_lsp.hooks.config import HookCommand, parse_hooks
+from agent_lsp.hooks.runner import HookRun
+from agent_lsp.hooks.system import merge
 from agent_lsp.policy.loader import parse_rule
 
 
@@ -122,3 +130,116 @@ def test_a_sound_manifest_reads_whole(tmp_path: Path) -> None:
         ("run_shell_command",),
     )
     assert manifest.settings[0].env_var == "X_KEY" and manifest.settings[0].sensitive
+
+
+def test_hook_definitions_name_the_entry_the_key_and_the_reason_and_keep_the_rest() -> None:
+    raw = {
+        "BeforeTool": [
+            {"matcher": 3, "hooks": [{"command": "a"}]},
+            {"hooks": "x"},
+            {
+                "matcher": "read_.*",
+                "hooks": [
+                    {"command": "  "},
+                    {"type": "prompt", "command": "b"},
+                    {"command": "c", "timeout": True, "name": 5, "env": ["SECRET=1"]},
+                    {"command": "d", "timeout": 250.5, "name": "dee", "env": {"A": 1}},
+                ],
+            },
+        ]
+    }
+    hooks, problems = parse_hooks(raw)
+    assert [(h.command, h.name, h.timeout_ms, h.matcher, h.env) for h in hooks] == [
+        ("c", "c", 60_000, "read_.*", ()),
+        ("d", "dee", 250, "read_.*", (("A", "1"),)),
+    ]
+    assert problems == [
+        "hooks.BeforeTool[0]: 'matcher' must be a string; the definition was ignored.",
+        "hooks.BeforeTool[1]: 'hooks' must be a list of hooks; the definition was ignored.",
+        "hooks.BeforeTool[2].hooks[0]: 'command' is required (a command line); ignored.",
+        "hooks.BeforeTool[2].hooks[1]: 'type' is not supported (only \"command\"); ignored.",
+        "hooks.BeforeTool[2].hooks[2]: 'timeout' must be a positive number of milliseconds; using 60000.",
+        "hooks.BeforeTool[2].hooks[2]: 'name' must be a string; the command names the hook.",
+        "hooks.BeforeTool[2].hooks[2]: 'env' must be an object of variable names and values; ignored.",
+    ]
+    assert "SECRET" not in " ".join(problems)
+
+
+def test_a_hook_answer_keeps_its_good_fields_and_warns_of_each_bad_one() -> None:
+    hook = HookCommand(event="BeforeTool", command="check", name="guard", timeout_ms=1000)
+    answer = {
+        "decision": "deny",
+        "reason": ["not", "text"],
+        "systemMessage": "looked at it",
+        "continue": "no",
+        "hookSpecificOutput": {"additionalContext": 7, "tool_input": {"path": "b.txt"}, "clearContext": True},
+    }
+    outcome = merge("BeforeTool", [HookRun(hook, 0, answer, "")])
+    assert outcome.blocked and not outcome.stop and outcome.reason == ""
+    assert outcome.tool_input == {"path": "b.txt"} and outcome.clear_context and outcome.additional_context == ""
+    assert outcome.notices == (
+        ("warning", "BeforeTool hook 'guard': 'continue' must be true or false; ignored."),
+        ("warning", "BeforeTool hook 'guard': 'reason' must be a string; ignored."),
+        ("warning", "BeforeTool hook 'guard': hookSpecificOutput: 'additionalContext' must be a string; ignored."),
+        ("info", "looked at it"),
+    )
+    assert read_answer({"hookSpecificOutput": []}, "h").problems == (
+        "h: 'hookSpecificOutput' must be an object; ignored.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "read", "field", "why"),
+    [
+        ({}, lambda p: require_str(p, "sessionId"), "sessionId", "is required and must be a non-empty string"),
+        (
+            {"sessionId": ""},
+            lambda p: require_str(p, "sessionId"),
+            "sessionId",
+            "is required and must be a non-empty string",
+        ),
+        (
+            {"sessionId": 1},
+            lambda p: require_str(p, "sessionId"),
+            "sessionId",
+            "is required and must be a non-empty string",
+        ),
+        ({"cursor": 2}, lambda p: optional_str(p, "cursor"), "cursor", "must be a string"),
+        ({"prompt": "hi"}, lambda p: require_list(p, "prompt"), "prompt", "is required and must be an array"),
+        ({}, lambda p: require_list(p, "prompt"), "prompt", "is required and must be an array"),
+        (
+            {"mcpServers": {}},
+            lambda p: require_list(p, "mcpServers", default_empty=True),
+            "mcpServers",
+            "is required and must be an array",
+        ),
+        (
+            {"name": "x", "command": "c", "args": ["a", 1]},
+            lambda p: mcp_servers_from_acp([p]),
+            "mcpServers[0].args",
+            "must be an array of strings",
+        ),
+        (
+            {"name": " ", "command": "c"},
+            lambda p: mcp_servers_from_acp([p]),
+            "mcpServers[0].name",
+            "is required and must be a non-empty string",
+        ),
+        (
+            {"type": "http", "name": "x"},
+            lambda p: mcp_servers_from_acp([p]),
+            "mcpServers[0].url",
+            "is required and must be a string",
+        ),
+    ],
+)
+def test_acp_params_are_answered_naming_the_field_and_the_reason(params: dict, read: Any, field: str, why: str) -> None:
+    with pytest.raises(RpcError) as caught:
+        read(params)
+    assert caught.value.data == {"field": field} and caught.value.message == f"Invalid params: {field} {why}"
+
+
+def test_acp_params_of_the_right_type_are_read() -> None:
+    assert require_str({"sessionId": "s"}, "sessionId") == "s" and optional_str({}, "cursor") is None
+    assert require_list({"prompt": []}, "prompt") == [] and require_list({}, "mcpServers", default_empty=True) == []
+    assert Params({"n": 2}, "x").take("n", int, "must be a number") == 2

@@ -5,14 +5,20 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from agent_lsp.core.ports import HOOK_EVENTS
+from agent_lsp.fields import Fields
 
 DEFAULT_TIMEOUT_MS = 60_000
 # Keys older Gemini CLI versions kept inside ``hooks`` itself; today they live under ``hooksConfig``.
 _CONFIG_KEYS = {"enabled", "disabled", "notifications"}
 TOOL_EVENTS = ("BeforeTool", "AfterTool")
+# The types of the values a hook definition holds (checked by agent_lsp.fields, never coerced).
+_Command = Annotated[str, Field(pattern=r"\S")]
+_Timeout = Annotated[int | float, Field(gt=0)]
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,8 @@ class HookCommand:
 
 
 def parse_hooks(raw: Mapping[str, Any], disabled: Sequence[str] = ()) -> tuple[list[HookCommand], list[str]]:
-    """Every runnable hook, in settings order, and a problem line for each entry that was left out."""
+    """Every runnable hook, in settings order, and a problem line for each entry or value that was left out (each
+    names its place, ``hooks.<event>[i].hooks[j]``, the key and the reason; never a value, which may be a secret)."""
     out: list[HookCommand] = []
     problems: list[str] = []
     off = set(disabled)
@@ -55,16 +62,18 @@ def parse_hooks(raw: Mapping[str, Any], disabled: Sequence[str] = ()) -> tuple[l
             continue
         for i, group in enumerate(groups):
             where = f"hooks.{event}[{i}]"
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                problems.append(f"{where} needs a 'hooks' list; ignored.")
+            if not isinstance(group, dict):
+                problems.append(f"{where} must be an object with a 'hooks' list; ignored.")
                 continue
-            matcher = group.get("matcher", "")
-            if not isinstance(matcher, str):
-                problems.append(f"{where}.matcher must be a string; the definition was ignored.")
+            fields = Fields(group, where, quote_keys=True)
+            hooks = fields.require("hooks", list, "must be a list of hooks; the definition was ignored.")
+            matcher = fields.take("matcher", str, "must be a string; the definition was ignored.")
+            problems.extend(fields.problems)
+            if hooks is None or fields.problems:
                 continue
             sequential = group.get("sequential") is True
-            for j, hook in enumerate(group["hooks"]):
-                parsed = _parse_one(event, hook, f"{where}.hooks[{j}]", matcher, sequential, problems)
+            for j, hook in enumerate(hooks):
+                parsed = _parse_one(event, hook, f"{where}.hooks[{j}]", matcher or "", sequential, problems)
                 if parsed is not None and parsed.name not in off and parsed.command not in off:
                     out.append(parsed)
     return out, problems
@@ -76,27 +85,24 @@ def _parse_one(
     if not isinstance(hook, dict):
         problems.append(f"{where} must be an object; ignored.")
         return None
-    kind = hook.get("type", "command")
-    if kind != "command":
-        problems.append(f'{where}: type {kind!r} is not supported (only "command"); ignored.')
+    fields = Fields(hook, where, quote_keys=True)
+    fields.take("type", Literal["command"], 'is not supported (only "command"); ignored.')
+    command = fields.require("command", _Command, "is required (a command line); ignored.")
+    left_out = bool(fields.problems)
+    timeout = fields.take(
+        "timeout", _Timeout, f"must be a positive number of milliseconds; using {DEFAULT_TIMEOUT_MS}."
+    )
+    name = fields.take("name", str, "must be a string; the command names the hook.")
+    env = fields.take("env", dict, "must be an object of variable names and values; ignored.")
+    problems.extend(fields.problems)
+    if left_out:
         return None
-    command = hook.get("command")
-    if not isinstance(command, str) or not command.strip():
-        problems.append(f"{where}: 'command' is required; ignored.")
-        return None
-    timeout = hook.get("timeout", DEFAULT_TIMEOUT_MS)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-        problems.append(f"{where}: 'timeout' must be a positive number of milliseconds; using 60000.")
-        timeout = DEFAULT_TIMEOUT_MS
-    name = hook.get("name")
-    raw_env = hook.get("env")
-    env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
     return HookCommand(
         event=event,
         command=command,
-        name=name if isinstance(name, str) and name else command,
-        timeout_ms=int(timeout),
+        name=name or command,
+        timeout_ms=int(timeout or DEFAULT_TIMEOUT_MS),
         matcher=matcher,
         sequential=sequential,
-        env=tuple((str(k), str(v)) for k, v in env.items()),
+        env=tuple((str(k), str(v)) for k, v in (env or {}).items()),
     )

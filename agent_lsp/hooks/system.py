@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_lsp.core.ports import HookOutcome
+from agent_lsp.hooks.answer import read_answer
 from agent_lsp.hooks.config import HookCommand
 from agent_lsp.hooks.runner import EXIT_BLOCK, HookRun, run_hook
 
@@ -54,8 +55,8 @@ class HookSystem:
                 run = await run_hook(hook, full, cwd=self.cwd, env=self.env)
                 runs.append(run)
                 # One after another: a BeforeTool hook sees the input the previous one rewrote.
-                change = _specific(run.output).get("tool_input")
-                if event == "BeforeTool" and isinstance(change, dict):
+                change = read_answer(run.output, "").tool_input if run.output is not None else None
+                if event == "BeforeTool" and change is not None:
                     full = {**full, "tool_input": {**full.get("tool_input", {}), **change}}
         else:
             runs = list(await asyncio.gather(*(run_hook(h, full, cwd=self.cwd, env=self.env) for h in chosen)))
@@ -63,7 +64,8 @@ class HookSystem:
 
 
 def merge(event: str, runs: Sequence[HookRun]) -> HookOutcome:
-    """Any block wins and its reasons are joined; contexts are joined; rewrites are applied in order."""
+    """Any block wins and its reasons are joined; contexts are joined; rewrites are applied in order. A value of
+    the wrong type in an answer is a warning naming the hook and the key; the rest of the answer counts."""
     blocked = stop = clear = False
     reasons: list[str] = []
     stop_reasons: list[str] = []
@@ -77,34 +79,30 @@ def merge(event: str, runs: Sequence[HookRun]) -> HookOutcome:
         if run.error is not None:
             notices.append(("warning", f"{label} failed: {run.error}; carrying on without it."))
             continue
-        out = run.output
-        if out is None:
+        if run.output is None:
             if run.exit_code == EXIT_BLOCK:
                 blocked = True
                 reasons.append(f"Blocked by {label}.")
             continue
-        if out.get("continue") is False:
-            stop = True
-            if isinstance(out.get("stopReason"), str):
-                stop_reasons.append(out["stopReason"])
-        if out.get("decision") in ("deny", "block"):
-            blocked = True
-        if isinstance(out.get("reason"), str) and out["reason"]:
-            reasons.append(out["reason"])
-        if isinstance(out.get("systemMessage"), str) and out["systemMessage"]:
-            message = out["systemMessage"]
+        answer = read_answer(run.output, label)
+        notices.extend(("warning", problem) for problem in answer.problems)
+        stop = stop or answer.stop
+        if answer.stop and answer.stop_reason:
+            stop_reasons.append(answer.stop_reason)
+        blocked = blocked or answer.blocked
+        if answer.reason:
+            reasons.append(answer.reason)
+        if message := answer.system_message:
             notices.append(("warning" if message.startswith("Warning: ") else "info", message))
-        specific = _specific(out)
-        if isinstance(specific.get("additionalContext"), str) and specific["additionalContext"]:
-            contexts.append(specific["additionalContext"])
-        if isinstance(specific.get("tool_input"), dict):
-            tool_input = {**(tool_input or {}), **specific["tool_input"]}
-        if isinstance(specific.get("llm_request"), dict):
-            llm_request = {**(llm_request or {}), **specific["llm_request"]}
-        if isinstance(specific.get("llm_response"), dict):
-            llm_response = specific["llm_response"]  # the last hook's answer replaces the others'
-        if specific.get("clearContext") is True:
-            clear = True
+        if answer.additional_context:
+            contexts.append(answer.additional_context)
+        if answer.tool_input is not None:
+            tool_input = {**(tool_input or {}), **answer.tool_input}
+        if answer.llm_request is not None:
+            llm_request = {**(llm_request or {}), **answer.llm_request}
+        if answer.llm_response is not None:
+            llm_response = answer.llm_response  # the last hook's answer replaces the others'
+        clear = clear or answer.clear_context
     return HookOutcome(
         blocked=blocked,
         reason="\n".join(reasons),
@@ -117,11 +115,6 @@ def merge(event: str, runs: Sequence[HookRun]) -> HookOutcome:
         clear_context=clear,
         notices=tuple(notices),
     )
-
-
-def _specific(output: Mapping[str, Any] | None) -> dict[str, Any]:
-    value = output.get("hookSpecificOutput") if output else None
-    return value if isinstance(value, dict) else {}
 
 
 def _dedupe(hooks: list[HookCommand]) -> list[HookCommand]:

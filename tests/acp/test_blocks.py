@@ -9,7 +9,7 @@ import pytest
 
 from agent_lsp.adapters.acp.jsonrpc import RpcError
 from agent_lsp.adapters.acp.prompt import prompt_from_blocks
-from agent_lsp.adapters.acp.session_config import mcp_servers_from_acp
+from agent_lsp.adapters.acp.session_setup import mcp_servers_from_acp
 from agent_lsp.model.base import InlineData, Part
 from agent_lsp.workspace.filesystem import LocalFileSystem
 

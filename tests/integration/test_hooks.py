@@ -254,7 +254,7 @@ def test_failing_hooks_are_notices_and_the_turn_goes_on(fake: FakeGemini, projec
     assert "BeforeAgent hook 'sleeper' failed: timed out after 300 ms" in result.stderr
     assert "Warning: bash: line 1: /nonexistent/hook-binary: No such file or directory" in result.stderr
     assert "Hooks for 'BeforeToolSelection' are ignored" in result.stderr
-    assert "hooks.BeforeTool[0].hooks[0]: type 'prompt' is not supported" in result.stderr
+    assert "hooks.BeforeTool[0].hooks[0]: 'type' is not supported (only \"command\")" in result.stderr
 
 
 def test_workspace_hooks_run_only_when_trusted_and_layers_add_up(

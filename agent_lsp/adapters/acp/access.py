@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.acp import handshake
-from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_str
+from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
+from agent_lsp.adapters.acp.params import require_str
 from agent_lsp.adapters.launch import LaunchOptions
 
 if TYPE_CHECKING:

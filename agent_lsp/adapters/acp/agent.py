@@ -12,8 +12,9 @@ from typing import Any
 
 from agent_lsp.adapters.acp.access import Access, AgentOptions
 from agent_lsp.adapters.acp.configuration import SessionConfiguration
-from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError, params_object
+from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError
 from agent_lsp.adapters.acp.live import SessionTable
+from agent_lsp.adapters.acp.params import params_object
 from agent_lsp.adapters.acp.rewinds import METHOD as REWIND
 from agent_lsp.adapters.acp.rewinds import Rewinds
 from agent_lsp.adapters.acp.sessions import SessionLifecycle

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_str
+from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
+from agent_lsp.adapters.acp.params import Params, require_str
 from agent_lsp.adapters.acp.session_config import available_commands
 from agent_lsp.adapters.choices import MODE_OPTION, MODEL_OPTION, config_options, mode_state
 from agent_lsp.vocabulary import MODES, parse_mode
@@ -71,8 +72,8 @@ class SessionConfiguration:
     async def set_config_option(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         live = self.sessions.require(require_str(params, "sessionId"))
         option = require_str(params, "configId")
-        value = params.get("value")
-        if not isinstance(value, str) or not value.strip():
+        value: str = Params(params).require("value", str, "must be a non-empty string (an option value)")
+        if not value.strip():
             raise RpcError.invalid_params("value", "must be a non-empty string (an option value)")
         if option not in (MODEL_OPTION, MODE_OPTION):
             raise RpcError.invalid_params("configId", f"must be {MODEL_OPTION} or {MODE_OPTION}")

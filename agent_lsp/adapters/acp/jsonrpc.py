@@ -329,39 +329,3 @@ class Connection:
 
     def _send_error(self, rid: RequestId, error: RpcError) -> None:
         self.send({"jsonrpc": "2.0", "id": rid, "error": error.to_json()})
-
-
-# ---- params helpers: every complaint names the field ----
-
-
-def params_object(params: Any) -> dict[str, Any]:
-    if params is None:
-        return {}
-    if not isinstance(params, dict):
-        raise RpcError.invalid_params("params", "must be an object")
-    return params
-
-
-def require_str(params: dict[str, Any], key: str, *, where: str | None = None) -> str:
-    value = params.get(key)
-    if not isinstance(value, str) or not value:
-        raise RpcError.invalid_params(where or key, "is required and must be a non-empty string")
-    return value
-
-
-def optional_str(params: dict[str, Any], key: str) -> str | None:
-    value = params.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise RpcError.invalid_params(key, "must be a string")
-    return value
-
-
-def require_list(params: dict[str, Any], key: str, *, default_empty: bool = False) -> list[Any]:
-    value = params.get(key)
-    if value is None and default_empty:
-        return []
-    if not isinstance(value, list):
-        raise RpcError.invalid_params(key, "is required and must be an array")
-    return value

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent_lsp.adapters.acp.configuration import opened
-from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_str
+from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
 from agent_lsp.adapters.acp.live import SessionTable
+from agent_lsp.adapters.acp.params import require_str
 from agent_lsp.adapters.live import BUSY
 from agent_lsp.adapters.rewind import BadRewindParams, rewind_answer, rewind_params
 

@@ -4,17 +4,30 @@ editor contributes (confirmer, file system, terminal shell, notice sink), given 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from 3.12
 
 from agent_lsp.adapters.acp.channel import SessionChannel
 from agent_lsp.adapters.acp.confirmer import AcpConfirmer
 from agent_lsp.adapters.acp.handshake import ClientCapabilities
-from agent_lsp.adapters.acp.jsonrpc import Connection, RpcError, require_list, require_str
+from agent_lsp.adapters.acp.jsonrpc import Connection, RpcError
 from agent_lsp.adapters.acp.live import SessionTable
-from agent_lsp.adapters.acp.session_config import mcp_servers_from_acp
+from agent_lsp.adapters.acp.params import Params, require_list, require_str
+from agent_lsp.fields import conforms
 
 if TYPE_CHECKING:
     from agent_lsp.runtime import SessionSetup
+
+# The types of an McpServer's fields (checked by agent_lsp.fields, never coerced).
+_NonBlank = Annotated[str, Field(pattern=r"\S")]
+_PAIRS = "must be an array of {name, value}"
+
+
+class _Pair(TypedDict):
+    name: str
+    value: str
 
 
 def session_setup(
@@ -91,3 +104,37 @@ def absolute_dir(raw: Any, where: str) -> Path:
     if not path.is_dir():
         raise RpcError.invalid_params(where, f"is not an existing folder: {raw}")
     return path
+
+
+def mcp_servers_from_acp(servers: list[Any], *, field: str = "mcpServers") -> dict[str, dict[str, Any]]:
+    """ACP McpServer entries (stdio / http / sse) → our ``mcpServers`` settings shape, keyed by name."""
+    out: dict[str, dict[str, Any]] = {}
+    for i, server in enumerate(servers):
+        where = f"{field}[{i}]"
+        if not isinstance(server, dict):
+            raise RpcError.invalid_params(where, "must be an object")
+        reader = Params(server, where)
+        name: str = reader.require("name", _NonBlank, "is required and must be a non-empty string")
+        kind = reader.take("type", Literal["stdio", "http", "sse"], "must be stdio, http or sse") or "stdio"
+        entry: dict[str, Any]
+        if kind in ("http", "sse"):
+            url = reader.require("url", str, "is required and must be a string")
+            entry = {"httpUrl": url} if kind == "http" else {"url": url, "type": "sse"}
+            if headers := _pairs(reader.take("headers", list, _PAIRS), f"{where}.headers"):
+                entry["headers"] = headers
+        else:
+            command = reader.require("command", str, "is required and must be a string")
+            entry = {"command": command, "args": reader.take("args", list[str], "must be an array of strings") or []}
+            if env := _pairs(reader.take("env", list, _PAIRS), f"{where}.env"):
+                entry["env"] = env
+        out[name] = entry
+    return out
+
+
+def _pairs(value: list[Any] | None, where: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for i, item in enumerate(value or ()):
+        if not conforms(item, _Pair):
+            raise RpcError.invalid_params(f"{where}[{i}]", "must be {name: string, value: string}")
+        out[item["name"]] = item["value"]
+    return out

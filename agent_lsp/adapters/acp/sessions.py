@@ -12,8 +12,9 @@ from agent_lsp import events as ev
 from agent_lsp.adapters.acp.access import Access, meta
 from agent_lsp.adapters.acp.channel import SessionChannel
 from agent_lsp.adapters.acp.configuration import SessionConfiguration, opened
-from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError, optional_str, require_str
+from agent_lsp.adapters.acp.jsonrpc import Connection, RequestContext, RpcError
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
+from agent_lsp.adapters.acp.params import optional_str, require_str
 
 if TYPE_CHECKING:
     from agent_lsp.runtime import SessionOpening, SessionSetup

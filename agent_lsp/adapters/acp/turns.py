@@ -7,8 +7,9 @@ from typing import Any
 
 from agent_lsp import events as ev
 from agent_lsp.adapters.acp.configuration import SessionConfiguration, opened
-from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_list, require_str
+from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
+from agent_lsp.adapters.acp.params import require_list, require_str
 from agent_lsp.adapters.live import BUSY
 
 
