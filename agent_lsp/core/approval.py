@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 from agent_lsp import events as ev
 from agent_lsp.core.ports import Confirmer, Hooks, ToolPolicy
@@ -13,17 +13,23 @@ from agent_lsp.core.tool import Tool, ToolInvocation
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """What became of the question: ``run``, or how the call ends (``why`` is what the model reads)."""
+class Approved:
+    """The call may run (its invocation may now carry the user's edit)."""
 
-    run: bool
+
+@dataclass(frozen=True)
+class Refused:
+    """The call does not run, and ends so: ``why`` is what the model reads."""
+
+    why: str
     status: Literal["error", "cancelled"] = "cancelled"
-    why: str = ""
     error_type: str | None = None
     declined: bool = False  # the user's Stop: the rest of the batch and the prompt end
 
 
-RUN = Verdict(run=True)
+# What became of the question.
+Verdict: TypeAlias = Approved | Refused
+APPROVED = Approved()
 
 
 def rejected_message(tool_name: str) -> str:
@@ -77,9 +83,9 @@ class Approval:
             await heard  # bounded by the hooks' timeouts; it ran while the user was deciding
         if answer.outcome == "reject":
             # As Gemini CLI does over ACP: the model reads that the user said no and answers in the same turn.
-            return Verdict(run=False, why=rejected_message(info.name))
+            return Refused(rejected_message(info.name))
         if answer.outcome == "cancel":
-            return Verdict(run=False, why="The user cancelled the request at this call.", declined=True)
+            return Refused("The user cancelled the request at this call.", declined=True)
         if answer.outcome in ("proceed_always", "proceed_always_server", "proceed_always_save"):
             scope: Literal["tool", "server"] = "server" if answer.outcome == "proceed_always_server" else "tool"
             self.policy.remember(tool, details, scope)
@@ -93,9 +99,9 @@ class Approval:
                 # the proposal they changed.
                 self.emit(ev.Notice("warning", f"{info.name} cannot apply an edited proposal; nothing was run."))
                 why = f'The user edited the proposal of "{info.name}", which cannot apply edits, so it was not run.'
-                return Verdict(run=False, status="error", why=why, error_type="invalid_tool_params")
+                return Refused(why, "error", "invalid_tool_params")
             invocation.apply_modification(answer.modified_content)
-        return RUN
+        return APPROVED
 
     def savable_rules(self, tool: Tool, details: ev.ConfirmationDetails) -> list[str]:
         """The rules "allow in all future sessions" would write, when it may be offered; else none."""

@@ -7,14 +7,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agent_lsp import events as ev
+from agent_lsp.core.approval import Refused
 from agent_lsp.core.ports import JitMemory
 from agent_lsp.core.tool import ToolResult
 from agent_lsp.core.tool_answers import answer_text
-from agent_lsp.core.tool_calls import CallOutcome, PreparedCall, ReadyCall, Status
-from agent_lsp.model.base import Part
+from agent_lsp.core.tool_calls import CallOutcome, Cancelled, Failed, PreparedCall, ReadyCall, RunningCall, Succeeded
 
 DEFAULT_TRUNCATE_THRESHOLD = 40_000
 
@@ -30,7 +29,8 @@ class AnswerOptions:
 
 
 class CallResults:
-    """Fills the caller's ``outcomes`` as the calls of a batch end, so a cancelled batch keeps what finished."""
+    """Fills the caller's ``outcomes`` as the calls of a batch end, so a cancelled batch keeps what finished. Each
+    ending is its own type (``Succeeded``, ``Failed``, ``Cancelled``); a running call's ending has a duration."""
 
     def __init__(
         self, outcomes: dict[str, CallOutcome], emit: Callable[[ev.AgentEvent], None], answers: AnswerOptions
@@ -44,9 +44,9 @@ class CallResults:
         """The user cancelled at a confirmation: the rest of the batch is not run."""
         return any(o.declined for o in self.outcomes.values())
 
-    def result(self, call: ReadyCall, result: ToolResult, started: float, stopped: str | None = None) -> None:
+    def result(self, running: RunningCall, result: ToolResult, stopped: str | None = None) -> None:
         """The call ran: the model reads its result (cut to size, just-in-time memory added)."""
-        answers = self.answers
+        answers, call = self.answers, running.call
         text, extra = answer_text(
             result,
             truncate_at=answers.truncate_threshold if call.tool.truncate_output else None,
@@ -59,52 +59,51 @@ class CallResults:
             self.emit(ev.Plan(result.plan))
         if result.title and not result.error:
             self.emit(ev.SessionTitle(result.title))
-        status: Status = "error" if result.error else "success"
-        response = {"error": text} if result.error else {"output": text}
-        self.end(
-            call,
-            status,
-            response,
-            extra=extra,
-            display=result.display,
-            diff=result.diff,
-            error=result.error,
-            error_type=(result.error_type or "execution_failed") if result.error else None,
-            started=started,
-            stopped=stopped,
+        info, parts = call.info, tuple(extra)
+        if result.error:
+            error_type = result.error_type or "execution_failed"
+            ending: CallOutcome = Failed(info.call_id, info.name, {"error": text}, parts, stopped)
+            self._end(ending, info, _since(running), result.display, result.diff, result.error, error_type)
+        else:
+            ending = Succeeded(info.call_id, info.name, {"output": text}, parts, stopped)
+            self._end(ending, info, _since(running), result.display, result.diff)
+
+    def fail(self, call: PreparedCall, why: str, error_type: str | None, *, stopped: str | None = None) -> None:
+        """The call ends as an error before it ran (invalid, denied, refused, stopped by a BeforeTool hook)."""
+        info = call.info
+        self._end(
+            Failed(info.call_id, info.name, {"error": why}, stopped=stopped), info, error=why, error_type=error_type
         )
 
-    def fail(self, call: PreparedCall, why: str, error_type: str | None, **kw: Any) -> None:
-        self.end(call, "error", {"error": why}, error=why, error_type=error_type, **kw)
+    def cancel(self, call: PreparedCall | RunningCall, why: str, *, declined: bool = False) -> None:
+        """The call ends cancelled: before it ran, or while it ran (then with its duration)."""
+        info = call.info
+        duration = _since(call) if isinstance(call, RunningCall) else 0.0
+        self._end(Cancelled(info.call_id, info.name, {"error": why}, declined), info, duration, error=why)
 
-    def cancel(self, call: PreparedCall, why: str, started: float | None = None, *, declined: bool = False) -> None:
-        self.end(call, "cancelled", {"error": why}, error=why, started=started, declined=declined)
+    def refuse(self, call: ReadyCall, refused: Refused) -> None:
+        """The user's answer (or the edit it carried) keeps the call from running."""
+        if refused.status == "error":
+            self.fail(call, refused.why, refused.error_type)
+        else:
+            self.cancel(call, refused.why, declined=refused.declined)
 
-    def end(
+    def _end(
         self,
-        call: PreparedCall,
-        status: Status,
-        response: dict[str, Any],
-        *,
-        extra: list[Part] | None = None,
+        ending: CallOutcome,
+        info: ev.ToolCallInfo,
+        duration: float = 0.0,
         display: str | None = None,
         diff: ev.FileDiff | None = None,
         error: str | None = None,
         error_type: str | None = None,
-        started: float | None = None,
-        declined: bool = False,
-        stopped: str | None = None,
     ) -> None:
-        duration = (time.perf_counter() - started) * 1000 if started is not None else 0.0
-        info = call.info
-        self.outcomes[info.call_id] = CallOutcome(
-            info.call_id, info.name, status, response, extra or [], declined, stopped
-        )
+        self.outcomes[info.call_id] = ending
         self.emit(
             ev.ToolCallResponse(
                 call_id=info.call_id,
                 name=info.name,
-                status=status,
+                status=ending.status,
                 display=display,
                 diff=diff,
                 error=error,
@@ -113,3 +112,8 @@ class CallResults:
                 locations=info.locations,
             )
         )
+
+
+def _since(running: RunningCall) -> float:
+    """Milliseconds since the call started executing."""
+    return (time.perf_counter() - running.started) * 1000

@@ -15,11 +15,19 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agent_lsp import events as ev
-from agent_lsp.core.approval import Approval
+from agent_lsp.core.approval import Approval, Refused
 from agent_lsp.core.call_results import AnswerOptions, CallResults
 from agent_lsp.core.ports import Checkpointer, ToolPolicy, ToolSet
 from agent_lsp.core.tool import ToolCallRequestInfo, ToolResult
-from agent_lsp.core.tool_calls import CallOutcome, InvalidCall, PreparedCall, ReadyCall, prepare, unprepared
+from agent_lsp.core.tool_calls import (
+    CallOutcome,
+    InvalidCall,
+    PreparedCall,
+    ReadyCall,
+    RunningCall,
+    prepare,
+    unprepared,
+)
 from agent_lsp.core.tool_hooks import after_tool, before_tool, note_changed
 from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Content
@@ -104,12 +112,12 @@ class Scheduler:
         if not await self._approved(call, results):
             return
         self.emit(ev.ToolCallStatusChange(call.info.call_id, "scheduled"))
-        checkpointed = await self._checkpoint(call)
+        checkpointer = await self._checkpoint(call)
         try:
             await self._execute(call, results)
         finally:
-            if checkpointed:
-                await self._after_checkpoint(call)
+            if checkpointer is not None:
+                await self._after_checkpoint(checkpointer, call)
 
     async def _approved(self, call: ReadyCall, results: CallResults) -> bool:
         """The policy's decision carried out: denied, refused for want of someone to ask, asked, or allowed."""
@@ -148,36 +156,29 @@ class Scheduler:
 
     async def _confirm(self, call: ReadyCall, details: ev.ConfirmationDetails, results: CallResults) -> bool:
         verdict = await self.approval.ask(call.info, call.tool, call.invocation, details)
-        if not verdict.run:
-            why = verdict.why
-            results.end(
-                call,
-                verdict.status,
-                {"error": why},
-                error=why,
-                error_type=verdict.error_type,
-                declined=verdict.declined,
-            )
-        return verdict.run
-
-    async def _checkpoint(self, call: ReadyCall) -> bool:
-        """A snapshot before a file-changing call; a failed one must not block the user's work, but they must know.
-        True when one was taken."""
-        if self.checkpointer is None or call.tool.kind not in MUTATING_KINDS:
-            return False
-        try:
-            await self.checkpointer.before_tool(call.info, self.history())
-        except Exception as exc:
-            log.warning("checkpoint failed before %s: %s", call.info.name, exc)
-            self.emit(ev.Notice("warning", f"Checkpoint before {call.info.name} failed: {exc}"))
+        if isinstance(verdict, Refused):
+            results.refuse(call, verdict)
             return False
         return True
 
-    async def _after_checkpoint(self, call: ReadyCall) -> None:
-        """The snapshot after it (what rewind tells the agent's changes by); a failure only weakens rewind."""
-        assert self.checkpointer is not None
+    async def _checkpoint(self, call: ReadyCall) -> Checkpointer | None:
+        """A snapshot before a file-changing call; a failed one must not block the user's work, but they must know.
+        The checkpointer that took it (to take the one after), or None when none was taken."""
+        checkpointer = self.checkpointer
+        if checkpointer is None or call.tool.kind not in MUTATING_KINDS:
+            return None
         try:
-            await self.checkpointer.after_tool(call.info)
+            await checkpointer.before_tool(call.info, self.history())
+        except Exception as exc:
+            log.warning("checkpoint failed before %s: %s", call.info.name, exc)
+            self.emit(ev.Notice("warning", f"Checkpoint before {call.info.name} failed: {exc}"))
+            return None
+        return checkpointer
+
+    async def _after_checkpoint(self, checkpointer: Checkpointer, call: ReadyCall) -> None:
+        """The snapshot after it (what rewind tells the agent's changes by); a failure only weakens rewind."""
+        try:
+            await checkpointer.after_tool(call.info)
         except Exception as exc:
             log.warning("checkpoint after %s failed: %s", call.info.name, exc)
 
@@ -193,13 +194,13 @@ class Scheduler:
             if before.invocation is not None:
                 call, changed = replace(call, invocation=before.invocation), before.changed
         self.emit(ev.ToolCallStatusChange(call_id, "executing"))
-        started = time.perf_counter()
+        running = RunningCall(call, time.perf_counter())
         try:
             result = await call.invocation.execute(lambda chunk: self.emit(ev.ToolOutput(call_id, chunk)))
         except ToolError as exc:
             result = ToolResult(llm_content=str(exc), error=str(exc), error_type=exc.error_type)
         except asyncio.CancelledError:
-            results.cancel(call, "Cancelled by the user while running.", started)
+            results.cancel(running, "Cancelled by the user while running.")
             raise
         except Exception as exc:
             # A tool bug still answers the model (the history must stay valid), and is logged loudly.
@@ -213,4 +214,4 @@ class Scheduler:
         stopped = None
         if hooks is not None and hooks.has("AfterTool", call.tool.name):
             result, stopped = await after_tool(hooks, call.tool.name, dict(call.request.args), result, self.emit)
-        results.result(call, result, started, stopped)
+        results.result(running, result, stopped)

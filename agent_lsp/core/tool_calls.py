@@ -1,9 +1,13 @@
-"""One call of a batch before it runs: looked up, validated, built, described and decided — and how it ends."""
+"""A tool call's life as types, after Gemini CLI's scheduler states (validating, awaiting_approval, scheduled,
+executing, success, error, cancelled): each state holds what is known by then, so no field is optional for want of
+a stage. ``InvalidCall`` and ``ReadyCall`` leave validation; a ``RunningCall`` is executing (its start time); a
+call ends ``Succeeded``, ``Failed`` or ``Cancelled`` (a ``CallOutcome``, what its functionResponse is made from).
+Awaiting approval and scheduled are steps of a ``ReadyCall`` the scheduler only announces."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from agent_lsp import events as ev
@@ -16,17 +20,48 @@ from agent_lsp.model.base import FunctionResponse, Part
 Status = Literal["success", "error", "cancelled"]
 
 
-@dataclass
-class CallOutcome:
-    """A finished call, ready to become a functionResponse."""
+@dataclass(frozen=True)
+class Succeeded:
+    """The call ran and its tool answered; ``stopped``: an AfterTool hook said "continue": false, with this reason."""
 
     call_id: str
     name: str
-    status: Status
     response: dict[str, Any]
-    extra_parts: list[Part] = field(default_factory=list)
-    declined: bool = False  # the user cancelled at a confirmation: the prompt ends without asking the model again
-    stopped: str | None = None  # a hook said "continue": false: the prompt ends after this batch, with this reason
+    extra_parts: tuple[Part, ...] = ()
+    stopped: str | None = None
+    status: ClassVar[Status] = "success"
+    declined: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The call is an error the model reads: invalid, denied, refused, failed in its tool or stopped by a hook."""
+
+    call_id: str
+    name: str
+    response: dict[str, Any]
+    extra_parts: tuple[Part, ...] = ()
+    stopped: str | None = None  # a hook said "continue": false: the prompt ends after this batch
+    status: ClassVar[Status] = "error"
+    declined: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """The call was cancelled; ``declined``: the user cancelled at its confirmation, so the prompt ends without
+    asking the model again."""
+
+    call_id: str
+    name: str
+    response: dict[str, Any]
+    declined: bool = False
+    status: ClassVar[Status] = "cancelled"
+    stopped: ClassVar[str | None] = None
+    extra_parts: ClassVar[tuple[Part, ...]] = ()
+
+
+# A finished call, ready to become a functionResponse.
+CallOutcome: TypeAlias = Succeeded | Failed | Cancelled
 
 
 @dataclass(frozen=True)
@@ -63,6 +98,19 @@ class ReadyCall:
 # A call of a batch once validated: what it is decides which steps it may take (Gemini CLI's scheduler states:
 # an InvalidCall goes straight to "error"; a ReadyCall through awaiting_approval, scheduled, executing to its end).
 PreparedCall: TypeAlias = InvalidCall | ReadyCall
+
+
+@dataclass(frozen=True)
+class RunningCall:
+    """A ``ReadyCall`` executing (Gemini CLI's "executing"): the invocation that runs (a BeforeTool hook may have
+    rewritten it) and when it started, which its ending's duration is measured from."""
+
+    call: ReadyCall
+    started: float
+
+    @property
+    def info(self) -> ev.ToolCallInfo:
+        return self.call.info
 
 
 def unprepared(request: ToolCallRequestInfo) -> InvalidCall:
