@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import typing
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +57,19 @@ def test_the_approval_modes_have_one_order_of_permissiveness() -> None:
     assert at_least_as_permissive("default") == ("default", "auto_edit", "yolo")
     assert at_least_as_permissive("plan") == BY_PERMISSIVENESS and at_least_as_permissive("yolo") == ("yolo",)
     assert [m for m in APPROVAL_MODES if auto_approves(m)] == ["auto_edit", "yolo"]
+
+
+def test_the_order_of_the_approval_modes_is_written_once() -> None:
+    """Only vocabulary.py lists approval modes together (MODES, BY_PERMISSIVENESS); everything else derives its list
+    from them (``at_least_as_permissive``, ``APPROVAL_MODES``), so a new mode or a new order is one edit."""
+    package = Path(__file__).resolve().parent.parent / "agent_lsp"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "vocabulary.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set):
+                names = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                if len(names) >= 2 and len(names) == len(node.elts) and set(names) <= set(APPROVAL_MODES):
+                    found.append(f"{path.relative_to(package)}:{node.lineno}: {names}")
+    assert found == []

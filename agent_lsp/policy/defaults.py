@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from agent_lsp.policy.rules import DEFAULT_TIER, PolicyRule, tier_priority
+from agent_lsp.vocabulary import at_least_as_permissive
 
 READ_KINDS = ("read", "search", "think")
 WRITE_KINDS = ("edit", "delete", "move", "execute", "fetch")
@@ -50,7 +51,7 @@ def default_rules() -> list[PolicyRule]:
 
 def _named_rules(src: str) -> list[PolicyRule]:
     """Gemini CLI 0.61's rules for the tools it names: plan mode's switch, subagents, skills."""
-    not_plan = ("default", "auto_edit", "yolo")
+    not_plan = at_least_as_permissive("default")
     subagents_in_plan = re.compile(r'"agent_name":\s*"(codebase_investigator|cli_help)"')
     return [
         # The model asks to plan: the user confirms; nobody to ask, it just switches. Never from yolo in an
@@ -61,7 +62,7 @@ def _named_rules(src: str) -> list[PolicyRule]:
         PolicyRule("enter_plan_mode", "deny", _p(999), modes=("yolo",), interactive=True, source=src),
         # Subagents run their tools under this same policy, so starting one is not asked; in plan mode only the
         # read-only ones may start.
-        PolicyRule("invoke_agent", "allow", _p(50), modes=("default", "auto_edit", "yolo"), source=src),
+        PolicyRule("invoke_agent", "allow", _p(50), modes=not_plan, source=src),
         PolicyRule("invoke_agent", "allow", _p(50), modes=("plan",), args_pattern=subagents_in_plan, source=src),
         PolicyRule("activate_skill", "ask_user", _p(50), modes=("plan",), interactive=True, source=src),
         # Leaving plan mode: the user approves the plan; nobody to ask, it is approved. Only from plan mode.
