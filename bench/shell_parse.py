@@ -12,7 +12,8 @@ import subprocess
 import sys
 import time
 
-from agent_lsp.shellparse import MAX_COMMAND_BYTES, parse_shell
+from agent_lsp.shellparse import parse_shell
+from agent_lsp.shellparse.walk import MAX_COMMAND_BYTES
 
 TYPICAL = [
     "git status",

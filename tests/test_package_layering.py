@@ -172,3 +172,34 @@ def test_modules_classes_and_functions_stay_small() -> None:
                 long_functions.append(f"{where}: {node.name}: {size} lines")
     assert big == []
     assert len(long_functions) <= FUNCTIONS_OVER_THE_LIMIT, long_functions
+
+
+def test_no_re_export_is_kept_only_for_tests() -> None:
+    """A name a module lists in ``__all__`` but imports from another of ours is there for the product's callers;
+    tests import a name from the module that defines it."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    imported_through: dict[tuple[str, str], int] = {}
+    exported: list[tuple[str, str]] = []
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in modules and node.module != name:
+                for alias in node.names:
+                    key = (node.module, alias.name)
+                    imported_through[key] = imported_through.get(key, 0) + 1
+        listed = next(
+            (
+                ast.literal_eval(n.value)
+                for n in tree.body
+                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)
+            ),
+            [],
+        )
+        borrowed = {
+            alias.asname or alias.name
+            for n in tree.body
+            if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("agent_lsp")
+            for alias in n.names
+        }
+        exported += [(name, item) for item in listed if item in borrowed]
+    assert [f"{module}.{item}" for module, item in exported if (module, item) not in imported_through] == []

@@ -1,6 +1,2 @@
-"""The policy engine: prioritised allow / deny / ask_user rules from TOML files, settings and built-in defaults."""
-
-from agent_lsp.policy.engine import CheckResult, PolicyEngine, ToolFacts
-from agent_lsp.policy.rules import PolicyDecision, PolicyRule
-
-__all__ = ["CheckResult", "PolicyDecision", "PolicyEngine", "PolicyRule", "ToolFacts"]
+"""The policy engine: prioritised allow / deny / ask_user rules from TOML files, settings and built-in defaults
+(``engine.py`` decides, ``rules.py`` the rule type and tiers, ``loader.py`` reads the files, ``defaults.py``)."""

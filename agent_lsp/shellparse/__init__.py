@@ -6,21 +6,13 @@ from __future__ import annotations
 import logging
 
 from agent_lsp.shellparse.grammar import language
-from agent_lsp.shellparse.result import COMPUTED_COMMAND, STDIN_SCRIPT, ShellCommand, ShellParse
-from agent_lsp.shellparse.walk import MAX_COMMAND_BYTES, MAX_NESTING, MAX_NODES, MAX_TOTAL_BYTES, Walker
+from agent_lsp.shellparse.result import ShellParse
+from agent_lsp.shellparse.walk import Walker
 
 # The analysis is split by job: grammar (lazy grammar loading), walk (the tree walk), nodes (reading words as
 # bash does), wrappers (eval, bash -c, sudo, xargs, find -exec) and result (the result types). This package sits
 # below both the shell tool and the policy engine, which use this entry point.
 __all__ = [
-    "COMPUTED_COMMAND",
-    "MAX_COMMAND_BYTES",
-    "MAX_NESTING",
-    "MAX_NODES",
-    "MAX_TOTAL_BYTES",
-    "STDIN_SCRIPT",
-    "ShellCommand",
-    "ShellParse",
     "find_substitution",
     "parse_shell",
     "root_command",

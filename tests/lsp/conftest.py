@@ -28,7 +28,7 @@ from pytest_lsp.client import register_lsp_features
 
 from agent_lsp.adapters.lsp.documents import path_to_uri, uri_to_path
 from agent_lsp.adapters.lsp.edits import apply_text_edits, text_edits
-from agent_lsp.adapters.lsp.server import json_converter
+from agent_lsp.adapters.lsp.pygls_glue import json_converter
 
 FULL_CAPS: dict[str, Any] = {
     "workspace": {

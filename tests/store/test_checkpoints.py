@@ -14,11 +14,8 @@ import pytest
 from agent_lsp.config.paths import project_state_dir
 from agent_lsp.events import Location, ToolCallInfo
 from agent_lsp.model.base import Content, FunctionCall, Part
-from agent_lsp.store.checkpoints import (
-    CheckpointError,
-    CheckpointsUnavailable,
-    ShadowGitCheckpointer,
-)
+from agent_lsp.store.checkpoints import ShadowGitCheckpointer
+from agent_lsp.store.checkpoints.records import CheckpointError, CheckpointsUnavailable
 
 BINARY = bytes(range(256)) + b"\r\n\r\nmixed\nline\rendings\x00"
 

@@ -9,15 +9,14 @@ import sys
 import pytest
 
 from agent_lsp.shellparse import (
-    COMPUTED_COMMAND,
-    MAX_COMMAND_BYTES,
-    STDIN_SCRIPT,
     find_substitution,
     parse_shell,
     root_command,
     root_commands,
     split_commands,
 )
+from agent_lsp.shellparse.result import COMPUTED_COMMAND, STDIN_SCRIPT
+from agent_lsp.shellparse.walk import MAX_COMMAND_BYTES
 
 
 @pytest.mark.parametrize(

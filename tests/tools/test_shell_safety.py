@@ -23,10 +23,10 @@ from agent_lsp.core.approval import Approval
 from agent_lsp.core.call_results import AnswerOptions
 from agent_lsp.core.ports import ConfirmationResult
 from agent_lsp.core.scheduler import Scheduler
+from agent_lsp.core.tool import ToolCallRequestInfo
 from agent_lsp.core.tool_calls import CallOutcome
 from agent_lsp.policy.rules import USER_TIER, PolicyRule
-from agent_lsp.shellparse import MAX_COMMAND_BYTES
-from agent_lsp.tools.base import ToolCallRequestInfo
+from agent_lsp.shellparse.walk import MAX_COMMAND_BYTES
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.policy import Policy
 from agent_lsp.tools.registry import ToolRegistry

@@ -20,7 +20,7 @@ from agent_lsp.adapters.acp.rewinds import Rewinds
 from agent_lsp.adapters.acp.sessions import SessionLifecycle
 from agent_lsp.adapters.acp.turns import PromptRuns
 
-__all__ = ["METHODS", "AcpAgent", "AgentOptions"]
+__all__ = ["METHODS", "AcpAgent"]
 
 log = logging.getLogger(__name__)
 Method = Callable[[dict[str, Any], RequestContext], Awaitable[Any]]

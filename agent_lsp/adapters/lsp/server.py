@@ -39,7 +39,7 @@ from agent_lsp.adapters.lsp.pygls_glue import json_converter
 from agent_lsp.adapters.lsp.rewinds import fork, rewind
 from agent_lsp.adapters.lsp.service import AgentService
 
-__all__ = ["build_server", "json_converter", "run"]
+__all__ = ["build_server", "run"]
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
