@@ -76,5 +76,5 @@ def test_the_tool_contract_has_one_home() -> None:
     from agent_lsp.core import tool as core_tool
     from agent_lsp.tools import base
 
-    for name in ("Tool", "ToolInvocation", "ToolResult", "ToolCallRequestInfo", "OutputSink"):
+    for name in ("Tool", "ToolInvocation", "ToolResult", "OutputSink"):
         assert getattr(base, name) is getattr(core_tool, name)
