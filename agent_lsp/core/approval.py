@@ -18,7 +18,7 @@ class Approved:
 
 
 @dataclass(frozen=True)
-class Refused:
+class Refusal:
     """The call does not run, and ends so: ``why`` is what the model reads."""
 
     why: str
@@ -28,7 +28,7 @@ class Refused:
 
 
 # What became of the question.
-Verdict: TypeAlias = Approved | Refused
+Verdict: TypeAlias = Approved | Refusal
 APPROVED = Approved()
 
 
@@ -83,9 +83,9 @@ class Approval:
             await heard  # bounded by the hooks' timeouts; it ran while the user was deciding
         if answer.outcome == "reject":
             # As Gemini CLI does over ACP: the model reads that the user said no and answers in the same turn.
-            return Refused(rejected_message(info.name))
+            return Refusal(rejected_message(info.name))
         if answer.outcome == "cancel":
-            return Refused("The user cancelled the request at this call.", declined=True)
+            return Refusal("The user cancelled the request at this call.", declined=True)
         if answer.outcome in ("proceed_always", "proceed_always_server", "proceed_always_save"):
             scope: Literal["tool", "server"] = "server" if answer.outcome == "proceed_always_server" else "tool"
             self.policy.remember(tool, details, scope)
@@ -99,7 +99,7 @@ class Approval:
                 # the proposal they changed.
                 self.emit(ev.Notice("warning", f"{info.name} cannot apply an edited proposal; nothing was run."))
                 why = f'The user edited the proposal of "{info.name}", which cannot apply edits, so it was not run.'
-                return Refused(why, "error", "invalid_tool_params")
+                return Refusal(why, "error", "invalid_tool_params")
             invocation.apply_modification(answer.modified_content)
         return APPROVED
 

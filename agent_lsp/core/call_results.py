@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_lsp import events as ev
-from agent_lsp.core.approval import Refused
+from agent_lsp.core.approval import Refusal
 from agent_lsp.core.ports import JitMemory
 from agent_lsp.core.tool import ToolResult
 from agent_lsp.core.tool_answers import answer_text
@@ -81,7 +81,7 @@ class CallResults:
         duration = _since(call) if isinstance(call, RunningCall) else 0.0
         self._end(Cancelled(info.call_id, info.name, {"error": why}, declined), info, duration, error=why)
 
-    def refuse(self, call: ReadyCall, refused: Refused) -> None:
+    def refuse(self, call: ReadyCall, refused: Refusal) -> None:
         """The user's answer (or the edit it carried) keeps the call from running."""
         if refused.status == "error":
             self.fail(call, refused.why, refused.error_type)

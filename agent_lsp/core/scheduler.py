@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agent_lsp import events as ev
-from agent_lsp.core.approval import Approval, Refused
+from agent_lsp.core.approval import Approval, Refusal
 from agent_lsp.core.call_results import AnswerOptions, CallResults
 from agent_lsp.core.ports import Checkpointer, ToolPolicy, ToolSet
 from agent_lsp.core.tool import ToolCallRequestInfo, ToolResult
@@ -156,7 +156,7 @@ class Scheduler:
 
     async def _confirm(self, call: ReadyCall, details: ev.ConfirmationDetails, results: CallResults) -> bool:
         verdict = await self.approval.ask(call.info, call.tool, call.invocation, details)
-        if isinstance(verdict, Refused):
+        if isinstance(verdict, Refusal):
             results.refuse(call, verdict)
             return False
         return True

@@ -13,13 +13,13 @@ from agent_lsp.mcp.connection import failure_reason
 logger = logging.getLogger(__name__)
 
 
-class Sessions(Protocol):
+class ServerSessions(Protocol):
     """The manager, as these requests need it."""
 
     def live_session(self, server: str) -> Any: ...
 
 
-async def get_prompt(manager: Sessions, server: str, name: str, args: dict[str, str]) -> Any:
+async def get_prompt(manager: ServerSessions, server: str, name: str, args: dict[str, str]) -> Any:
     """The server's GetPromptResult for prompt ``name``; ToolError (a message for the user) otherwise."""
     session = manager.live_session(server)
     from mcp import MCPError
@@ -32,7 +32,7 @@ async def get_prompt(manager: Sessions, server: str, name: str, args: dict[str, 
         raise ToolError(f"MCP prompt '{name}' of '{server}' failed: {failure_reason(exc)}", "mcp_error") from exc
 
 
-async def read_resource(manager: Sessions, server: str, uri: str) -> Any:
+async def read_resource(manager: ServerSessions, server: str, uri: str) -> Any:
     """The server's ReadResourceResult for ``uri``; ToolError (a message for the user) otherwise."""
     session = manager.live_session(server)
     from mcp import MCPError

@@ -24,7 +24,7 @@ PROVIDER_NAMES = {"gemini": "Gemini", "openai": "OpenAI-compatible", "replay": "
 
 
 @dataclass(frozen=True)
-class ModelChoice:
+class PickerEntry:
     """One entry of a model picker. ``value`` is the model name for the current provider, ``provider:name``
     for another one (choosing it switches provider)."""
 
@@ -108,18 +108,18 @@ class ModelRouter:
         self._listed[provider] = names
         return names
 
-    async def choices(self, current: str) -> list[ModelChoice]:
+    async def choices(self, current: str) -> list[PickerEntry]:
         """The picker: the current provider's models (the current one first if unlisted), then the others'."""
-        out: list[ModelChoice] = []
+        out: list[PickerEntry] = []
         own = await self._models_of(self.provider)
         if current not in own:
-            out.append(ModelChoice(current, current, self.provider))
-        out += [ModelChoice(m, m, self.provider) for m in own]
+            out.append(PickerEntry(current, current, self.provider))
+        out += [PickerEntry(m, m, self.provider) for m in own]
         for other in self.builders:
             if other == self.provider:
                 continue
             label = PROVIDER_NAMES.get(other, other)
-            out += [ModelChoice(f"{other}:{m}", f"{label}: {m}", other) for m in await self._models_of(other)]
+            out += [PickerEntry(f"{other}:{m}", f"{label}: {m}", other) for m in await self._models_of(other)]
         return out
 
     async def aclose(self) -> None:

@@ -14,7 +14,7 @@ from agent_lsp.model.base import Content
 
 if TYPE_CHECKING:
     from agent_lsp.core.scheduler import Scheduler
-    from agent_lsp.runtime.tools import ToolSet
+    from agent_lsp.runtime.tools import SessionTools
 
 SchedulerFor = Callable[
     [CoreToolSet, Callable[[ev.AgentEvent], None], Callable[[], Sequence[Content]], Callable[[], Awaitable[None]]],
@@ -23,7 +23,7 @@ SchedulerFor = Callable[
 
 
 def register_subagents(
-    tools: ToolSet, session: Session, scheduler_for: SchedulerFor, prompt: Callable[[], str]
+    tools: SessionTools, session: Session, scheduler_for: SchedulerFor, prompt: Callable[[], str]
 ) -> None:
     """Add invoke_agent to the session's tools when it has subagents: each runs with the session's current model,
     its policy (mode, rules, "allow always") and its confirmer, checkpoints and hooks."""

@@ -16,7 +16,7 @@ from agent_lsp.runtime.policy import build_policy
 from agent_lsp.runtime.recording import build_checkpointer, build_recording
 from agent_lsp.runtime.sampling import SessionSampler
 from agent_lsp.runtime.session import build_session
-from agent_lsp.runtime.tools import ToolSet, build_tools
+from agent_lsp.runtime.tools import SessionTools, build_tools
 from agent_lsp.runtime.workspace import build_workspace
 from agent_lsp.workspace.filesystem import LocalFileSystem
 
@@ -167,7 +167,7 @@ def _external(
     trusted: bool,
     s: Settings,
     extensions: list[Manifest],
-    tools: ToolSet,
+    tools: SessionTools,
     notices: list[ev.Notice],
 ) -> ExternalTools:
     allowed = opts.allowed_mcp_server_names

@@ -10,7 +10,7 @@ from agent_lsp import events as ev
 from agent_lsp.core.commands import CommandContext, Commands
 from agent_lsp.runtime.extensions import describe_extensions
 from agent_lsp.runtime.memory import Memory
-from agent_lsp.runtime.tools import ToolSet
+from agent_lsp.runtime.tools import SessionTools
 
 if TYPE_CHECKING:
     from agent_lsp.config.custom_commands import CommandFiles
@@ -31,7 +31,7 @@ def build_commands(
     trusted: bool,
     router: ModelRouter,
     memory: Memory,
-    tools: ToolSet,
+    tools: SessionTools,
     checkpointer: ShadowGitCheckpointer | None,
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],

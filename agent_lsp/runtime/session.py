@@ -21,7 +21,7 @@ from agent_lsp.runtime.agents import SchedulerFor, register_subagents
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
 from agent_lsp.runtime.recording import Recording
-from agent_lsp.runtime.tools import ToolSet
+from agent_lsp.runtime.tools import SessionTools
 from agent_lsp.tools.policy import Policy
 from agent_lsp.workspace.roots import Workspace
 
@@ -52,7 +52,7 @@ def build_session(
     past_events: Sequence[ev.AgentEvent],
     workspace: Workspace,
     policy: Policy,
-    tools: ToolSet,
+    tools: SessionTools,
     memory: Memory,
     checkpointer: ShadowGitCheckpointer | None,
     hooks: HookSystem | None,
@@ -179,7 +179,7 @@ def _scheduler_for(
     return scheduler_for
 
 
-def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: ToolSet) -> Callable[[], str]:
+def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: SessionTools) -> Callable[[], str]:
     """The system prompt, read on every request, so /memory reload, a mode change and /skills take effect on the
     next one. The folder listing is computed once: walking the disk each time would be the slowest part of a turn."""
     from agent_lsp.config.paths import plans_dir

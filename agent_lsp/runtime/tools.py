@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class ToolSet:
+class SessionTools:
     """The tools of one session: ``skill_tool`` joins the registry once a skill is enabled (see /skills)."""
 
     ctx: ToolContext
@@ -48,7 +48,7 @@ def build_tools(
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
     interactive: bool = True,
-) -> ToolSet:
+) -> SessionTools:
     from agent_lsp.config.paths import gemini_dir
     from agent_lsp.tools.builtins import builtin_tools
     from agent_lsp.tools.context import ToolContext
@@ -79,14 +79,14 @@ def build_tools(
     agents = _agents(workspace.primary, trusted, notices)
     skills = _skill_set(skill_settings, workspace.primary, trusted, extensions, notices)
     if skills is None:
-        return ToolSet(ctx, registry, agents=agents)
+        return SessionTools(ctx, registry, agents=agents)
     from agent_lsp.core.prompts import folder_tree
     from agent_lsp.tools.activate_skill import ActivateSkillTool
 
     skill_tool = ActivateSkillTool(skills, workspace.add_readable, folder_tree)
     if skills.enabled():
         registry.register(skill_tool)
-    return ToolSet(ctx, registry, skills, skill_tool, agents)
+    return SessionTools(ctx, registry, skills, skill_tool, agents)
 
 
 def _exit_plan_mode(workspace: Workspace, interactive: bool) -> Tool:

@@ -16,7 +16,7 @@ from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import glob_problem, ignore_filter, path_problem, resolve, shown
 from agent_lsp.tools.grep_rg import find_rg, run_rg
 from agent_lsp.tools.grep_scope import (
-    Found,
+    GrepFindings,
     GrepParams,
     python_regex,
     python_search,
@@ -25,7 +25,7 @@ from agent_lsp.tools.grep_scope import (
 )
 
 
-def grep_result(ctx: ToolContext, params: GrepParams, found: Found) -> ToolResult:
+def grep_result(ctx: ToolContext, params: GrepParams, found: GrepFindings) -> ToolResult:
     """The model's text (``L12: text`` for matches, ``L13- text`` for context, ``--`` between gaps)."""
     p = params
     where = ", ".join(shown(ctx, t) for t in p.targets)
@@ -183,7 +183,7 @@ class GrepInvocation(ToolInvocation[GrepParams]):
             if not t.exists():
                 raise ToolError(f"Path not found: {shown(self.ctx, t)}", "file_not_found")
         buffers = self._buffers_in_scope()
-        found = Found()
+        found = GrepFindings()
         regex = python_regex(p)
         if buffers and regex is not None:
             # Python's re can backtrack for a very long time on some patterns: never on the event loop, so the

@@ -17,7 +17,7 @@ from typing import Any
 from agent_lsp.errors import ToolError
 from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import clip_line, ignore_filter, root_for
-from agent_lsp.tools.grep_scope import GREP_LINE_CHARS, Found, GrepParams, Hit, add_file, python_regex
+from agent_lsp.tools.grep_scope import GREP_LINE_CHARS, GrepFindings, GrepParams, Hit, add_file, python_regex
 from agent_lsp.workspace.ignore import GEMINIIGNORE, IgnoreFilter
 
 _READ_CHUNK = 1 << 16
@@ -67,7 +67,9 @@ def rg_args(ctx: ToolContext, params: GrepParams, rg: str, target: Path, root: P
     return [*args, "-e", p.pattern, "--", rel]
 
 
-async def run_rg(ctx: ToolContext, params: GrepParams, rg: str, target: Path, found: Found, skip: set[Path]) -> bool:
+async def run_rg(
+    ctx: ToolContext, params: GrepParams, rg: str, target: Path, found: GrepFindings, skip: set[Path]
+) -> bool:
     """Run rg over one target, adding to ``found``. False when rg rejected the pattern (use Python)."""
     p = params
     root = root_for(ctx, target)
@@ -126,7 +128,7 @@ def _rg_event(
     params: GrepParams,
     record: bytes,
     root: Path,
-    found: Found,
+    found: GrepFindings,
     current: list[Hit] | None,
     skip: set[Path],
     recheck: IgnoreFilter | None,

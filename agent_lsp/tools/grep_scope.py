@@ -41,13 +41,13 @@ class Hit:
 
 
 @dataclass
-class Found:
+class GrepFindings:
     files: dict[Path, list[Hit]] = field(default_factory=dict)  # names_only: empty lists
     matches: int = 0
     capped: bool = False
 
 
-def add_file(found: Found, path: Path, limit: int) -> None:
+def add_file(found: GrepFindings, path: Path, limit: int) -> None:
     """Record a file for names_only, counting it as one match against ``limit``."""
     if path in found.files:
         return
@@ -89,7 +89,7 @@ def python_search(
     params: GrepParams,
     target: Path,
     regex: re.Pattern[str],
-    found: Found,
+    found: GrepFindings,
     skip: set[Path],
     stop: threading.Event,
 ) -> None:
@@ -116,7 +116,7 @@ def python_search(
         search_texts(found, {path: text}, regex, p)
 
 
-def search_texts(found: Found, texts: dict[Path, str], regex: re.Pattern[str], p: GrepParams) -> None:
+def search_texts(found: GrepFindings, texts: dict[Path, str], regex: re.Pattern[str], p: GrepParams) -> None:
     """Search whole texts line by line the way rg does (the line without its newline, ``\\r`` kept)."""
     for path, text in texts.items():
         if found.capped:

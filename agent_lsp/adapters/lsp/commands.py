@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 TURNS = (lsp_caps.CMD_FIX, lsp_caps.CMD_EXPLAIN, lsp_caps.CMD_EDIT_SELECTION, lsp_caps.CMD_PROMPT)
 
 
-class Commands:
+class EditorCommands:
     def __init__(self, client: LspClient, sessions: Sessions, prompts: Prompts, fs: LspFileSystem) -> None:
         self.client = client
         self.sessions = sessions

@@ -13,7 +13,7 @@ from typing import Any
 from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.adapters.lsp.client import LspClient
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
-from agent_lsp.adapters.lsp.commands import Commands
+from agent_lsp.adapters.lsp.commands import EditorCommands
 from agent_lsp.adapters.lsp.configuration import Configuration
 from agent_lsp.adapters.lsp.documents import DocumentStore
 from agent_lsp.adapters.lsp.prompts import Prompts
@@ -29,7 +29,7 @@ class AgentService:
         self.fs = LspFileSystem(DocumentStore(), client)
         self.sessions = Sessions(client, self.config, self.fs)
         self.prompts = Prompts(client, self.sessions)
-        self.commands = Commands(client, self.sessions, self.prompts, self.fs)
+        self.commands = EditorCommands(client, self.sessions, self.prompts, self.fs)
 
     def initialize(self, params: Mapping[str, Any]) -> None:
         self.config.initialize(params)
