@@ -5,6 +5,7 @@ and reported with where it came from, its key and the reason; the rest is kept."
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +14,12 @@ from typing import Annotated, Any, Literal
 import pytest
 from pydantic import Field
 
+from agent_lsp.adapters.acp.handshake import ClientCapabilities, check_initialize
 from agent_lsp.adapters.acp.jsonrpc import RpcError
 from agent_lsp.adapters.acp.params import Params, optional_str, require_list, require_str
 from agent_lsp.adapters.acp.session_setup import mcp_servers_from_acp
 from agent_lsp.adapters.lsp.config import parse_config
+from agent_lsp.adapters.lsp.context import check_context
 from agent_lsp.extensions.manifest import ManifestError, read_manifest
 from agent_lsp.fields import Fields, conforms
 from agent_lsp.hooks.answer import read_answer
@@ -243,3 +246,71 @@ def test_acp_params_of_the_right_type_are_read() -> None:
     assert require_str({"sessionId": "s"}, "sessionId") == "s" and optional_str({}, "cursor") is None
     assert require_list({"prompt": []}, "prompt") == [] and require_list({}, "mcpServers", default_empty=True) == []
     assert Params({"n": 2}, "x").take("n", int, "must be a number") == 2
+
+
+@pytest.mark.parametrize(
+    ("params", "why"),
+    [
+        ([], "params must be an object"),
+        ({}, "protocolVersion is required and must be a non-negative integer"),
+        ({"protocolVersion": True}, "protocolVersion is required and must be a non-negative integer"),
+        ({"protocolVersion": -1}, "protocolVersion is required and must be a non-negative integer"),
+        ({"protocolVersion": 1}, None),
+    ],
+)
+def test_acp_initialize_names_a_bad_protocol_version(params: Any, why: str | None) -> None:
+    assert check_initialize(params) == why
+
+
+def test_acp_client_capabilities_of_the_wrong_shape_count_as_absent() -> None:
+    caps = ClientCapabilities.from_initialize(
+        {
+            "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": "yes"}, "auth": [], "terminal": True},
+            "clientInfo": {"name": 7},
+        }
+    )
+    assert (caps.read_text_file, caps.write_text_file, caps.terminal, caps.terminal_auth, caps.name) == (
+        True,
+        False,
+        True,
+        False,
+        "",
+    )
+    named = ClientCapabilities.from_initialize(
+        {"clientInfo": {"name": "zed"}, "clientCapabilities": {"session": {"notices": {}}}}
+    )
+    assert named.name == "zed" and named.notices
+
+
+@pytest.mark.parametrize(
+    ("context", "why"),
+    [
+        ([], "context must be an object"),
+        ({"uri": 1}, "context.uri must be a string"),
+        ({"selectedText": ["x"]}, "context.selectedText must be a string"),
+        ({"diagnostics": {}}, "context.diagnostics must be an array"),
+        ({"range": {"start": {"line": 0, "character": 0}}}, "context.range.end must be a position {line, character}"),
+        (
+            {"range": {"start": {"line": -1, "character": 0}, "end": {"line": 0, "character": 0}}},
+            "context.range.start.line must be a non-negative integer",
+        ),
+        ({"diagnostics": [{"message": 3}]}, "context.diagnostics[0] must be a diagnostic {range, message}"),
+        (
+            {
+                "diagnostics": [
+                    {
+                        "message": "m",
+                        "range": {"start": {"line": 0, "character": True}, "end": {"line": 0, "character": 0}},
+                    }
+                ]
+            },
+            "context.diagnostics[0].range.start.character must be a non-negative integer",
+        ),
+    ],
+)
+def test_lsp_editor_context_names_the_first_bad_field(context: Any, why: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(why)):
+        check_context(context)
+    check_context(
+        {"uri": "file:///a.py", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}}
+    )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_lsp import __version__
+from agent_lsp.fields import Fields
 
 PROTOCOL_VERSION = 1
 API_KEY_METHOD = "gemini-api-key"
@@ -56,37 +57,39 @@ class ClientCapabilities:
     def from_initialize(cls, params: Mapping[str, Any] | None) -> ClientCapabilities:
         if not isinstance(params, Mapping):
             return cls()
-        caps = params.get("clientCapabilities")
-        caps = caps if isinstance(caps, Mapping) else {}
-        fs = caps.get("fs")
-        fs = fs if isinstance(fs, Mapping) else {}
-        session = caps.get("session")
-        session = session if isinstance(session, Mapping) else {}
-        auth = caps.get("auth")
-        auth = auth if isinstance(auth, Mapping) else {}
-        meta = caps.get("_meta")
-        meta = meta if isinstance(meta, Mapping) else {}
-        info = params.get("clientInfo")
-        name = info.get("name") if isinstance(info, Mapping) else None
+        top = Fields(params)
+        caps = Fields(_object(top, "clientCapabilities"))
+        fs, session, auth, meta = (_object(caps, key) for key in ("fs", "session", "auth", "_meta"))
         return cls(
             read_text_file=fs.get("readTextFile") is True,
             write_text_file=fs.get("writeTextFile") is True,
-            terminal=caps.get("terminal") is True,
+            terminal=caps.data.get("terminal") is True,
             # auth.terminal is ACP's opt-in; _meta["terminal-auth"] the older one (the ACP Registry's check sends it).
             terminal_auth=auth.get("terminal") is True or meta.get("terminal-auth") is True,
-            notices=isinstance(session.get("notices"), Mapping),
-            name=name if isinstance(name, str) else "",
+            notices=Fields(session).take("notices", dict, _ABSENT) is not None,
+            name=Fields(_object(top, "clientInfo")).take("name", str, _ABSENT) or "",
         )
+
+
+_ABSENT = "counts as absent"  # a capability of the wrong shape is not offered; nothing to report
+
+
+def _object(fields: Fields, key: str) -> dict[str, Any]:
+    """The object at ``key``, or an empty one when it is absent or not an object."""
+    value: dict[str, Any] = fields.take(key, dict, _ABSENT) or {}
+    return value
 
 
 def check_initialize(params: Any) -> str | None:
     """Why these initialize params are unusable (naming the field), or None."""
     if not isinstance(params, Mapping):
         return "params must be an object"
-    version = params.get("protocolVersion")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        return "protocolVersion is required and must be a non-negative integer"
-    return None
+    fields = Fields(params)
+    must = "is required and must be a non-negative integer"
+    version = fields.require("protocolVersion", int, must)
+    if version is not None and version < 0:
+        fields.problem("protocolVersion", must)
+    return fields.problems[0] if fields.problems else None
 
 
 def initialize_result(*, auth_required: bool, terminal_auth: bool = False) -> dict[str, Any]:

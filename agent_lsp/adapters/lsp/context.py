@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_lsp.adapters.lsp.documents import uri_to_path
+from agent_lsp.fields import Fields, conforms
 from agent_lsp.model.base import InlineData, Part
 
 
@@ -64,13 +65,14 @@ def check_range(rng: Any, where: str = "range") -> None:
     if not isinstance(rng, Mapping):
         raise ValueError(f"{where} must be an object with start and end")
     for end in ("start", "end"):
-        pos = rng.get(end)
-        if not isinstance(pos, Mapping):
+        pos = Fields(rng).require(end, dict, "")
+        if pos is None:
             raise ValueError(f"{where}.{end} must be a position {{line, character}}")
+        fields = Fields(pos, f"{where}.{end}")
         for key in ("line", "character"):
-            value = pos.get(key)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{where}.{end}.{key} must be a non-negative integer")
+            if (fields.require(key, int, "must be a non-negative integer") or 0) < 0:
+                fields.problem(key, "must be a non-negative integer")
+        _raise_first(fields)
 
 
 def check_context(context: Any) -> None:
@@ -79,23 +81,26 @@ def check_context(context: Any) -> None:
         return
     if not isinstance(context, Mapping):
         raise ValueError("context must be an object")
-    uri = context.get("uri")
-    if uri is not None and not isinstance(uri, str):
-        raise ValueError("context.uri must be a string")
+    fields = Fields(context, "context")
+    fields.take("uri", str, "must be a string")
+    _raise_first(fields)
     if context.get("range") is not None:
         check_range(context["range"], "context.range")
     for key in ("selectedText", "selection", "instruction", "sessionId"):
-        if context.get(key) is not None and not isinstance(context[key], str):
-            raise ValueError(f"context.{key} must be a string")
-    diagnostics = context.get("diagnostics")
-    if diagnostics is None:
-        return
-    if not isinstance(diagnostics, list):
-        raise ValueError("context.diagnostics must be an array")
-    for i, d in enumerate(diagnostics):
-        if not isinstance(d, Mapping) or not isinstance(d.get("message", ""), str):
+        fields.take(key, str, "must be a string")
+    diagnostics = fields.take("diagnostics", list, "must be an array")
+    _raise_first(fields)
+    for i, d in enumerate(diagnostics or ()):
+        if not isinstance(d, Mapping) or not conforms(d.get("message", ""), str):
             raise ValueError(f"context.diagnostics[{i}] must be a diagnostic {{range, message}}")
         check_range(d.get("range"), f"context.diagnostics[{i}].range")
+
+
+def _raise_first(fields: Fields) -> None:
+    """The first problem as the request's error: "context.uri must be a string"."""
+    if fields.problems:
+        where, _, why = fields.problems[0].partition(": ")
+        raise ValueError(f"{where}.{why}")
 
 
 def context_text(context: Any) -> str:
