@@ -3,6 +3,7 @@ proposals that cannot take them, and the error type's JSON round trip."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from agent_lsp.core.approval import Approval
 from agent_lsp.core.call_results import AnswerOptions
 from agent_lsp.core.scheduler import Scheduler
 from agent_lsp.core.tool import OutputSink, Tool, ToolCallRequestInfo, ToolInvocation, ToolResult
-from agent_lsp.core.tool_calls import CallOutcome
+from agent_lsp.core.tool_calls import CallOutcome, Succeeded
 from agent_lsp.errors import ToolError
 from agent_lsp.tools.policy import Policy
 from agent_lsp.tools.registry import ToolRegistry
@@ -191,3 +192,24 @@ def test_error_type_round_trips_and_old_recordings_still_load() -> None:
     old = {"kind": "tool_call_response", "call_id": "c1", "name": "read_file", "status": "error", "error": "gone"}
     loaded = ev.event_from_dict(old)
     assert isinstance(loaded, ev.ToolCallResponse) and loaded.error_type is None
+
+
+async def test_each_ending_is_its_own_frozen_type(tmp_path: Path) -> None:
+    """A call ends Succeeded, Failed or Cancelled (Gemini CLI's success / error / cancelled states): the user's Stop
+    is a Cancelled that was declined, the rest of the batch Cancelled behind it, and an ending cannot change."""
+    tools: list[Tool] = [FixedTool("ok"), FixedTool("raises", "raise"), FixedTool("asked"), FixedTool("after")]
+    s, events = scheduler(tmp_path, tools, RecordingConfirmer(["proceed_once", "proceed_once", "cancel"]))
+    s.policy.set_mode("default")
+    outcomes = await run(s, ("ok", {}), ("raises", {}), ("asked", {}), ("after", {}))
+    kinds = [(type(o).__name__, o.status, o.declined) for o in outcomes.values()]
+    assert kinds == [
+        ("Succeeded", "success", False),
+        ("Failed", "error", False),
+        ("Cancelled", "cancelled", True),
+        ("Cancelled", "cancelled", False),
+    ]
+    assert isinstance(outcomes["c0"], Succeeded) and outcomes["c0"].response == {"output": "done"}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        outcomes["c0"].response = {}  # type: ignore[misc]
+    ran = [e.duration_ms for e in events if isinstance(e, ev.ToolCallResponse)]
+    assert ran[2:] == [0.0, 0.0]  # only a call that ran (a RunningCall) has a duration
