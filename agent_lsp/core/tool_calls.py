@@ -21,29 +21,30 @@ Status = Literal["success", "error", "cancelled"]
 
 
 @dataclass(frozen=True)
-class Succeeded:
-    """The call ran and its tool answered; ``stopped``: an AfterTool hook said "continue": false, with this reason."""
+class _Answered:
+    """What a call that ends with an answer for the model carries: its response, the media parts its result
+    brought, and ``stopped``: a hook said "continue": false, so the prompt ends after this batch, for this reason."""
 
     call_id: str
     name: str
     response: dict[str, Any]
     extra_parts: tuple[Part, ...] = ()
     stopped: str | None = None
-    status: ClassVar[Status] = "success"
     declined: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
-class Failed:
+class Succeeded(_Answered):
+    """The call ran and its tool answered."""
+
+    status: ClassVar[Status] = "success"
+
+
+@dataclass(frozen=True)
+class Failed(_Answered):
     """The call is an error the model reads: invalid, denied, refused, failed in its tool or stopped by a hook."""
 
-    call_id: str
-    name: str
-    response: dict[str, Any]
-    extra_parts: tuple[Part, ...] = ()
-    stopped: str | None = None  # a hook said "continue": false: the prompt ends after this batch
     status: ClassVar[Status] = "error"
-    declined: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
