@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
+IN_PROCESS = ("turn_overhead.py",)
 # bench file, its arguments, and the figures read from its output: (label, pattern of one number).
 BENCHES: list[tuple[str, list[str], list[tuple[str, str]]]] = [
     (
@@ -42,6 +43,9 @@ BENCHES: list[tuple[str, list[str], list[tuple[str, str]]]] = [
             ("turn overhead, text (ms/turn)", r"text answer: ([\d.]+)"),
             ("turn overhead, read_file round trip (ms/turn)", r"tool round trip: ([\d.]+)"),
             ("turn overhead, edit round trip (ms/turn)", r"edit round trip \(replace, no checkpoint\): ([\d.]+)"),
+            ("CPU per turn, text (ms)", r"CPU per turn: text answer ([\d.]+)"),
+            ("CPU per turn, read_file round trip (ms)", r"CPU per turn: .*tool round trip ([\d.]+)"),
+            ("CPU per turn, edit round trip (ms)", r"CPU per turn: .*edit ([\d.]+)"),
         ],
     ),
     (
@@ -56,9 +60,12 @@ BENCHES: list[tuple[str, list[str], list[tuple[str, str]]]] = [
 
 
 def run(root: Path, bench: str, args: list[str]) -> str:
+    """A spawning bench runs from its own checkout (``-m agent_lsp`` finds the code by the working folder); an
+    in-process one is this checkout's copy, so both sides are measured alike (figures a copy may lack included)."""
     env = dict(os.environ, PYTHONPATH=str(root))
+    script = (HERE if bench in IN_PROCESS else root) / "bench" / bench
     done = subprocess.run(
-        [sys.executable, str(root / "bench" / bench), *args],
+        [sys.executable, str(script), *args],
         cwd=root,
         env=env,
         capture_output=True,
