@@ -167,7 +167,7 @@ class CredentialStore:
             if value:
                 record[name] = value
         where = f"{self.path} (readable by you only)"
-        backend = _keyring_backend() if use_keyring and sign_in.api_key else None
+        backend = keyring_backend() if use_keyring and sign_in.api_key else None
         if backend is not None and sign_in.api_key:
             try:
                 backend.set_password(KEYRING_SERVICE, _account(self.path), sign_in.api_key)
@@ -175,7 +175,7 @@ class CredentialStore:
                 log.warning("the keyring refused the key (%s); keeping it in %s", type(exc).__name__, self.path)
             else:
                 record["keyring"] = True
-                where = f"the OS keyring ({_backend_name(backend)})"
+                where = f"the OS keyring ({backend_name(backend)})"
         if not record.get("keyring") and sign_in.api_key:
             record["apiKey"] = sign_in.api_key
             self._forget_keyring_secret()  # an older key must not stay behind in the keyring
@@ -193,22 +193,14 @@ class CredentialStore:
         return existed
 
     def _write(self, record: dict[str, Any]) -> None:
-        folder = self.path.parent
-        if not folder.exists():
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # a folder we make: nobody else needs to list it
-        # A new temp file is created 0600 and renamed into place; keep_mode=False so an older file's looser mode
-        # is never carried over.
-        data = json.dumps(record, indent=2).encode("utf-8") + b"\n"
-        write_atomic(self.path, data, keep_mode=False)
-        if os.name != "nt":
-            os.chmod(self.path, 0o600)
+        write_private(self.path, record)
 
     def _keyring_secret(self, stamp: str) -> str:
         key = (str(self.path), stamp)
         with _cache_lock:
             if key in _keyring_cache:
                 return _keyring_cache[key]
-        backend = _keyring_backend()
+        backend = keyring_backend()
         if backend is None:
             raise CredentialError(
                 f"{self.path} says the key is in the OS keyring, but no keyring is available now: "
@@ -231,13 +223,26 @@ class CredentialStore:
             return
         if not (isinstance(record, dict) and record.get("keyring") is True):
             return
-        backend = _keyring_backend()
+        backend = keyring_backend()
         if backend is None:
             return
         try:
             backend.delete_password(KEYRING_SERVICE, _account(self.path))
         except Exception as exc:  # already gone, or the keyring refused: the record goes anyway
             log.debug("keyring delete: %s", type(exc).__name__)
+
+
+def write_private(path: Path, record: Mapping[str, Any]) -> None:
+    """Write ``record`` as JSON to ``path``, readable by the user only (its folder made 0700 when we make it)."""
+    folder = path.parent
+    if not folder.exists():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # a folder we make: nobody else needs to list it
+    # A new temp file is created 0600 and renamed into place; keep_mode=False so an older file's looser mode
+    # is never carried over.
+    data = json.dumps(record, indent=2).encode("utf-8") + b"\n"
+    write_atomic(path, data, keep_mode=False)
+    if os.name != "nt":
+        os.chmod(path, 0o600)
 
 
 def _text(record: Mapping[str, Any], name: str) -> str | None:
@@ -250,7 +255,7 @@ def _account(path: Path) -> str:
     return str(path.resolve())
 
 
-def _keyring_backend() -> Any:
+def keyring_backend() -> Any:
     """The keyring backend to keep a secret in, or None: the one the user configured for the keyring library
     (PYTHON_KEYRING_BACKEND or its keyringrc.cfg), else the detected one when the library recommends it
     (priority 1 or more: macOS Keychain, Windows Credential Locker, Secret Service, KWallet). The fail and null
@@ -274,6 +279,6 @@ def _keyring_backend() -> Any:
     return chosen
 
 
-def _backend_name(backend: Any) -> str:
+def backend_name(backend: Any) -> str:
     name = getattr(backend, "name", None)
     return name if isinstance(name, str) and name else type(backend).__name__

@@ -26,9 +26,10 @@ def import_sdk(transport: str | None) -> None:
 
 
 async def open_transport(
-    spec: McpServerSpec, stack: contextlib.AsyncExitStack, open_log: Callable[[], TextIO]
+    spec: McpServerSpec, stack: contextlib.AsyncExitStack, open_log: Callable[[], TextIO], auth: Any = None
 ) -> tuple[Any, Any]:
-    """The (read, write) streams of ``spec``'s transport, entered on ``stack`` so the caller's task leaves them."""
+    """The (read, write) streams of ``spec``'s transport, entered on ``stack`` so the caller's task leaves them;
+    ``auth`` (an httpx2 auth, OAuth) goes with every HTTP request."""
     kind = spec.transport
     if kind == "http":
         import httpx2
@@ -36,7 +37,7 @@ async def open_transport(
 
         assert spec.http_url is not None
         client = await stack.enter_async_context(
-            httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            httpx2.AsyncClient(headers=spec.headers, auth=auth, timeout=httpx2.Timeout(30.0, read=300.0))
         )
         streams: tuple[Any, Any] = await stack.enter_async_context(
             streamable_http_client(spec.http_url, http_client=client)
@@ -46,7 +47,7 @@ async def open_transport(
         from mcp.client.sse import sse_client
 
         assert spec.url is not None
-        streams = await stack.enter_async_context(sse_client(spec.url, headers=dict(spec.headers) or None))
+        streams = await stack.enter_async_context(sse_client(spec.url, headers=dict(spec.headers) or None, auth=auth))
         return streams
     if kind == "stdio":
         from mcp.client.stdio import StdioServerParameters, stdio_client

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.choices import config_options
 from agent_lsp.adapters.live import LiveSession
+from agent_lsp.adapters.lsp import client as caps
 from agent_lsp.adapters.lsp.client import LspClient
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.configuration import Configuration
@@ -128,6 +129,7 @@ class Sessions:
             checkpointing=settings.checkpointing,
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
             commands_changed=lambda: self._announce_commands(sid),
+            open_url=lambda url: open_sign_in_page(self.client, url),
         )
 
     def _open(self, opening: SessionOpening) -> LspSession:
@@ -359,3 +361,14 @@ def _credentials(client: LspClient) -> Iterator[None]:
     except AuthError as exc:
         client.notify("window/showMessage", show_message("error", f"Agent: {exc}"))
         raise RequestError("auth_required", str(exc)) from exc
+
+
+async def open_sign_in_page(client: LspClient, url: str) -> None:
+    """An MCP server's sign-in page (its address is in a window/showMessage too): the editor opens it in the
+    user's browser (``window/showDocument`` with ``external``) when it can, else we open a browser."""
+    if caps.capability(client.capabilities, "window.showDocument.support"):
+        await client.request("window/showDocument", {"uri": url, "external": True})
+        return
+    from agent_lsp.mcp.oauth_callback import open_in_browser
+
+    await open_in_browser(url)

@@ -1,0 +1,185 @@
+"""OAuth for remote MCP servers, end to end: the agent (headless, a real subprocess) against a local OAuth-protected
+MCP server built on the MCP SDK's server auth support (tests/mcp/servers/oauth_server.py). A stand-in browser
+(``BROWSER``) follows the sign-in page as a user's browser would; the server approves at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_lsp.mcp.config import McpServerSpec
+from agent_lsp.mcp.oauth_store import OAuthTokenStore
+from tests.replay_lines import call_line, text_line
+
+from .conftest import Harness, HttpServer
+
+SERVERS = Path(__file__).parent / "servers"
+
+
+def _start(*flags: str) -> HttpServer:
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVERS / "oauth_server.py"), *flags],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("PORT "):
+        proc.kill()
+        proc.wait()
+        raise RuntimeError(f"OAuth test server did not start: {line!r}")
+    return HttpServer(proc, int(line.split()[1]))
+
+
+@pytest.fixture
+def secure() -> Iterator[HttpServer]:
+    server = _start()
+    yield server
+    server.stop()
+
+
+def _admin(server: HttpServer, path: str, method: str = "GET") -> dict[str, Any]:
+    request = urllib.request.Request(f"{server.base}{path}", method=method)
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        result: dict[str, Any] = json.load(answer)
+    return result
+
+
+class Agent:
+    """Headless runs of the agent in one HOME, with the stand-in browser and the file credential store."""
+
+    def __init__(self, tmp_path: Path, servers: dict[str, Any]) -> None:
+        self.home, self.project = tmp_path / "home", tmp_path / "project"
+        for folder in (self.home / ".gemini", self.project):
+            folder.mkdir(parents=True)
+        (self.home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": servers}))
+        self.browser_log = tmp_path / "browser.log"
+        self.script = tmp_path / "script.jsonl"
+        lines = [call_line("mcp_secure_echo", {"text": "hello"}), text_line("Done.")]
+        self.script.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "OPENAI"))}
+        env.update(
+            HOME=str(self.home),
+            AGENT_LSP_HOME=str(self.home / ".agent-lsp"),
+            AGENT_LSP_TRUST_WORKSPACE="true",
+            BROWSER=f"{sys.executable} {SERVERS / 'oauth_browser.py'}",
+            OAUTH_BROWSER_LOG=str(self.browser_log),
+        )
+        env.pop("DISPLAY", None)
+        self.env = env
+
+    @property
+    def token_file(self) -> Path:
+        return self.home / ".agent-lsp" / "mcp-oauth.json"
+
+    def run(self, prompt: str = "go") -> tuple[list[dict[str, Any]], str]:
+        argv = [sys.executable, "-m", "agent_lsp", "run", "--fake-responses", str(self.script), "-o", "stream-json"]
+        done = subprocess.run(
+            [*argv, prompt], cwd=self.project, env=self.env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+    def browser_visits(self) -> int:
+        return len(self.browser_log.read_text().splitlines()) if self.browser_log.exists() else 0
+
+
+def _tool_result(events: list[dict[str, Any]]) -> dict[str, Any]:
+    [result] = [e for e in events if e["type"] == "tool_result"]
+    return result
+
+
+def test_sign_in_reuse_refresh_and_a_revoked_token(secure: HttpServer, tmp_path: Path) -> None:
+    url = f"{secure.base}/mcp"
+    agent = Agent(tmp_path, {"secure": {"httpUrl": url, "oauth": {"enabled": True}, "trust": True}})
+
+    # First run: 401 → discovery → registration → the browser's authorization → token exchange → the call works.
+    events, stderr = agent.run()
+    assert _tool_result(events)["output"] == "hello (for a signed-in client: True)"
+    assert f"MCP server 'secure' needs you to sign in: open {secure.base}/authorize?" in stderr
+    assert agent.browser_visits() == 1
+    assert _admin(secure, "/test/stats") == {
+        "registrations": 1,
+        "authorizations": 1,
+        "exchanges": 1,
+        "refreshes": 0,
+        "refused": 0,
+    }
+    # Stored like other secrets: a user-only file (the keyring is absent here), keyed by the server's URL.
+    assert stat.S_IMODE(agent.token_file.stat().st_mode) == 0o600
+    servers = json.loads(agent.token_file.read_text())["servers"]
+    assert list(servers) == [url]
+    access = servers[url]["tokens"]["access_token"]
+    assert access not in stderr and access not in json.dumps(events)
+
+    # A restart reuses the stored token: no second authorization, no browser.
+    events, stderr = agent.run()
+    assert _tool_result(events)["status"] == "success"
+    assert "sign in" not in stderr
+    assert agent.browser_visits() == 1
+    assert _admin(secure, "/test/stats")["authorizations"] == 1
+
+    # An expired token is refreshed with the refresh token before it is sent.
+    _admin(secure, "/test/expire", "POST")
+    record = json.loads(agent.token_file.read_text())
+    record["servers"][url]["expiresAt"] = 1.0  # long ago, as if the agent had not run for an hour
+    agent.token_file.write_text(json.dumps(record))
+    events, _ = agent.run()
+    assert _tool_result(events)["status"] == "success"
+    stats = _admin(secure, "/test/stats")
+    assert (stats["refreshes"], stats["authorizations"], stats["refused"]) == (1, 1, 0)
+    assert agent.browser_visits() == 1
+
+    # A revoked token: a clear error naming the server and the command, and no sign-in nobody asked for; the
+    # command then signs in again and reconnects the server (one run: the failure is reported at start-up).
+    _admin(secure, "/test/revoke", "POST")
+    events, stderr = agent.run("/mcp auth secure")
+    expected = (
+        "MCP server 'secure' failed to start: it refused the stored OAuth token: sign in again with `/mcp auth secure`"
+    )
+    assert expected in stderr
+    said = "".join(e.get("content", "") for e in events if e["type"] == "message" and e.get("role") == "assistant")
+    assert "Signed in to MCP server 'secure'; reconnected: connected." in said, (events, stderr)
+    assert stderr.index(expected) < stderr.index("needs you to sign in")
+    assert agent.browser_visits() == 2
+    assert _admin(secure, "/test/stats")["authorizations"] == 2
+
+
+async def test_a_server_asking_for_a_token_names_mcp_auth_and_opens_no_browser(
+    secure: HttpServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_LSP_HOME", str(tmp_path / "state"))
+    opened: list[McpServerSpec] = []
+
+    async def sign_in(spec: McpServerSpec) -> None:
+        opened.append(spec)
+
+    h = Harness([McpServerSpec("secure", http_url=f"{secure.base}/mcp")], tmp_path, sign_in=sign_in)
+    h.manager.start()
+    try:
+        await h.manager.wait_ready(30)
+        assert h.manager.status()["secure"] == ("failed: it requires authentication: sign in with `/mcp auth secure`")
+        assert opened == []  # no sign-in: the server has no `oauth.enabled`
+        assert _admin(secure, "/test/stats")["registrations"] == 0  # nothing registered without the user's say
+    finally:
+        await h.manager.aclose()
+
+
+def test_tokens_are_kept_per_server_url(tmp_path: Path) -> None:
+    store = OAuthTokenStore(tmp_path / "tokens.json")
+    store.save("http://a.example/mcp", {"tokens": {"access_token": "A", "token_type": "Bearer"}})
+    assert store.load("http://a.example/mcp") == {"tokens": {"access_token": "A", "token_type": "Bearer"}}
+    assert store.load("http://b.example/mcp") is None
+    assert store.load("http://a.example/mcp/") is None
+    assert store.delete("http://a.example/mcp")
+    assert store.load("http://a.example/mcp") is None
