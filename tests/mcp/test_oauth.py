@@ -25,7 +25,7 @@ from .conftest import Harness, HttpServer
 SERVERS = Path(__file__).parent / "servers"
 
 
-def _start(*flags: str) -> HttpServer:
+def start_oauth_server(*flags: str) -> HttpServer:
     proc = subprocess.Popen(
         [sys.executable, str(SERVERS / "oauth_server.py"), *flags],
         stdout=subprocess.PIPE,
@@ -43,12 +43,12 @@ def _start(*flags: str) -> HttpServer:
 
 @pytest.fixture
 def secure() -> Iterator[HttpServer]:
-    server = _start()
+    server = start_oauth_server()
     yield server
     server.stop()
 
 
-def _admin(server: HttpServer, path: str, method: str = "GET") -> dict[str, Any]:
+def admin(server: HttpServer, path: str, method: str = "GET") -> dict[str, Any]:
     request = urllib.request.Request(f"{server.base}{path}", method=method)
     with urllib.request.urlopen(request, timeout=10) as answer:
         result: dict[str, Any] = json.load(answer)
@@ -108,7 +108,7 @@ def test_sign_in_reuse_refresh_and_a_revoked_token(secure: HttpServer, tmp_path:
     assert _tool_result(events)["output"] == "hello (for a signed-in client: True)"
     assert f"MCP server 'secure' needs you to sign in: open {secure.base}/authorize?" in stderr
     assert agent.browser_visits() == 1
-    assert _admin(secure, "/test/stats") == {
+    assert admin(secure, "/test/stats") == {
         "registrations": 1,
         "authorizations": 1,
         "exchanges": 1,
@@ -127,22 +127,22 @@ def test_sign_in_reuse_refresh_and_a_revoked_token(secure: HttpServer, tmp_path:
     assert _tool_result(events)["status"] == "success"
     assert "sign in" not in stderr
     assert agent.browser_visits() == 1
-    assert _admin(secure, "/test/stats")["authorizations"] == 1
+    assert admin(secure, "/test/stats")["authorizations"] == 1
 
     # An expired token is refreshed with the refresh token before it is sent.
-    _admin(secure, "/test/expire", "POST")
+    admin(secure, "/test/expire", "POST")
     record = json.loads(agent.token_file.read_text())
     record["servers"][url]["expiresAt"] = 1.0  # long ago, as if the agent had not run for an hour
     agent.token_file.write_text(json.dumps(record))
     events, _ = agent.run()
     assert _tool_result(events)["status"] == "success"
-    stats = _admin(secure, "/test/stats")
+    stats = admin(secure, "/test/stats")
     assert (stats["refreshes"], stats["authorizations"], stats["refused"]) == (1, 1, 0)
     assert agent.browser_visits() == 1
 
     # A revoked token: a clear error naming the server and the command, and no sign-in nobody asked for; the
     # command then signs in again and reconnects the server (one run: the failure is reported at start-up).
-    _admin(secure, "/test/revoke", "POST")
+    admin(secure, "/test/revoke", "POST")
     events, stderr = agent.run("/mcp auth secure")
     expected = (
         "MCP server 'secure' failed to start: it refused the stored OAuth token: sign in again with `/mcp auth secure`"
@@ -152,7 +152,7 @@ def test_sign_in_reuse_refresh_and_a_revoked_token(secure: HttpServer, tmp_path:
     assert "Signed in to MCP server 'secure'; reconnected: connected." in said, (events, stderr)
     assert stderr.index(expected) < stderr.index("needs you to sign in")
     assert agent.browser_visits() == 2
-    assert _admin(secure, "/test/stats")["authorizations"] == 2
+    assert admin(secure, "/test/stats")["authorizations"] == 2
 
 
 async def test_a_server_asking_for_a_token_names_mcp_auth_and_opens_no_browser(
@@ -170,7 +170,7 @@ async def test_a_server_asking_for_a_token_names_mcp_auth_and_opens_no_browser(
         await h.manager.wait_ready(30)
         assert h.manager.status()["secure"] == ("failed: it requires authentication: sign in with `/mcp auth secure`")
         assert opened == []  # no sign-in: the server has no `oauth.enabled`
-        assert _admin(secure, "/test/stats")["registrations"] == 0  # nothing registered without the user's say
+        assert admin(secure, "/test/stats")["registrations"] == 0  # nothing registered without the user's say
     finally:
         await h.manager.aclose()
 
