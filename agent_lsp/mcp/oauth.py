@@ -65,6 +65,9 @@ async def sign_in(
     url = server_url(spec)
     if url is None:
         raise SignInFailed(f"MCP server '{spec.name}' is not reached over HTTP ('url' or 'httpUrl'): no sign-in")
+    from agent_lsp.mcp.transport import import_sdk
+
+    await asyncio.to_thread(import_sdk, spec.transport)  # off the event loop, one importing thread at a time
     from agent_lsp.mcp.oauth_provider import CALLBACK_TIMEOUT_S, run_sign_in
 
     settings = spec.oauth or OAuthSettings()

@@ -5,15 +5,19 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
 from agent_lsp.mcp.config import McpServerSpec
 
+_IMPORTING = threading.Lock()
+
 
 def import_sdk(transport: str | None) -> None:
-    """Import the MCP SDK modules a transport needs (run in a thread: they take a second or more)."""
+    """Import the MCP SDK modules a transport needs (run in a thread: they take a second or more). One thread at a
+    time: two threads importing the SDK's modules at once can each find the other's half-imported."""
     import importlib
 
     modules = ["mcp", "mcp_types"]
@@ -21,8 +25,11 @@ def import_sdk(transport: str | None) -> None:
         modules.append(
             {"stdio": "mcp.client.stdio", "sse": "mcp.client.sse", "http": "mcp.client.streamable_http"}[transport]
         )
-    for name in modules:
-        importlib.import_module(name)
+    if transport in ("sse", "http"):
+        modules.append("agent_lsp.mcp.oauth_provider")  # the SDK's OAuth client, which an HTTP connection carries
+    with _IMPORTING:
+        for name in modules:
+            importlib.import_module(name)
 
 
 async def open_transport(
