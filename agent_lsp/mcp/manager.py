@@ -211,7 +211,7 @@ class McpManager:
                 raise ToolError(
                     f"MCP server '{server}' closed the connection while running '{tool}'", "mcp_server_unavailable"
                 ) from None
-            raise ToolError(f"MCP server '{server}' refused '{tool}': {exc.message}", "mcp_error") from None
+            raise ToolError(f"MCP server '{server}' refused '{tool}': {_refusal(srv, exc)}", "mcp_error") from None
         except Exception as exc:
             # Transport failures and malformed replies come from outside our code: the model hears about them.
             logger.warning("MCP call %s/%s failed", server, tool, exc_info=True)
@@ -292,3 +292,9 @@ def _progress_callback(sink: ProgressSink | None) -> Any:
             logger.exception("an MCP progress sink raised")
 
     return on_progress
+
+
+def _refusal(srv: ServerConnection, exc: Any) -> str:
+    """Why a call was refused: the server's refusal of our OAuth token when that was it (it names the fix)."""
+    refused = getattr(srv.auth, "problem", None)
+    return refused if isinstance(refused, str) else str(exc.message)

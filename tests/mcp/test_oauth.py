@@ -4,6 +4,7 @@ MCP server built on the MCP SDK's server auth support (tests/mcp/servers/oauth_s
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from agent_lsp.mcp.config import McpServerSpec
+from agent_lsp.mcp.oauth import sign_in
 from agent_lsp.mcp.oauth_store import OAuthTokenStore
 from tests.replay_lines import call_line, text_line
 
@@ -183,3 +185,30 @@ def test_tokens_are_kept_per_server_url(tmp_path: Path) -> None:
     assert store.load("http://a.example/mcp/") is None
     assert store.delete("http://a.example/mcp")
     assert store.load("http://a.example/mcp") is None
+
+
+async def test_sign_in_then_a_token_revoked_mid_session_fails_the_call_naming_mcp_auth(
+    secure: HttpServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_LSP_HOME", str(tmp_path / "state"))
+    spec = McpServerSpec("secure", http_url=f"{secure.base}/mcp")
+    pages: list[str] = []
+
+    async def browser(url: str) -> None:  # the user's browser: follows the page's redirects back to the agent
+        pages.append(url)
+        await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=30).read())
+
+    await sign_in(spec, browser)
+    assert len(pages) == 1 and pages[0].startswith(f"{secure.base}/authorize?")
+    h = Harness([spec], tmp_path)
+    h.manager.start()
+    try:
+        await h.manager.wait_ready(30)
+        assert h.manager.status()["secure"] == "connected"
+        assert (await h.call("secure", "echo", text="one")).error is None
+        admin(secure, "/test/revoke", "POST")
+        refused = await h.call("secure", "echo", text="two")
+        assert refused.error is not None
+        assert "it refused the stored OAuth token: sign in again with `/mcp auth secure`" in refused.error
+    finally:
+        await h.manager.aclose()
