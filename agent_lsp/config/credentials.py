@@ -132,16 +132,9 @@ class CredentialStore:
 
     def load(self) -> SignIn | None:
         """The stored sign-in, or None when there is none. Raises CredentialError when it cannot be read."""
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        record = read_private(self.path, "run `agent-lsp login` again")
+        if record is None:
             return None
-        except OSError as exc:
-            raise CredentialError(f"Cannot read {self.path}: {exc.strerror or exc}") from exc
-        try:
-            record = json.loads(text)
-        except ValueError as exc:
-            raise CredentialError(f"{self.path} is not valid JSON: run `agent-lsp login` again") from exc
         if not isinstance(record, dict) or record.get("kind") not in KINDS:
             raise CredentialError(f"{self.path} is not a sign-in record: run `agent-lsp login` again")
         sign_in = SignIn(
@@ -230,6 +223,21 @@ class CredentialStore:
             backend.delete_password(KEYRING_SERVICE, _account(self.path))
         except Exception as exc:  # already gone, or the keyring refused: the record goes anyway
             log.debug("keyring delete: %s", type(exc).__name__)
+
+
+def read_private(path: Path, remedy: str) -> Any:
+    """The JSON in ``path`` (as :func:`write_private` wrote it), or None when there is no file; CredentialError
+    naming the file (and ``remedy`` for broken JSON) when it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CredentialError(f"Cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise CredentialError(f"{path} is not valid JSON: {remedy}") from exc
 
 
 def write_private(path: Path, record: Mapping[str, Any]) -> None:

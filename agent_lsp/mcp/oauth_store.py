@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lsp.config import paths
-from agent_lsp.config.credentials import keyring_backend, write_private
+from agent_lsp.config.credentials import CredentialError, keyring_backend, read_private, write_private
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +23,7 @@ KEYRING_SERVICE = "agent-lsp-mcp-oauth"
 Entry = dict[str, Any]  # {"tokens": OAuthToken as JSON, "expiresAt": epoch seconds or None, "client": client info}
 
 
-class TokenStoreError(Exception):
-    """The token file cannot be read (broken JSON, an unreadable file)."""
+TokenStoreError = CredentialError  # the token file cannot be read (broken JSON, an unreadable file)
 
 
 class OAuthTokenStore:
@@ -72,16 +71,9 @@ class OAuthTokenStore:
             return True
 
     def _read(self) -> dict[str, Any]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        data = read_private(self.path, "delete it and sign in again")
+        if data is None:
             return {}
-        except OSError as exc:
-            raise TokenStoreError(f"Cannot read {self.path}: {exc.strerror or exc}") from exc
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise TokenStoreError(f"{self.path} is not valid JSON: delete it and sign in again") from exc
         servers = data.get("servers") if isinstance(data, dict) else None
         if not isinstance(servers, dict):
             raise TokenStoreError(f"{self.path} is not an MCP token file: delete it and sign in again")
