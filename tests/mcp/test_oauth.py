@@ -43,11 +43,17 @@ def start_oauth_server(*flags: str) -> HttpServer:
     return HttpServer(proc, int(line.split()[1]))
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def secure() -> Iterator[HttpServer]:
+    """One server for the module (its start costs seconds); tests compare its counts before and after."""
     server = start_oauth_server()
     yield server
     server.stop()
+
+
+def grown(server: HttpServer, before: dict[str, int]) -> dict[str, int]:
+    """How much each of the server's counts grew since ``before``."""
+    return {k: v - before.get(k, 0) for k, v in admin(server, "/test/stats").items()}
 
 
 def admin(server: HttpServer, path: str, method: str = "GET") -> dict[str, Any]:
@@ -104,13 +110,14 @@ def _tool_result(events: list[dict[str, Any]]) -> dict[str, Any]:
 def test_sign_in_reuse_refresh_and_a_revoked_token(secure: HttpServer, tmp_path: Path) -> None:
     url = f"{secure.base}/mcp"
     agent = Agent(tmp_path, {"secure": {"httpUrl": url, "oauth": {"enabled": True}, "trust": True}})
+    before = admin(secure, "/test/stats")
 
     # First run: 401 → discovery → registration → the browser's authorization → token exchange → the call works.
     events, stderr = agent.run()
     assert _tool_result(events)["output"] == "hello (for a signed-in client: True)"
     assert f"MCP server 'secure' needs you to sign in: open {secure.base}/authorize?" in stderr
     assert agent.browser_visits() == 1
-    assert admin(secure, "/test/stats") == {
+    assert grown(secure, before) == {
         "registrations": 1,
         "authorizations": 1,
         "exchanges": 1,
@@ -129,7 +136,7 @@ def test_sign_in_reuse_refresh_and_a_revoked_token(secure: HttpServer, tmp_path:
     assert _tool_result(events)["status"] == "success"
     assert "sign in" not in stderr
     assert agent.browser_visits() == 1
-    assert admin(secure, "/test/stats")["authorizations"] == 1
+    assert grown(secure, before)["authorizations"] == 1
 
     # An expired token is refreshed with the refresh token before it is sent.
     admin(secure, "/test/expire", "POST")
@@ -138,7 +145,7 @@ def test_sign_in_reuse_refresh_and_a_revoked_token(secure: HttpServer, tmp_path:
     agent.token_file.write_text(json.dumps(record))
     events, _ = agent.run()
     assert _tool_result(events)["status"] == "success"
-    stats = admin(secure, "/test/stats")
+    stats = grown(secure, before)
     assert (stats["refreshes"], stats["authorizations"], stats["refused"]) == (1, 1, 0)
     assert agent.browser_visits() == 1
 
@@ -154,7 +161,7 @@ def test_sign_in_reuse_refresh_and_a_revoked_token(secure: HttpServer, tmp_path:
     assert "Signed in to MCP server 'secure'; reconnected: connected." in said, (events, stderr)
     assert stderr.index(expected) < stderr.index("needs you to sign in")
     assert agent.browser_visits() == 2
-    assert admin(secure, "/test/stats")["authorizations"] == 2
+    assert grown(secure, before)["authorizations"] == 2
 
 
 async def test_a_server_asking_for_a_token_names_mcp_auth_and_opens_no_browser(
@@ -166,13 +173,14 @@ async def test_a_server_asking_for_a_token_names_mcp_auth_and_opens_no_browser(
     async def sign_in(spec: McpServerSpec) -> None:
         opened.append(spec)
 
+    before = admin(secure, "/test/stats")
     h = Harness([McpServerSpec("secure", http_url=f"{secure.base}/mcp")], tmp_path, sign_in=sign_in)
     h.manager.start()
     try:
         await h.manager.wait_ready(30)
         assert h.manager.status()["secure"] == ("failed: it requires authentication: sign in with `/mcp auth secure`")
         assert opened == []  # no sign-in: the server has no `oauth.enabled`
-        assert admin(secure, "/test/stats")["registrations"] == 0  # nothing registered without the user's say
+        assert grown(secure, before)["registrations"] == 0  # nothing registered without the user's say
     finally:
         await h.manager.aclose()
 
