@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from agent_lsp.config.credentials import CredentialError
 from agent_lsp.mcp.config import McpServerSpec
 from agent_lsp.mcp.oauth import sign_in
 from agent_lsp.mcp.oauth_store import OAuthTokenStore
@@ -220,3 +221,31 @@ async def test_sign_in_then_a_token_revoked_mid_session_fails_the_call_naming_mc
         assert "it refused the stored OAuth token: sign in again with `/mcp auth secure`" in refused.error
     finally:
         await h.manager.aclose()
+
+
+def test_with_a_real_keyring_the_file_only_says_where_the_tokens_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _private_home: Path
+) -> None:
+    # keyrings.alt's file backend: a real keyring backend, its file under this test's HOME.
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
+    monkeypatch.setenv("XDG_DATA_HOME", str(_private_home / "data"))
+    from keyring.core import load_env
+
+    keyring = load_env()
+    assert keyring is not None
+    store = OAuthTokenStore(tmp_path / "tokens.json")
+    entry = {"tokens": {"access_token": "secret-access", "refresh_token": "secret-refresh"}, "expiresAt": 5.0}
+    store.save("http://a.example/mcp", entry)
+    assert json.loads(store.path.read_text()) == {"version": 1, "servers": {"http://a.example/mcp": {"keyring": True}}}
+    assert "secret" not in store.path.read_text()
+    assert json.loads(keyring.get_password("agent-lsp-mcp-oauth", "http://a.example/mcp")) == entry
+    assert store.load("http://a.example/mcp") == entry
+    assert store.delete("http://a.example/mcp")
+    assert keyring.get_password("agent-lsp-mcp-oauth", "http://a.example/mcp") is None
+
+
+def test_a_broken_token_file_says_what_to_do(tmp_path: Path) -> None:
+    store = OAuthTokenStore(tmp_path / "tokens.json")
+    store.path.write_text("{not json")
+    with pytest.raises(CredentialError, match=r"tokens\.json is not valid JSON: delete it and sign in again"):
+        store.load("http://a.example/mcp")
