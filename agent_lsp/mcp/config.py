@@ -1,4 +1,5 @@
-"""MCP server specs: one McpServerSpec per entry of Gemini CLI's ``mcpServers`` setting, validated."""
+"""MCP server specs: one McpServerSpec per entry of Gemini CLI's ``mcpServers`` setting (``oauth`` included), read
+through the lenient typed reader (``fields.py``): every problem is named by file, key and reason."""
 
 from __future__ import annotations
 
