@@ -30,7 +30,8 @@ SCOPE = "mcp"
 class AutoApprovingProvider:
     """An in-memory authorization server: every client may register, every authorization is granted."""
 
-    def __init__(self, access_ttl: int) -> None:
+    def __init__(self, issuer: str, access_ttl: int) -> None:
+        self.issuer = issuer
         self.access_ttl = access_ttl
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
@@ -60,7 +61,8 @@ class AutoApprovingProvider:
             resource=params.resource,
         )
         self.stats["authorizations"] += 1
-        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+        # The issuer goes with the answer (RFC 9207), as Gemini CLI insists when it knows the issuer.
+        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state, iss=self.issuer)
 
     async def load_authorization_code(self, client: OAuthClientInformationFull, code: str) -> AuthorizationCode | None:
         found = self.codes.get(code)
@@ -154,7 +156,8 @@ def main() -> None:
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
     port = sock.getsockname()[1]
-    server = build(f"http://127.0.0.1:{port}", AutoApprovingProvider(opts.access_ttl))
+    base = f"http://127.0.0.1:{port}"
+    server = build(base, AutoApprovingProvider(base, opts.access_ttl))
     config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
     print(f"PORT {port}", flush=True)
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
