@@ -71,7 +71,8 @@ async def sign_in(
     from agent_lsp.mcp.oauth_provider import CALLBACK_TIMEOUT_S, run_sign_in
 
     settings = spec.oauth or OAuthSettings()
-    status = await run_sign_in(spec.name, url, spec.headers, settings, present, timeout_s or CALLBACK_TIMEOUT_S)
+    sse = spec.transport == "sse"
+    status = await run_sign_in(spec.name, url, sse, spec.headers, settings, present, timeout_s or CALLBACK_TIMEOUT_S)
     if status in (401, 403):
         raise SignInFailed(f"the server still refuses access after the sign-in (HTTP {status})")
     if not await has_tokens(spec):

@@ -26,10 +26,12 @@ _PROTOCOL_VERSION = "2025-06-18"
 
 
 async def run_sign_in(
-    name: str, url: str, headers: dict[str, str], settings: OAuthSettings, present: Present, timeout_s: float
+    name: str, url: str, sse: bool, headers: dict[str, str], settings: OAuthSettings, present: Present, timeout_s: float
 ) -> int:
     """The whole flow against ``url``, started by a probe the server refuses: its 401 → discovery →
-    registration → ``present`` (the browser) → the code at our listener → tokens stored. The probe's last status."""
+    registration → ``present`` (the browser) → the code at our listener → tokens stored. The probe's last status.
+    The probe is what the transport sends first: a POST (streamable HTTP), the event stream's GET (SSE), whose
+    body is never read."""
     listener = CallbackListener(settings.redirect_uri)
     await listener.start()
     try:
@@ -41,7 +43,7 @@ async def run_sign_in(
         }
         async with (
             httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30.0)) as client,
-            client.stream("POST", url, json=_PROBE, headers=headers) as response,
+            client.stream("GET" if sse else "POST", url, json=None if sse else _PROBE, headers=headers) as response,
         ):
             return response.status_code
     except SignInFailed:

@@ -249,3 +249,27 @@ def test_a_broken_token_file_says_what_to_do(tmp_path: Path) -> None:
     store.path.write_text("{not json")
     with pytest.raises(CredentialError, match=r"tokens\.json is not valid JSON: delete it and sign in again"):
         store.load("http://a.example/mcp")
+
+
+async def test_an_sse_server_signs_in_and_connects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_LSP_HOME", str(tmp_path / "state"))
+    server = start_oauth_server("--sse")
+    try:
+        spec = McpServerSpec("events", url=f"{server.base}/sse")
+
+        async def browser(url: str) -> None:
+            await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=30).read())
+
+        await sign_in(spec, browser)
+        h = Harness([spec], tmp_path)
+        h.manager.start()
+        try:
+            await h.manager.wait_ready(30)
+            assert h.manager.status()["events"] == "connected"
+            result = await h.call("events", "echo", text="over SSE")
+            assert result.error is None and "over SSE (for a signed-in client: True)" in str(result.llm_content)
+        finally:
+            await h.manager.aclose()
+        assert grown(server, {})["authorizations"] == 1
+    finally:
+        server.stop()

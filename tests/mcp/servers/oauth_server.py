@@ -2,7 +2,8 @@
 at /mcp behind bearer tokens, and its own authorization server (metadata, dynamic client registration, PKCE,
 refresh tokens) that approves every authorization request at once, as a user clicking "allow" would.
 
-Usage: oauth_server.py [--access-ttl SECONDS]
+Usage: oauth_server.py [--access-ttl SECONDS] [--sse]
+With --sse the protected endpoint is SSE at /sse (and /messages/) instead of streamable HTTP at /mcp.
 Prints ``PORT <n>`` before serving. Test-only routes, outside the auth: GET /test/stats (counts of registrations,
 authorizations, code exchanges, refreshes, tokens refused), POST /test/expire (every access token expires now),
 POST /test/revoke (every access and refresh token is forgotten).
@@ -107,10 +108,10 @@ class AutoApprovingProvider:
         )
 
 
-def build(base: str, provider: AutoApprovingProvider) -> MCPServer:
+def build(base: str, provider: AutoApprovingProvider, endpoint: str = "/mcp") -> MCPServer:
     auth = AuthSettings(
         issuer_url=base,  # type: ignore[arg-type]  # pydantic parses the str
-        resource_server_url=f"{base}/mcp",  # type: ignore[arg-type]
+        resource_server_url=f"{base}{endpoint}",  # type: ignore[arg-type]
         validate_token_resource=False,
         required_scopes=[SCOPE],
         client_registration_options=ClientRegistrationOptions(
@@ -150,6 +151,7 @@ def main() -> None:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--access-ttl", type=int, default=3600)
+    parser.add_argument("--sse", action="store_true")
     opts = parser.parse_args()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -157,8 +159,9 @@ def main() -> None:
     sock.listen(64)
     port = sock.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
-    server = build(base, AutoApprovingProvider(base, opts.access_ttl))
-    config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
+    server = build(base, AutoApprovingProvider(base, opts.access_ttl), "/sse" if opts.sse else "/mcp")
+    app = server.sse_app() if opts.sse else server.streamable_http_app()
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     print(f"PORT {port}", flush=True)
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
 
