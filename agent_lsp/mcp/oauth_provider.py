@@ -105,7 +105,7 @@ class McpOAuth(OAuthClientProvider):
             while True:
                 response = yield outgoing
                 if outgoing is request and self._present is None and _challenged(response):
-                    self.problem = self._refusal()
+                    self.problem = self._refusal(configured="authorization" in request.headers)
                     return  # the caller gets this 401: the transport fails the request at once
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
@@ -122,9 +122,13 @@ class McpOAuth(OAuthClientProvider):
             # we were not running is refreshed before it is sent.
             self.context.update_token_expiry(tokens)
 
-    def _refusal(self) -> str:
+    def _refusal(self, *, configured: bool = False) -> str:
         if self.had_tokens:
             return f"it refused the stored OAuth token: sign in again with `/mcp auth {self.name}`"
+        if configured:  # the entry's own `headers` carry an Authorization: that is what was refused
+            return (
+                f"it refused the Authorization header of its settings; fix it, or sign in with `/mcp auth {self.name}`"
+            )
         return f"it requires authentication: sign in with `/mcp auth {self.name}`"
 
     async def _show(self, authorization_url: str) -> None:

@@ -181,6 +181,14 @@ async def test_a_server_asking_for_a_token_names_mcp_auth_and_opens_no_browser(
         await h.manager.wait_ready(30)
         assert h.manager.status()["secure"] == ("failed: it requires authentication: sign in with `/mcp auth secure`")
         assert opened == []  # no sign-in: the server has no `oauth.enabled`
+        await h.manager.aclose()
+        stale = McpServerSpec("stale", http_url=f"{secure.base}/mcp", headers={"Authorization": "Bearer old"})
+        h = Harness([stale], tmp_path, sign_in=sign_in)
+        h.manager.start()
+        await h.manager.wait_ready(30)
+        assert h.manager.status()["stale"] == (
+            "failed: it refused the Authorization header of its settings; fix it, or sign in with `/mcp auth stale`"
+        )
         assert grown(secure, before)["registrations"] == 0  # nothing registered without the user's say
     finally:
         await h.manager.aclose()
