@@ -108,3 +108,28 @@ async def list_api_models(client: Any, timeout_s: float | None = None) -> list[M
     except Exception:  # the list is a nicety: any failure falls back to the built-in choices
         return None
     return choices_from_api(raw) or None
+
+
+# Families an OpenAI-compatible endpoint serves that read images, and ones known to read text only; anything
+# else is unknown (None): an editor lets the image go and the endpoint answers for itself.
+_VISION_MARK = re.compile(r"vision|-vl\b|vl-|llava|pixtral|minicpm-v|moondream|omni", re.IGNORECASE)
+_VISION = re.compile(
+    r"gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-5|(^|/)o[134](-|$)|claude|gemini|gemma-?3(?!n?-1b)|llama-?4", re.IGNORECASE
+)
+_TEXT_ONLY = re.compile(
+    r"gpt-3\.5|gpt-oss|(^|/)o[13]-mini|deepseek|codestral|coder|mistral-7b|mixtral|llama-?3(\.[013])?[-:]|"
+    r"phi-?[234]|qwen-?[23](\.5)?[-:]|qwq|smollm",
+    re.IGNORECASE,
+)
+
+
+def takes_images(provider: str, model: str) -> bool | None:
+    """Whether ``model`` reads images: every Gemini model does (and the replay model takes what it is given);
+    for an OpenAI-compatible endpoint, from the model's family name, None when the family is not known."""
+    if provider in ("gemini", "replay"):
+        return True
+    if _VISION_MARK.search(model):
+        return True
+    if _TEXT_ONLY.search(model):
+        return False
+    return True if _VISION.search(model) else None

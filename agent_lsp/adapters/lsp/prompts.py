@@ -21,6 +21,7 @@ from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError
 from agent_lsp.adapters.lsp.sessions import LspSession, Sessions
 from agent_lsp.adapters.updates import to_updates
+from agent_lsp.model.catalog import takes_images
 
 log = logging.getLogger(__name__)
 REPLY_LIMIT = 4000  # characters of the agent's answer shown by window/showMessage to plain clients
@@ -54,6 +55,9 @@ class Prompts:
     async def _run(self, live: LspSession, prompt: Any, token: Any, summary: str) -> dict[str, Any]:
         handle = await live.handle()  # a prompt sent right behind agent/newSession waits for its tools
         session = handle.session
+        refused = images_refused(prompt, handle.provider, session.model)
+        if refused:  # said before anything is sent, as the panel says it
+            raise RequestError("invalid_params", refused)
         self.sessions.current = session.id
         if token is None and caps.capability(self.client.capabilities, "window.workDoneProgress"):
             token = await self._create_progress()
@@ -137,3 +141,13 @@ class Prompts:
         for live in self.sessions.open.values():
             if live.token is not None and live.token == token:
                 live.cancel()
+
+
+def images_refused(prompt: Any, provider: str, model: str) -> str | None:
+    """Why a prompt with an image cannot go to ``model`` (known to read text only), or None."""
+    has_image = not isinstance(prompt, str) and any(
+        p.inline_data is not None and p.inline_data.mime_type.startswith("image/") for p in prompt
+    )
+    if has_image and takes_images(provider, model) is False:
+        return f"{model} does not take images. Remove the images, or pick a model that reads images."
+    return None
