@@ -21,6 +21,7 @@ from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError
 from agent_lsp.adapters.lsp.sessions import LspSession, Sessions
 from agent_lsp.adapters.updates import to_updates
+from agent_lsp.model.base import Part
 from agent_lsp.model.catalog import takes_images
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ class Prompts:
         """Run one turn. ``summary``: what it is about in words, for progress (else the prompt's first line)."""
         live = self.sessions.live(params)
         try:
-            prompt = prompt_input(params.get("prompt", ""), params.get("context"))
+            prompt, attachments = prompt_input(params.get("prompt", ""), params.get("context"))
         except (ValueError, KeyError, TypeError) as exc:
             raise RequestError("invalid_params", f"bad prompt: {exc}") from exc
         token = params.get("workDoneToken")
@@ -47,15 +48,19 @@ class Prompts:
             raise RequestError("busy", BUSY)
         live.request_id = request_id
         try:
-            return await self._run(live, prompt, token, summary)
+            return await self._run(live, prompt, attachments, token, summary)
         finally:
             live.release()
             live.request_id = live.token = None
 
-    async def _run(self, live: LspSession, prompt: Any, token: Any, summary: str) -> dict[str, Any]:
+    async def _run(
+        self, live: LspSession, prompt: Any, attachments: list[Part], token: Any, summary: str
+    ) -> dict[str, Any]:
         handle = await live.handle()  # a prompt sent right behind agent/newSession waits for its tools
         session = handle.session
-        refused = images_refused(prompt, handle.provider, session.model)
+        refused = images_refused(
+            [*([] if isinstance(prompt, str) else prompt), *attachments], handle.provider, session.model
+        )
         if refused:  # said before anything is sent, as the panel says it
             raise RequestError("invalid_params", refused)
         self.sessions.current = session.id
@@ -77,7 +82,7 @@ class Prompts:
                 token, progress.progress_begin(progress.progress_title(about), progress.progress_summary(about))
             )
         try:
-            async for event in session.send(prompt):
+            async for event in session.send(prompt, attachments=attachments):
                 self._deliver(live, event)
                 message = tracker.message(event)
                 if message and token is not None:
@@ -143,11 +148,9 @@ class Prompts:
                 live.cancel()
 
 
-def images_refused(prompt: Any, provider: str, model: str) -> str | None:
-    """Why a prompt with an image cannot go to ``model`` (known to read text only), or None."""
-    has_image = not isinstance(prompt, str) and any(
-        p.inline_data is not None and p.inline_data.mime_type.startswith("image/") for p in prompt
-    )
+def images_refused(parts: list[Part], provider: str, model: str) -> str | None:
+    """Why a prompt whose ``parts`` hold an image cannot go to ``model`` (known to read text only), or None."""
+    has_image = any(p.inline_data is not None and p.inline_data.mime_type.startswith("image/") for p in parts)
     if has_image and takes_images(provider, model) is False:
         return f"{model} does not take images. Remove the images, or pick a model that reads images."
     return None
