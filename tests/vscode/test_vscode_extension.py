@@ -79,10 +79,23 @@ def test_manifest_is_publishable_and_keeps_programs_out_of_workspace_settings() 
     assert "agentLsp.openChat" in bindings
 
 
-PANEL_ACTIONS = (
-    "openChat newChat cancel addSelection autoApprove keepAllChanges revertAllChanges resumeChat pickMode pickModel "
-    "copyLastResponse retryLastResponse openChangedFile focusComposer attachContext"
-).split()
+PANEL_ACTIONS = [
+    "openChat",
+    "newChat",
+    "cancel",
+    "addSelection",
+    "autoApprove",
+    "keepAllChanges",
+    "revertAllChanges",
+    "resumeChat",
+    "pickMode",
+    "pickModel",
+    "copyLastResponse",
+    "retryLastResponse",
+    "openChangedFile",
+    "focusComposer",
+    "attachContext",
+]
 
 
 def test_every_panel_action_has_a_command_and_a_key() -> None:
