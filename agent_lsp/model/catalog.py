@@ -4,8 +4,12 @@ the generation settings each model family gets, and the API's own model list whe
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_lsp.model.base import Part
 
 # Gemini CLI 0.61 defaults to "auto" (it routes between pro and flash per request). We make no routing
 # calls, so "auto" resolves to the pro model it would pick for a key with preview access.
@@ -133,3 +137,11 @@ def takes_images(provider: str, model: str) -> bool | None:
     if _TEXT_ONLY.search(model):
         return False
     return True if _VISION.search(model) else None
+
+
+def images_refused(parts: Sequence[Part], provider: str, model: str) -> str | None:
+    """Why a prompt whose ``parts`` hold an image cannot go to ``model`` (known to read text only), or None."""
+    has_image = any(p.inline_data is not None and p.inline_data.mime_type.startswith("image/") for p in parts)
+    if has_image and takes_images(provider, model) is False:
+        return f"{model} does not take images. Remove the images, or pick a model that reads images."
+    return None

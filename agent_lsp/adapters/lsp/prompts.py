@@ -22,7 +22,7 @@ from agent_lsp.adapters.lsp.params import RequestError
 from agent_lsp.adapters.lsp.sessions import LspSession, Sessions
 from agent_lsp.adapters.updates import to_updates
 from agent_lsp.model.base import Part
-from agent_lsp.model.catalog import takes_images
+from agent_lsp.model.catalog import images_refused
 
 log = logging.getLogger(__name__)
 REPLY_LIMIT = 4000  # characters of the agent's answer shown by window/showMessage to plain clients
@@ -146,11 +146,3 @@ class Prompts:
         for live in self.sessions.open.values():
             if live.token is not None and live.token == token:
                 live.cancel()
-
-
-def images_refused(parts: list[Part], provider: str, model: str) -> str | None:
-    """Why a prompt whose ``parts`` hold an image cannot go to ``model`` (known to read text only), or None."""
-    has_image = any(p.inline_data is not None and p.inline_data.mime_type.startswith("image/") for p in parts)
-    if has_image and takes_images(provider, model) is False:
-        return f"{model} does not take images. Remove the images, or pick a model that reads images."
-    return None
