@@ -97,6 +97,24 @@ end, {
   desc = "Attach an image file to the next prompt (png, jpeg, gif, webp; ! clears the attached images)",
 })
 
+command("AgentAutoApprove", function(o)
+  require("agent_lsp.auto_approve").command(o.fargs)
+end, {
+  nargs = "*",
+  complete = function(arglead, line)
+    return require("agent_lsp.auto_approve").complete(arglead, line)
+  end,
+  desc = "Auto-approve a kind of tool (read, edit, shell, mcp, web) for this session or workspace, or turn it off",
+})
+
+-- A session opened or loaded: its auto-approve switches (a workspace's saved ones) for the winbar.
+vim.api.nvim_create_autocmd("User", {
+  pattern = "AgentSession",
+  callback = function()
+    require("agent_lsp.auto_approve").refresh()
+  end,
+})
+
 command("AgentLspInstall", function()
   require("agent_lsp.install").command()
 end, { desc = "Install or update the agent server from this plugin's checkout into a private venv" })

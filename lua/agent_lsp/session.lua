@@ -34,6 +34,7 @@ local M = {}
 ---@field title string?
 ---@field request integer? The running turn's request id
 ---@field usage { used: integer, size: integer }?
+---@field auto_approve table? The server's agent/autoApprove answer: {available, reason?, kinds = {{kind, scope}}}
 ---@field image_input boolean? Whether the model reads images (the server's promptCapabilities.image); nil: unknown
 
 ---@type agent_lsp.Session?
@@ -77,6 +78,7 @@ function M.refresh_status()
     end
     parts[#parts + 1] = "mode: " .. mode
   end
+  parts[#parts + 1] = require("agent_lsp.auto_approve").text(s.auto_approve)
   parts[#parts + 1] = s.request and "working… (" .. config.options.keymaps.cancel .. " cancels)" or "ready"
   view.set_status(table.concat(parts, " · "))
 end

@@ -27,10 +27,12 @@ export class PanelActions {
     private readonly controller: ChatController,
     private readonly host: Host,
   ) {
-    // A new, loaded or resumed session: its switches (a workspace's saved ones included) from the server.
+    // A new, loaded or resumed session (its switches, a workspace's saved ones included), or another mode (plan
+    // mode's note): the switches again from the server.
     controller.onChange((state) => {
-      if (state.sessionId !== this.shownFor && state.serverStatus === "running") {
-        this.shownFor = state.sessionId;
+      const key = `${state.sessionId ?? ""} ${state.currentMode ?? ""}`;
+      if (key !== this.shownFor && state.serverStatus === "running") {
+        this.shownFor = key;
         if (state.sessionId !== undefined) {
           void this.refreshAutoApprove();
         }

@@ -1,7 +1,8 @@
 --- Spec: `@` completes the workspace's files in the chat prompt (the server's agent/findFiles, .gitignore
 --- respected), the server reads the mentioned file with the prompt, and :AgentAdd puts selected lines there;
 --- `@` also completes another language server's workspace symbols and the diagnostics (`@problems`), and
---- :AgentAttach sends an image with the next prompt (a file that is not one, or too big, is refused in words).
+--- :AgentAttach sends an image with the next prompt (a file that is not one, or too big, is refused in words);
+--- :AgentAutoApprove changes a switch through the server and the winbar shows it.
 
 local H = require("harness")
 
@@ -124,6 +125,17 @@ return function()
   H.contains(said[1].msg, "does not take images")
   H.eq(#done, 1, "nothing was sent")
   s.image_input = true
+
+  -- :AgentAutoApprove asks the server, and what is on shows in the chat's winbar.
+  H.ok(s.auto_approve ~= nil and s.auto_approve.available, "the session's switches, fetched when it opened")
+  vim.cmd("AgentAutoApprove shell workspace")
+  H.wait(function()
+    return (view.winbar() or ""):find("auto: Shell✓✓", 1, true) ~= nil
+  end, "Shell on for the workspace in the winbar")
+  vim.cmd("AgentAutoApprove shell off")
+  H.wait(function()
+    return (view.winbar() or ""):find("auto:", 1, true) == nil
+  end, "nothing auto-approved in the winbar")
 
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "What is in it? Mind @problems" })
   view.submit()
