@@ -58,6 +58,8 @@ async def test_switches_allow_a_kind_for_the_session_and_the_workspace(launch: A
 
     state = await editor.request("agent/autoApprove", {"sessionId": later, "kind": "edit", "scope": "off"})
     assert _scopes(state)["edit"] == "off" and not saved.exists()
+    # A workspace change holds for the folder's other open sessions too.
+    assert _scopes(await editor.request("agent/autoApprove", {"sessionId": session}))["edit"] == "off"
     with pytest.raises(Exception, match="unknown auto-approve kind 'disk'"):
         await editor.request("agent/autoApprove", {"sessionId": later, "kind": "disk", "scope": "session"})
     with pytest.raises(Exception, match="scope must be one of off, session, workspace"):
