@@ -11,17 +11,19 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp.errors import ToolError
 from agent_lsp.events import Notice
 from agent_lsp.mcp.catalog import tell_roots_changed
 from agent_lsp.mcp.config import McpServerSpec
 from agent_lsp.mcp.connection import ServerConnection, failure_reason
-from agent_lsp.mcp.oauth import SignIn
 from agent_lsp.mcp.registration import register_server_tools
 from agent_lsp.mcp.tool import ProgressSink
 from agent_lsp.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from agent_lsp.mcp.oauth import SignIn
 
 logger = logging.getLogger(__name__)
 
