@@ -23,25 +23,13 @@ from agent_lsp.mcp.oauth import sign_in
 from agent_lsp.mcp.oauth_store import OAuthTokenStore
 from tests.replay_lines import call_line, text_line
 
-from .conftest import Harness, HttpServer
+from .conftest import Harness, HttpServer, start_http_server
 
 SERVERS = Path(__file__).parent / "servers"
 
 
 def start_oauth_server(*flags: str) -> HttpServer:
-    proc = subprocess.Popen(
-        [sys.executable, str(SERVERS / "oauth_server.py"), *flags],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("PORT "):
-        proc.kill()
-        proc.wait()
-        raise RuntimeError(f"OAuth test server did not start: {line!r}")
-    return HttpServer(proc, int(line.split()[1]))
+    return start_http_server(*flags, script=SERVERS / "oauth_server.py")
 
 
 @pytest.fixture(scope="module")
