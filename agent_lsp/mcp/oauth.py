@@ -81,17 +81,29 @@ async def sign_in(
 
 def signer(notify: Callable[[str], None], open_url: Callable[[str], Awaitable[None]] | None) -> SignIn:
     """The sign-in a session offers: the address is told (``notify``, a notice every front end shows) and
-    opened where the front end can (``open_url``: a browser, the editor's window/showDocument)."""
+    opened where the front end can (``open_url``: a browser, the editor's window/showDocument). ``open_url`` runs
+    while the sign-in waits for the browser and is cancelled when the sign-in ends (an editor may show progress
+    until then)."""
 
     async def sign_in_to(spec: McpServerSpec) -> None:
+        opening: list[asyncio.Task[None]] = []
+
+        async def open_page(url: str) -> None:
+            assert open_url is not None
+            try:
+                await open_url(url)
+            except Exception:
+                logger.warning("opening the sign-in page of MCP server %r failed", spec.name, exc_info=True)
+
         async def present(url: str) -> None:
             notify(f"MCP server '{spec.name}' needs you to sign in: open {url}")
-            if open_url is not None:
-                try:
-                    await open_url(url)
-                except Exception:
-                    logger.warning("opening the sign-in page of MCP server %r failed", spec.name, exc_info=True)
+            if open_url is not None:  # runs beside the wait for the browser (an editor's progress bar lasts)
+                opening.append(asyncio.get_running_loop().create_task(open_page(url)))
 
-        await sign_in(spec, present)
+        try:
+            await sign_in(spec, present)
+        finally:
+            for task in opening:
+                task.cancel()
 
     return sign_in_to

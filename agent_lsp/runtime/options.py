@@ -80,7 +80,8 @@ class SessionSetup:
     # editor's menu can be sent again; the handle's ``command_specs`` has the new list.
     commands_changed: Callable[[], None] | None = None
     # Opens an MCP server's sign-in page for the user (the editor's window/showDocument; None: the user's browser,
-    # where there is one); the address is also said as a notice, so the user can always open it by hand.
+    # where there is one); the address is also said as a notice, so the user can always open it by hand. It runs
+    # while the sign-in waits for the browser and is cancelled when the sign-in ends (progress may last till then).
     open_url: Callable[[str], Awaitable[None]] | None = None
     # Built-in tools the editor provides instead, by name (ACP's terminal runs run_shell_command in the editor);
     # each factory gets the session's ToolContext.

@@ -47,5 +47,9 @@ async def test_the_editor_opens_the_sign_in_page_and_the_tool_works(launch: Any,
         assert done, editor.updates
         assert "from the editor (for a signed-in client: True)" in json.dumps(done)
         assert admin(server, "/test/stats")["authorizations"] == 1
+        # A progress bar while the sign-in waited for the browser, ended once it was over.
+        [reports] = [r for t, r in editor.client.progress_reports.items() if str(t).startswith("agent-sign-in-")]
+        assert reports[0].kind == "begin" and reports[0].title == "Signing in to an MCP server"
+        await until(lambda: reports[-1].kind == "end")
     finally:
         server.stop()

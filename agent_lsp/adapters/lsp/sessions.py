@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.choices import config_options
 from agent_lsp.adapters.live import LiveSession
-from agent_lsp.adapters.lsp import client as caps
 from agent_lsp.adapters.lsp.client import LspClient
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.configuration import Configuration
 from agent_lsp.adapters.lsp.confirmer import LspConfirmer
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
+from agent_lsp.adapters.lsp.sign_in import open_sign_in_page
 from agent_lsp.adapters.updates import UpdateState, to_updates
 from agent_lsp.model.catalog import CHOICE_IDS, takes_images
 from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode
@@ -369,14 +369,3 @@ def _credentials(client: LspClient) -> Iterator[None]:
     except AuthError as exc:
         client.notify("window/showMessage", show_message("error", f"Agent: {exc}"))
         raise RequestError("auth_required", str(exc)) from exc
-
-
-async def open_sign_in_page(client: LspClient, url: str) -> None:
-    """An MCP server's sign-in page (its address is in a window/showMessage too): the editor opens it in the
-    user's browser (``window/showDocument`` with ``external``) when it can, else we open a browser."""
-    if caps.capability(client.capabilities, "window.showDocument.support"):
-        await client.request("window/showDocument", {"uri": url, "external": True})
-        return
-    from agent_lsp.mcp.oauth_callback import open_in_browser
-
-    await open_in_browser(url)
