@@ -7,13 +7,14 @@ from typing import Literal
 
 from agent_lsp.policy.defaults import EDIT_KINDS, READ_KINDS
 from agent_lsp.policy.rules import ALWAYS_ALLOW_PRIORITY, MCP_PREFIX, PolicyRule
+from agent_lsp.vocabulary import at_least_as_permissive
 
 AutoKind = Literal["read", "edit", "shell", "mcp", "web"]
 Scope = Literal["session", "workspace"]
 AUTO_KINDS: tuple[AutoKind, ...] = ("read", "edit", "shell", "mcp", "web")
 SCOPES: tuple[Scope, ...] = ("session", "workspace")
 # Never in plan mode: planning stays read-only whatever is switched on (its deny sits in the default tier).
-AUTO_MODES = ("default", "auto_edit", "yolo")
+AUTO_MODES = at_least_as_permissive("default")
 SHELL_TOOL = "run_shell_command"
 
 
