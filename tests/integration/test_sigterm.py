@@ -22,9 +22,10 @@ from tests.replay_lines import call_line, text_line
 
 
 def _wait_for(path: Path, timeout: float = 30) -> None:
+    """Until ``path`` holds a whole line: the shell's ``echo $$ > file`` creates the file before it writes to it."""
     deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} never appeared"
+    while not (path.exists() and path.read_text().endswith("\n")):
+        assert time.monotonic() < deadline, f"{path} never got its line"
         time.sleep(0.02)
 
 
