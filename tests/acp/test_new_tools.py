@@ -95,11 +95,15 @@ async def test_a_subagent_is_one_tool_call_showing_its_steps(project: Path, env:
     calls = [u for u in updates if u["sessionUpdate"] == "tool_call"]
     # The subagent's own calls are not tool calls of the session: the editor sees one call.
     assert [c["title"] for c in calls] == ["Delegating to agent 'codebase_investigator'"]
+    assert calls[0]["_meta"] == {"agentLsp": {"subagent": "codebase_investigator"}}  # editors fold its steps
     call_id = calls[0]["toolCallId"]
     steps = [u for u in updates if u["sessionUpdate"] == "tool_call_update" and u["toolCallId"] == call_id]
-    shown = json.dumps(steps[-1]["content"])
+    assert any(u.get("status") == "in_progress" and "read_file" in json.dumps(u.get("content")) for u in steps)
     assert steps[-1]["status"] == "completed"
+    # Its steps first (the editors fold them), then its report.
+    shown, report_block = (c["content"]["text"] for c in steps[-1]["content"])
     assert "Reading the source" in shown and "read_file" in shown
+    assert json.loads(report_block) == report
 
 
 async def test_background_processes_are_reported_and_stopped_with_the_session(
