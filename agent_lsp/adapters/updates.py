@@ -142,8 +142,8 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             if diff is not None:
                 content.append(diff_content(diff))
             live = state.live_output.get(call_id)
-            if live:
-                content.append({"type": "content", "content": text_block(f"```\n{live}\n```")})
+            if live or event.name == SUBAGENT_TOOL:  # a subagent's steps are always its first block, maybe empty
+                content.append({"type": "content", "content": text_block(f"```\n{live or ''}\n```")})
             message = error or display
             # A shell's live output is its result already; a subagent's is its steps, and its report comes after.
             if message and (not live or event.name == SUBAGENT_TOOL):

@@ -103,7 +103,7 @@ async def test_a_subagent_is_one_tool_call_showing_its_steps(project: Path, env:
     # Its steps first (the editors fold them), then its report.
     shown, report_block = (c["content"]["text"] for c in steps[-1]["content"])
     assert "Reading the source" in shown and "read_file" in shown
-    assert json.loads(report_block) == report
+    assert report_block.startswith("```json\n") and json.loads(report_block[8:-4]) == report
 
 
 async def test_background_processes_are_reported_and_stopped_with_the_session(

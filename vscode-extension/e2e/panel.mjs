@@ -30,6 +30,7 @@ import {
   transcript,
   waitFor,
 } from "./harness.mjs";
+import { checkSubagent, subagentScript } from "./subagent.mjs";
 
 const argv = process.argv.slice(2);
 const python = option("--python") ?? path.resolve(extensionDir, "..", ".venv", "bin", "python");
@@ -74,6 +75,8 @@ function script() {
       }),
     ]),
     say("Edited ", "app.py."),
+    // Subagents: one card with its steps folded under it (e2e/subagent.mjs).
+    ...subagentScript(say),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -362,6 +365,9 @@ async function main() {
     await page.locator(".monaco-diff-editor .editor.original .view-line", { hasText: 'return "Hello " + name' }).first().waitFor();
     await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: 'return f"Hello {name}"' }).first().waitFor();
     log("changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened");
+
+    await openAgentView(page);
+    await checkSubagent(chat, input, shot);
 
     console.log("panel e2e: passed");
   } catch (err) {

@@ -45,6 +45,8 @@ export interface ToolItem {
   status: ToolStatus;
   content: ToolContent[];
   locations: Location[];
+  /** The subagent's name when the call runs one: its steps fold under the call. */
+  subagent?: string;
 }
 
 export interface NoticeItem {
@@ -240,6 +242,7 @@ export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState 
           status: update.status ?? tool.status,
           locations: update.locations ?? tool.locations,
           content: update.content ?? tool.content,
+          ...(update._meta?.agentLsp?.subagent !== undefined ? { subagent: update._meta.agentLsp.subagent } : {}),
         })),
       });
     case "tool_call_update":

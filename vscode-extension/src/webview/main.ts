@@ -25,6 +25,7 @@ import type { MentionCandidate } from "../mentions";
 import type { FromWebview, ToWebview } from "../messages";
 import { changedFiles } from "../changedFiles";
 import type { ChatState } from "../state";
+import { keepStepsOpen } from "./subagent";
 import {
   escapeHtml,
   renderChips,
@@ -459,6 +460,7 @@ function draw(next: ChatState): void {
         if (entry.node instanceof HTMLDetailsElement && node instanceof HTMLDetailsElement) {
           node.open = entry.node.open;
         }
+        keepStepsOpen(entry.node, node);
         entry.node.replaceWith(node);
       }
       entry = { sig, node };
