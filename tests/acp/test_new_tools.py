@@ -136,6 +136,19 @@ async def test_background_processes_are_reported_and_stopped_with_the_session(
             await asyncio.sleep(0.3)
             # This editor does not take notices outside a prompt, so it is told at the next one.
             await conn.prompt(session_id=sid, prompt=[text_block("anything new?")])
+            # The user sees them too: /tasks, offered with the session's commands.
+            before = len(editor.updates(sid))
+            await conn.prompt(session_id=sid, prompt=[text_block("/tasks")])
+            listed = "".join(
+                u["content"]["text"]
+                for u in editor.updates(sid)[before:]
+                if u["sessionUpdate"] == "agent_message_chunk"
+            )
+    assert f"- [PID {server}] RUNNING: `sleep 60`" in listed
+    assert f"- [PID {short}] EXITED: `sleep 0.5; exit 3` (Exit Code: 3)" in listed
+    offered = [u for u in editor.updates(sid) if u["sessionUpdate"] == "available_commands_update"]
+    assert "tasks" in {c["name"] for c in offered[-1]["availableCommands"]}
+    assert len(fake.generation_requests()) == 4  # /tasks did not reach the model
     shown = json.dumps(editor.updates(sid))
     assert re.search(r"Background process \d+ \(`sleep 0.5; exit 3`\) exited with code 3.", shown), shown
     assert "sleep 60`) " not in shown  # stopped by the session's end, which is not news

@@ -83,4 +83,11 @@ return function()
   H.ok(vim.tbl_contains(progress, "report:Thinking: Looking around"), "a progress report from the thought")
   H.eq(progress[#progress], "end:Done: The project has one file.", "last progress")
   H.eq(require("agent_lsp").statusline(), "", "statusline when idle")
+
+  -- :AgentTasks shows the background processes (none here) in the chat, without asking the model.
+  vim.cmd("AgentTasks")
+  H.wait(function()
+    return #done == 2
+  end, "the /tasks turn")
+  H.contains(H.chat_text(), "No background processes.")
 end
