@@ -61,7 +61,7 @@ def tool_call(call: ev.ToolCallInfo, status: str = "pending") -> Update:
     }
     if call.name == SUBAGENT_TOOL:
         # Marks the call as a subagent's, so an editor can fold its steps (the first content block) under it.
-        update["_meta"] = {"agentLsp": {"subagent": str(call.args.get("agent_name", ""))}}
+        update["_meta"] = {"agent-lsp": {"subagent": str(call.args.get("agent_name", ""))}}
     return update
 
 

@@ -95,7 +95,7 @@ async def test_a_subagent_is_one_tool_call_showing_its_steps(project: Path, env:
     calls = [u for u in updates if u["sessionUpdate"] == "tool_call"]
     # The subagent's own calls are not tool calls of the session: the editor sees one call.
     assert [c["title"] for c in calls] == ["Delegating to agent 'codebase_investigator'"]
-    assert calls[0]["_meta"] == {"agentLsp": {"subagent": "codebase_investigator"}}  # editors fold its steps
+    assert calls[0]["_meta"] == {"agent-lsp": {"subagent": "codebase_investigator"}}  # editors fold its steps
     call_id = calls[0]["toolCallId"]
     steps = [u for u in updates if u["sessionUpdate"] == "tool_call_update" and u["toolCallId"] == call_id]
     assert any(u.get("status") == "in_progress" and "read_file" in json.dumps(u.get("content")) for u in steps)

@@ -62,7 +62,7 @@ def test_live_output_accumulates_and_is_dropped_after_the_call() -> None:
 
 def test_a_subagent_call_is_marked_and_ends_with_its_steps_then_its_report() -> None:
     [call], state = to_updates(ev.ToolCallRequest(SUBAGENT), UpdateState())
-    assert call["_meta"] == {"agentLsp": {"subagent": "cli_help"}}
+    assert call["_meta"] == {"agent-lsp": {"subagent": "cli_help"}}
     assert "_meta" not in to_updates(ev.ToolCallRequest(CALL), state)[0][0]
     _, state = to_updates(ev.ToolOutput("s1", "🔧 get_internal_docs\n"), state)
     [done], _ = to_updates(ev.ToolCallResponse("s1", "invoke_agent", "success", display="The answer."), state)

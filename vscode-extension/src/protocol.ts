@@ -175,7 +175,7 @@ export type SessionUpdate =
       rawInput?: unknown;
       content?: ToolContent[];
       /** agent-lsp's mark on a subagent's call (invoke_agent). */
-      _meta?: { agentLsp?: { subagent?: string } };
+      _meta?: { "agent-lsp"?: { subagent?: string } };
     }
   | {
       sessionUpdate: "tool_call_update";

@@ -160,6 +160,12 @@ function appendThought(items: ChatItem[], text: string): ChatItem[] {
   return [...items, { kind: "thought", id: nextId("thought"), subject: subject || "Thinking", text: body }];
 }
 
+/** The server's mark on a subagent's call (`_meta["agent-lsp"].subagent`), as a ToolItem field. */
+function subagentOf(meta: { "agent-lsp"?: { subagent?: string } } | undefined): { subagent?: string } {
+  const name = meta?.["agent-lsp"]?.subagent;
+  return typeof name === "string" ? { subagent: name } : {};
+}
+
 function upsertTool(items: ChatItem[], toolCallId: string, patch: (tool: ToolItem) => ToolItem): ChatItem[] {
   const index = items.findIndex((i) => i.kind === "tool" && i.toolCallId === toolCallId);
   if (index < 0) {
@@ -242,7 +248,7 @@ export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState 
           status: update.status ?? tool.status,
           locations: update.locations ?? tool.locations,
           content: update.content ?? tool.content,
-          ...(update._meta?.agentLsp?.subagent !== undefined ? { subagent: update._meta.agentLsp.subagent } : {}),
+          ...subagentOf(update._meta),
         })),
       });
     case "tool_call_update":

@@ -181,7 +181,7 @@ function Transcript:_tool(update)
   block.title = update.title or block.title
   block.status = update.status or block.status
   block.tool_kind = update.kind or block.tool_kind
-  local meta = type(update._meta) == "table" and update._meta.agentLsp or nil
+  local meta = type(update._meta) == "table" and update._meta["agent-lsp"] or nil
   block.subagent = type(meta) == "table" and meta.subagent or block.subagent
   local content = update.content
   if block.subagent and type(content) == "table" and #content > 0 then

@@ -16,7 +16,7 @@ test("a subagent's steps fold under its call, closed, with its report below", ()
     title: "Delegating to agent 'cli_help'",
     kind: "other",
     status: "pending",
-    _meta: { agentLsp: { subagent: "cli_help" } },
+    _meta: { "agent-lsp": { subagent: "cli_help" } },
   });
   s = S.applyUpdate(s, {
     sessionUpdate: "tool_call_update",
@@ -41,7 +41,7 @@ test("a subagent's steps fold under its call, closed, with its report below", ()
   // An ordinary tool keeps its content as it was; a subagent without steps shows no fold.
   s = S.applyUpdate(s, { sessionUpdate: "tool_call", toolCallId: "c2", title: "ls", kind: "read", content: [text("a")] });
   assert.ok(!renderItem(s.items[1], md).includes("subagent-steps"));
-  s = S.applyUpdate(s, { sessionUpdate: "tool_call", toolCallId: "c3", title: "x", _meta: { agentLsp: { subagent: "g" } } });
+  s = S.applyUpdate(s, { sessionUpdate: "tool_call", toolCallId: "c3", title: "x", _meta: { "agent-lsp": { subagent: "g" } } });
   s = S.applyUpdate(s, { sessionUpdate: "tool_call_update", toolCallId: "c3", content: [text("```\n\n```"), text("r")] });
   assert.ok(!renderItem(s.items[2], md).includes("<details"));
 });
