@@ -72,6 +72,10 @@ command("AgentMcp", function()
   require("agent_lsp").prompt("/mcp")
 end, { desc = "List the agent's MCP servers: status, tools, prompts and resources" })
 
+command("AgentTasks", function(o)
+  require("agent_lsp").prompt(o.args ~= "" and ("/tasks " .. o.args) or "/tasks")
+end, { nargs = "*", desc = "The agent's background processes: list, `<pid>` shows output, `stop <pid>` stops one" })
+
 command("AgentLogin", function(o)
   require("agent_lsp.login").login(o.fargs)
 end, { nargs = "*", desc = "Sign in: run `agent-lsp login` in a terminal window (flags pass through)" })

@@ -63,6 +63,8 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         extensions=extensions,
         notices=notices,
         interactive=opts.interactive,
+        agent_settings=s.agents,
+        agents_enabled=s.experimental.enable_agents,
     )
     memory = Memory(
         workspace,

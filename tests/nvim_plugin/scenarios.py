@@ -59,11 +59,17 @@ TODOS = {
     ]
 }
 
+REPORT = {"SummaryOfFindings": "main.py prints hi.", "ExplorationTrace": [], "RelevantLocations": []}
+
 SCENARIOS: dict[str, Scenario] = {
     "chat": Scenario(
         [
             call_line("list_directory", {"dir_path": "."}, thought="Looking around"),
             call_line("write_todos", TODOS),
+            # A subagent: one tool line in the chat, its steps folded under it.
+            call_line("invoke_agent", {"agent_name": "codebase_investigator", "prompt": "What does main.py do?"}),
+            call_line("read_file", {"file_path": "main.py"}, thought="Reading main"),
+            call_line("complete_task", {"report": REPORT}),
             text_line("The project ", "has one file."),
         ],
         {"main.py": "print('hi')\n"},

@@ -30,6 +30,7 @@ import {
   transcript,
   waitFor,
 } from "./harness.mjs";
+import { checkSubagent, subagentScript } from "./subagent.mjs";
 
 const argv = process.argv.slice(2);
 const python = option("--python") ?? path.resolve(extensionDir, "..", ".venv", "bin", "python");
@@ -87,6 +88,8 @@ function script() {
     say("Ran ", "unasked."),
     shell("asked-shell", "echo asked-ran"),
     say("Ran ", "when allowed."),
+    // Subagents: one card with its steps folded under it (e2e/subagent.mjs).
+    ...subagentScript(say),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -440,6 +443,10 @@ async function main() {
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "Auto-approve for this session" }).first().click();
     await waitFor("MCP on from the keyboard", async () => (await pressed()).includes("MCP ✓"));
     log("keyboard ok: Ctrl+Alt+G A switched MCP on for the session through the command's pickers");
+
+    // --- Subagents: one card, its steps folded under it (e2e/subagent.mjs) ------------------------------------
+    await openAgentView(page);
+    await checkSubagent(chat, input, shot);
 
     // --- Themes: the panel in light, dark and high contrast (screenshots only) -----------------------------------
     if (shots) {

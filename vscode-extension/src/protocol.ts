@@ -174,6 +174,8 @@ export type SessionUpdate =
       locations?: Location[];
       rawInput?: unknown;
       content?: ToolContent[];
+      /** agent-lsp's mark on a subagent's call (invoke_agent). */
+      _meta?: { "agent-lsp"?: { subagent?: string } };
     }
   | {
       sessionUpdate: "tool_call_update";

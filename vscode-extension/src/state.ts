@@ -46,6 +46,8 @@ export interface ToolItem {
   status: ToolStatus;
   content: ToolContent[];
   locations: Location[];
+  /** The subagent's name when the call runs one: its steps fold under the call. */
+  subagent?: string;
 }
 
 export interface NoticeItem {
@@ -163,6 +165,12 @@ function appendThought(items: ChatItem[], text: string): ChatItem[] {
   return [...items, { kind: "thought", id: nextId("thought"), subject: subject || "Thinking", text: body }];
 }
 
+/** The server's mark on a subagent's call (`_meta["agent-lsp"].subagent`), as a ToolItem field. */
+function subagentOf(meta: { "agent-lsp"?: { subagent?: string } } | undefined): { subagent?: string } {
+  const name = meta?.["agent-lsp"]?.subagent;
+  return typeof name === "string" ? { subagent: name } : {};
+}
+
 function upsertTool(items: ChatItem[], toolCallId: string, patch: (tool: ToolItem) => ToolItem): ChatItem[] {
   const index = items.findIndex((i) => i.kind === "tool" && i.toolCallId === toolCallId);
   if (index < 0) {
@@ -245,6 +253,7 @@ export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState 
           status: update.status ?? tool.status,
           locations: update.locations ?? tool.locations,
           content: update.content ?? tool.content,
+          ...subagentOf(update._meta),
         })),
       });
     case "tool_call_update":

@@ -181,8 +181,15 @@ function Transcript:_tool(update)
   block.title = update.title or block.title
   block.status = update.status or block.status
   block.tool_kind = update.kind or block.tool_kind
+  local meta = type(update._meta) == "table" and update._meta["agent-lsp"] or nil
+  block.subagent = type(meta) == "table" and meta.subagent or block.subagent
+  local content = update.content
+  if block.subagent and type(content) == "table" and #content > 0 then
+    block.steps = render.step_lines(content) -- its first block; what follows is its report or error
+    content = vim.list_slice(content, 2)
+  end
   if block.status == "failed" then
-    block.detail = render.content_text(update.content) or block.detail
+    block.detail = render.content_text(content) or block.detail
   end
   self:_redraw(index)
 end

@@ -26,6 +26,7 @@ import type { FromWebview, ToWebview } from "../messages";
 import { isAutoKind, isAutoScope, renderAutoApprove } from "../autoApprove";
 import { changedFiles, lastUserId } from "../changedFiles";
 import type { ChatState } from "../state";
+import { keepStepsOpen } from "./subagent";
 import {
   escapeHtml,
   renderChips,
@@ -472,6 +473,7 @@ function draw(next: ChatState): void {
         if (entry.node instanceof HTMLDetailsElement && node instanceof HTMLDetailsElement) {
           node.open = entry.node.open;
         }
+        keepStepsOpen(entry.node, node);
         entry.node.replaceWith(node);
       }
       entry = { sig, node };

@@ -6,6 +6,7 @@ import type { ChangedFile } from "../changedFiles";
 import type { Attachment } from "../composer";
 import type { MentionCandidate } from "../mentions";
 import type { ChatItem, ChatState, PendingPermission, ToolItem } from "../state";
+import { renderSubagentBody } from "./subagent";
 
 export type Markdown = (text: string) => string;
 
@@ -61,7 +62,14 @@ function renderTool(item: ToolItem, md: Markdown): string {
       return `<a href="#" class="location" data-path="${escapeHtml(loc.path)}"${line} title="${escapeHtml(loc.path)}">${escapeHtml(label)}</a>`;
     })
     .join(" ");
-  const body = item.content.map((c) => renderContent(c, md)).join("");
+  const body =
+    item.subagent !== undefined
+      ? renderSubagentBody(item.subagent, item.content, item.status === "in_progress", {
+          md,
+          escape: escapeHtml,
+          content: (c) => renderContent(c, md),
+        })
+      : item.content.map((c) => renderContent(c, md)).join("");
   return (
     `<div class="tool status-${item.status}" data-kind="${escapeHtml(item.toolKind)}">` +
     `<div class="tool-head"><span class="tool-icon" aria-label="${STATUS_LABEL[item.status] ?? item.status}">` +
