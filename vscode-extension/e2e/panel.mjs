@@ -1,6 +1,7 @@
 // End-to-end check of the panel's composer in a real VS Code (code-server + headless Chromium): the @ context
 // picker (files, folders, symbols, selection, problems, terminal output, URL as chips) and queued prompts (queue,
-// edit, remove, sent at the turn's end, send now interrupts).
+// edit, remove, sent at the turn's end, send now interrupts), and the actions on a user message (rewind with its
+// preview, undo, edit and resend, fork).
 //
 // node e2e/panel.mjs [--python <venv python>] [--screenshots <dir>] [--keep]
 // Needs `scripts/install-vscode-deps.sh` and `make vsix`. The extension runs that Python's agent_lsp
@@ -47,6 +48,21 @@ const done = (response) => {
 const say = (...texts) => done(texts.map((text) => chunk({ text })));
 const shell = (id, command) => done([chunk({ functionCall: { name: "run_shell_command", id, args: { command, description: id } } })]);
 
+const call = (id, name, args) => done([chunk({ functionCall: { name, id, args } })]);
+
+/** The rewind steps' model answers: turn one edits app.py; turn two edits it again and creates two files. */
+function rewindScript() {
+  return [
+    call("rw-1", "replace", { file_path: "app.py", instruction: "Say Hi.", old_string: 'f"Hello {name}"', new_string: 'f"Hi {name}"' }),
+    say("Now it ", "says Hi."),
+    call("rw-2", "write_file", { file_path: "later.py", content: "LATER = 1\n" }),
+    call("rw-3", "write_file", { file_path: "extra.py", content: "EXTRA = 1\n" }),
+    call("rw-4", "replace", { file_path: "app.py", instruction: "Punctuate.", old_string: 'f"Hi {name}"', new_string: 'f"Hi, {name}!"' }),
+    say("Added two ", "files."),
+    say("Only the ", "edited request."),
+  ];
+}
+
 /** The replay model's answers, one model request a line, in the order the steps below ask. */
 function script() {
   return [
@@ -74,6 +90,8 @@ function script() {
       }),
     ]),
     say("Edited ", "app.py."),
+    // Rewind: a two-edit conversation in a new chat, gone back to, undone, edited and sent again, then forked.
+    ...rewindScript(),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -363,6 +381,8 @@ async function main() {
     await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: 'return f"Hello {name}"' }).first().waitFor();
     log("changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened");
 
+    await rewindSteps({ page, chat, input, workspace, agentHome: dirs["agent-home"], messageTexts, shot, openFile });
+
     console.log("panel e2e: passed");
   } catch (err) {
     failed = true;
@@ -371,6 +391,116 @@ async function main() {
   } finally {
     await shutDown(browser, run, tmp, keep || failed);
   }
+}
+
+/** The last history snapshot of the recording that holds `marker` (history lines store what changed since the
+ * one before: `base` contents of it kept, then `contents`): what the model was sent, with its answer after. */
+function recordedHistory(agentHome, marker) {
+  for (const file of fs.readdirSync(agentHome, { recursive: true })) {
+    if (!String(file).endsWith(".jsonl")) continue;
+    const text = fs.readFileSync(path.join(agentHome, String(file)), "utf8");
+    if (!text.includes(marker)) continue;
+    let history = [];
+    for (const line of text.split("\n")) {
+      if (!line.startsWith('{"type":"history"')) continue;
+      const record = JSON.parse(line);
+      history = [...history.slice(0, record.base ?? 0), ...record.contents];
+    }
+    return history;
+  }
+  throw new Error(`no recording holds ${marker}`);
+}
+
+/**
+ * Rewind, Edit, Undo and Fork from the user messages' action bar, in a new chat of two turns that edit files: the
+ * preview lists what will be restored (a file the user edited since is kept), the disk and the open editor go back,
+ * the box gets the message, Undo puts it all back, and the resent message's request no longer has the cut turn.
+ */
+async function rewindSteps({ page, chat, input, workspace, agentHome, messageTexts, shot, openFile }) {
+  const read = (name) => (fs.existsSync(path.join(workspace, name)) ? fs.readFileSync(path.join(workspace, name), "utf8") : undefined);
+  const hasLine = (text) => page.locator(".editor-instance .monaco-editor .view-line:visible", { hasText: text }).first();
+  await chat.getByRole("button", { name: "+ New chat" }).click();
+  await waitFor("the new chat", async () => (await chat.locator(".msg").count()) === 0, 15000);
+  await input.fill("Greet with Hi");
+  await input.press("Enter");
+  await chat.locator(".msg.agent", { hasText: "Now it says Hi." }).waitFor();
+  await chat.locator("#progress").waitFor({ state: "hidden" });
+  await input.fill("Add later.py and extra.py, punctuate");
+  await input.press("Enter");
+  await chat.locator(".msg.agent", { hasText: "Added two files." }).waitFor();
+  await chat.locator("#progress").waitFor({ state: "hidden" });
+  await waitFor("the second turn's edits on disk", async () => read("app.py")?.includes('f"Hi, {name}!"') && read("extra.py") !== undefined);
+  fs.writeFileSync(path.join(workspace, "extra.py"), "EXTRA = 2  # mine\n"); // the user's own edit: a conflict
+  // app.py open in its own editor (the diff the step before opened is another tab): its buffer must follow.
+  await openFile("app.py");
+  await page.getByRole("tab", { name: /^app\.py($|,)/ }).first().click();
+  await hasLine('f"Hi, {name}!"').waitFor();
+
+  const second = chat.locator(".msg.user", { hasText: "Add later.py and extra.py" }).last();
+  await second.hover();
+  await second.getByRole("button", { name: "Edit this message" }).waitFor();
+  await shot("vscode-panel-rewind-actions.png");
+  await second.getByRole("button", { name: "Edit this message" }).click();
+  const dialog = chat.getByRole("alertdialog", { name: "Edit this message?" });
+  await dialog.waitFor();
+  const group = async (cls) => (await dialog.locator(`.rewind-group.${cls} li`).allInnerTexts()).map((t) => t.trim());
+  const shown = { restore: await group("restore"), delete: await group("delete"), conflicts: await group("conflict") };
+  if (JSON.stringify(shown) !== JSON.stringify({ restore: ["app.py"], delete: ["later.py"], conflicts: ["extra.py"] })) {
+    throw new Error(`the preview lists ${JSON.stringify(shown)}`);
+  }
+  if (read("later.py") === undefined) throw new Error("the preview changed the files");
+  await shot("vscode-panel-rewind-preview.png");
+  // The keyboard is on the dialog's answer: Enter confirms.
+  const focused = await chat.locator(":focus").getAttribute("id");
+  if (focused !== "rewind-confirm") throw new Error(`the focus is on ${focused}, not the dialog's confirm button`);
+  await page.keyboard.press("Enter");
+  await chat.locator(".rewind-done").waitFor();
+  await waitFor("the message back in the box", async () => (await input.inputValue()) === "Add later.py and extra.py, punctuate", 10000);
+  if (!read("app.py").includes('f"Hi {name}"')) throw new Error(`app.py after the rewind:\n${read("app.py")}`);
+  if (read("later.py") !== undefined) throw new Error("later.py (the agent created it) is still there");
+  if (read("extra.py") !== "EXTRA = 2  # mine\n") throw new Error("the user's own edit of extra.py was overwritten");
+  const users = await messageTexts(".msg.user");
+  if (JSON.stringify(users) !== JSON.stringify(["Greet with Hi"])) throw new Error(`after the rewind the chat shows ${JSON.stringify(users)}`);
+  await hasLine('f"Hi {name}"').waitFor({ timeout: 15000 }); // the open editor reloaded from disk
+  await shot("vscode-panel-rewind-done.png");
+  log("rewind ok: the preview listed app.py restored, later.py removed, extra.py kept (the user's edit); disk, editor, chat and box followed");
+
+  await chat.getByRole("button", { name: "Undo rewind" }).click();
+  await waitFor("the undo on disk", async () => read("app.py")?.includes('f"Hi, {name}!"') && read("later.py") !== undefined, 15000);
+  await waitFor("the chat put back", async () => (await messageTexts(".msg.user")).length === 2, 10000);
+  await hasLine('f"Hi, {name}!"').waitFor({ timeout: 15000 });
+  log("undo ok: the files, the editor and the chat came back");
+
+  // Edit again, change the text, send: the model's next request has no trace of the cut turn.
+  await input.fill("");
+  await chat.locator(".msg.user", { hasText: "Add later.py and extra.py" }).last().hover();
+  await chat.locator(".msg.user", { hasText: "Add later.py and extra.py" }).last().getByRole("button", { name: "Edit this message" }).click();
+  await chat.getByRole("button", { name: "Rewind and edit" }).click();
+  await waitFor("the message back in the box", async () => (await input.inputValue()) === "Add later.py and extra.py, punctuate", 10000);
+  await input.fill("Add only later.py");
+  await input.press("Enter");
+  await chat.locator(".msg.agent", { hasText: "Only the edited request." }).waitFor();
+  await chat.locator("#progress").waitFor({ state: "hidden" });
+  if ((await chat.locator(".rewind-done").count()) !== 0) throw new Error("Undo rewind is still offered after a prompt");
+  const sent = recordedHistory(agentHome, "Add only later.py")
+    .filter((c) => c.role === "user")
+    .flatMap((c) => c.parts.filter((p) => typeof p.text === "string").map((p) => p.text));
+  const asked = sent.filter((t) => /Greet with Hi|Add later\.py|Add only later\.py/.test(t));
+  if (asked.length !== 2 || !asked[0].includes("Greet with Hi") || !asked[1].includes("Add only later.py")) {
+    throw new Error(`the history after the resend holds ${JSON.stringify(asked)}`);
+  }
+  if (JSON.stringify(recordedHistory(agentHome, "Add only later.py")).includes("Added two files")) {
+    throw new Error("the cut turn's calls are still in the history");
+  }
+  log("edit ok: the edited message went out with the history cut before the old one");
+
+  // Fork from the resent message: a new chat with the conversation before it, the message in the box.
+  const resent = chat.locator(".msg.user", { hasText: "Add only later.py" }).last();
+  await resent.hover();
+  await resent.getByRole("button", { name: "Fork from this message" }).click();
+  await waitFor("the fork's box", async () => (await input.inputValue()) === "Add only later.py", 15000);
+  await waitFor("the fork's chat", async () => JSON.stringify(await messageTexts(".msg.user")) === JSON.stringify(["Greet with Hi"]), 15000);
+  log("fork ok: the fork shows the conversation before the message and has it in the box");
 }
 
 main().catch((err) => {
