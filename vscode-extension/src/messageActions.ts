@@ -5,7 +5,8 @@ import type { ChatItem, ChatState } from "./state";
 import * as S from "./state";
 import { METHODS, type SessionDescription } from "./protocol";
 
-/** Rewind: back to before the message (the draft is kept). Edit: the same, then the message goes into the box. */
+/** Rewind: back to before the message, which goes into the box if that is empty (a draft is kept). Edit: the same,
+ * and the message replaces what is in the box. */
 export type RewindAction = "rewind" | "edit";
 
 /** What agent/rewind's dry run says the files will go through. */
@@ -29,8 +30,9 @@ export interface RewindView {
   preview?: RewindPreview;
   /** The last rewind: what it did, undoable until the next prompt. */
   done?: FileChanges & { text: string; filesAvailable: boolean };
-  /** Text for the composer (Edit, Fork): the page puts it in the box once per seq. */
-  composer?: { text: string; seq: number };
+  /** Text for the composer (Rewind, Edit, Fork): the page puts it in the box once per seq; `ifEmpty`: only
+   * when the box is empty. */
+  composer?: { text: string; seq: number; ifEmpty?: boolean };
 }
 
 export type MessageActionMessage =
@@ -163,9 +165,7 @@ export class MessageActions {
       preview: undefined,
       done: { text: done.text, restore: done.restore, delete: done.delete, conflicts: done.conflicts, filesAvailable: done.filesAvailable ?? true },
     };
-    if (preview.action === "edit") {
-      view.composer = this.composer(done.text);
-    }
+    view.composer = { ...this.composer(done.text), ...(preview.action === "rewind" ? { ifEmpty: true } : {}) };
     this.host.set(S.bump(now, { items: itemsBefore(now.items, preview.itemId), plan: [], rewind: view }));
   }
 

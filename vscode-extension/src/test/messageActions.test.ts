@@ -65,7 +65,7 @@ test("Edit shows the dry run first, then rewinds, cuts the transcript and puts t
   assert.equal(controller.state.rewind?.done, undefined);
 });
 
-test("Rewind leaves the box alone; Cancel does nothing; the next prompt makes a rewind final", async () => {
+test("Rewind offers the message to an empty box only; Cancel does nothing; the next prompt makes a rewind final", async () => {
   const { controller, conn, second } = await twoTurns();
   await controller.handleMessage({ type: "rewind", itemId: second });
   await controller.handleMessage({ type: "rewindCancel" });
@@ -73,7 +73,7 @@ test("Rewind leaves the box alone; Cancel does nothing; the next prompt makes a 
   assert.equal(controller.state.items.length, 4);
   await controller.handleMessage({ type: "rewind", itemId: second });
   await controller.handleMessage({ type: "rewindConfirm" });
-  assert.equal(controller.state.rewind?.composer, undefined);
+  assert.deepEqual(controller.state.rewind?.composer, { text: "second", seq: controller.state.rewind?.composer?.seq, ifEmpty: true });
   assert.ok(controller.state.rewind?.done);
   await controller.send("again");
   assert.equal(controller.state.rewind?.done, undefined, "no undo after a prompt");

@@ -144,8 +144,12 @@ function save(): void {
 const drawRewind = installMessageActions(
   (message) => vscode.postMessage(message),
   el("rewind"),
-  (text, seq) => {
+  (text, seq, ifEmpty) => {
     saved.composerSeq = seq;
+    if (ifEmpty && (input.value.trim() !== "" || attachments.length > 0)) {
+      save();
+      return; // a rewind keeps the user's draft
+    }
     input.value = text;
     input.focus();
     input.setSelectionRange(text.length, text.length);

@@ -50,7 +50,7 @@ export function renderRewind(view: RewindView | undefined): string {
     const title = edit ? "Edit this message?" : "Rewind to before this message?";
     const what = edit
       ? "The conversation goes back to before it and the message is put in the box to change and send again."
-      : "The conversation goes back to before it; your draft in the box stays.";
+      : "The conversation goes back to before it and the message is put in the box (a draft there stays).";
     return (
       `<div class="rewind-preview" role="alertdialog" aria-modal="false" aria-labelledby="rewind-title" aria-describedby="rewind-summary">` +
       `<div id="rewind-title" class="rewind-title">${escapeHtml(title)}</div>` +
@@ -80,7 +80,7 @@ export function renderRewind(view: RewindView | undefined): string {
 export function installMessageActions(
   post: (message: FromWebview) => void,
   holder: HTMLElement,
-  setDraft: (text: string, seq: number) => void,
+  setDraft: (text: string, seq: number, ifEmpty: boolean) => void,
   seenSeq: number,
 ): (view: RewindView | undefined) => void {
   document.addEventListener("click", (event) => {
@@ -128,7 +128,7 @@ export function installMessageActions(
     const composer = view?.composer;
     if (composer !== undefined && composer.seq !== composerSeq) {
       composerSeq = composer.seq;
-      setDraft(composer.text, composer.seq);
+      setDraft(composer.text, composer.seq, composer.ifEmpty === true);
     }
   };
 }
