@@ -135,14 +135,11 @@ export class MessageActions {
 
   /** Rewind or Edit asked: the server's dry run says what will be restored; the panel asks to confirm. */
   private async preview(action: RewindAction, itemId: string): Promise<void> {
-    const state = this.host.state();
-    if (!(await this.idle(state))) {
+    const target = await this.target(itemId);
+    if (target === undefined) {
       return;
     }
-    const index = await this.indexOf(state, itemId);
-    if (index === undefined) {
-      return;
-    }
+    const { state, index } = target;
     const plan = await this.host.request<RewindAnswer>(METHODS.rewind, { sessionId: state.sessionId, messageIndex: index, dryRun: true });
     this.patch({ preview: { itemId, action, index, text: plan.text, restore: plan.restore, delete: plan.delete, conflicts: plan.conflicts } });
   }
@@ -183,14 +180,11 @@ export class MessageActions {
 
   /** Fork from a message: a new session with the conversation before it, the message in the box to send. */
   private async fork(itemId: string): Promise<void> {
-    const state = this.host.state();
-    if (!(await this.idle(state))) {
+    const target = await this.target(itemId);
+    if (target === undefined) {
       return;
     }
-    const index = await this.indexOf(state, itemId);
-    if (index === undefined) {
-      return;
-    }
+    const { state, index } = target;
     const params: Record<string, unknown> = { sessionId: state.sessionId, messageIndex: index };
     if (state.cwd) params.cwd = state.cwd;
     // The server replays the fork's conversation (agent/update, replay) before answering: the controller adopts
@@ -219,6 +213,16 @@ export class MessageActions {
       return false;
     }
     return true;
+  }
+
+  /** The current state and the server's index of user message `itemId`, when the chat is idle and it has one. */
+  private async target(itemId: string): Promise<{ state: ChatState; index: number } | undefined> {
+    const state = this.host.state();
+    if (!(await this.idle(state))) {
+      return undefined;
+    }
+    const index = await this.indexOf(state, itemId);
+    return index === undefined ? undefined : { state, index };
   }
 
   private async indexOf(state: ChatState, itemId: string): Promise<number | undefined> {
