@@ -94,3 +94,31 @@ test("Fork from a message opens the new session with the message in the box", as
   assert.deepEqual(controller.state.items.map((i) => i.kind), ["user"]);
   assert.equal(controller.state.rewind?.composer?.text, "second");
 });
+
+test("the bar labels every action for screen readers; the preview lists the files, conflicts as kept", async () => {
+  const { renderRewind, userMessageActions } = await import("../webview/messageActions");
+  const bar = userMessageActions("u<1>");
+  for (const label of ["Copy this message", "Rewind to before this message", "Edit this message", "Fork from this message"]) {
+    assert.ok(bar.includes(`aria-label="${label}"`), label);
+  }
+  assert.ok(bar.includes('data-item="u&lt;1&gt;"'), "the id is escaped");
+  const preview = renderRewind({
+    preview: { itemId: "u1", action: "edit", index: 1, text: "add <b>", restore: ["a.py"], delete: ["new.py"], conflicts: ["mine.py"] },
+  });
+  assert.ok(preview.includes('role="alertdialog"') && preview.includes("Edit this message?"));
+  assert.ok(preview.includes("“add &lt;b&gt;”"), "the message text is escaped");
+  assert.match(preview, /Kept as you left them[^<]*<\/div><ul><li>mine\.py<\/li>/);
+  assert.ok(preview.includes("1 file restored, 1 file the agent created removed, 1 file you edited since kept as they are."));
+  assert.ok(preview.includes(">Rewind and edit</button>"));
+  const done = renderRewind({ done: { text: "x", restore: [], delete: [], conflicts: [], filesAvailable: false } });
+  assert.ok(done.includes("checkpoints are off") && done.includes("Undo rewind"));
+  assert.equal(renderRewind(undefined), "");
+});
+
+test("the page's messages for these actions are checked for shape", async () => {
+  const { parseWebviewMessage } = await import("../messages");
+  assert.deepEqual(parseWebviewMessage({ type: "edit", itemId: "u1", extra: 1 }), { type: "edit", itemId: "u1" });
+  assert.equal(parseWebviewMessage({ type: "fork" }), undefined);
+  assert.equal(parseWebviewMessage({ type: "rewind", itemId: 3 }), undefined);
+  assert.deepEqual(parseWebviewMessage({ type: "rewindUndo" }), { type: "rewindUndo" });
+});

@@ -83,6 +83,7 @@ export function installMessageActions(
   setDraft: (text: string, seq: number, ifEmpty: boolean) => void,
   seenSeq: number,
 ): (view: RewindView | undefined) => void {
+  let opener: HTMLElement | undefined; // the button that asked: the keyboard goes back to it on Cancel
   document.addEventListener("click", (event) => {
     const target = (event.target as HTMLElement).closest<HTMLElement>("[data-msg-action],[data-rewind]");
     if (target === null) {
@@ -91,6 +92,7 @@ export function installMessageActions(
     event.preventDefault();
     const { msgAction, item, rewind } = target.dataset;
     if ((msgAction === "rewind" || msgAction === "edit" || msgAction === "fork") && item !== undefined) {
+      opener = target;
       post({ type: msgAction, itemId: item });
     } else if (rewind === "confirm") {
       post({ type: "rewindConfirm" });
@@ -121,7 +123,9 @@ export function installMessageActions(
         holder.querySelector<HTMLButtonElement>("#rewind-confirm")?.focus();
         holder.scrollIntoView({ block: "nearest" });
       } else if (hadFocus) {
-        holder.querySelector<HTMLButtonElement>("button")?.focus();
+        // The dialog closed under the keyboard: to the Undo button after a rewind, else back where it was asked.
+        const next = holder.querySelector<HTMLButtonElement>("button") ?? (opener?.isConnected ? opener : undefined);
+        next?.focus();
       }
       asked = key;
     }
