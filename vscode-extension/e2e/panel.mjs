@@ -5,7 +5,9 @@
 //
 // node e2e/panel.mjs [--python <venv python>] [--screenshots <dir>] [--keep]
 // Needs `scripts/install-vscode-deps.sh` and `make vsix`. The extension runs that Python's agent_lsp
-// (agentLsp.pythonPath, default the checkout's .venv) on the replay model, in yolo mode so no question interrupts.
+// (agentLsp.pythonPath, default the checkout's .venv) in yolo mode so no question interrupts, against the fake
+// Gemini server (tests/fakes/fake_gemini.py, run with that Python) serving the script below and recording every
+// request, so a step can check what the model was sent.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -28,6 +30,7 @@ import {
   runDirs,
   shutDown,
   startCodeServer,
+  startFake,
   transcript,
   waitFor,
 } from "./harness.mjs";
@@ -63,7 +66,7 @@ function rewindScript() {
   ];
 }
 
-/** The replay model's answers, one model request a line, in the order the steps below ask. */
+/** The model's answers (Gemini CLI --fake-responses lines), one model request a line, in the order the steps ask. */
 function script() {
   return [
     // Mentions: the answer to the prompt that carries every kind of chip.
@@ -120,13 +123,12 @@ async function main() {
     fs.mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
     fs.writeFileSync(path.join(workspace, rel), text);
   }
-  const scriptFile = path.join(tmp, "replay.jsonl");
+  const scriptFile = path.join(tmp, "model-script.jsonl");
   fs.writeFileSync(scriptFile, script() + "\n");
+  const fakeGemini = await startFake(python, ["-m", "tests.fakes.fake_gemini", "--script", scriptFile], "the fake Gemini server");
+  process.on("exit", () => fakeGemini.stop()); // also when code-server fails to start
   fs.mkdirSync(path.join(dirs["user-data"], "Machine"), { recursive: true });
-  fs.writeFileSync(
-    path.join(dirs["user-data"], "Machine", "settings.json"),
-    JSON.stringify({ "agentLsp.pythonPath": python, "agentLsp.server.args": ["--fake-responses", scriptFile] }),
-  );
+  fs.writeFileSync(path.join(dirs["user-data"], "Machine", "settings.json"), JSON.stringify({ "agentLsp.pythonPath": python }));
   fs.mkdirSync(path.join(dirs["user-data"], "User"), { recursive: true });
   fs.writeFileSync(
     path.join(dirs["user-data"], "User", "settings.json"),
@@ -135,6 +137,8 @@ async function main() {
   const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     ...homeEnv(dirs),
+    GEMINI_API_KEY: "e2e-key-not-real",
+    GOOGLE_GEMINI_BASE_URL: fakeGemini.url,
     LANG: "C.UTF-8",
     EXTENSIONS_GALLERY: NO_GALLERY,
   };
@@ -381,7 +385,7 @@ async function main() {
     await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: 'return f"Hello {name}"' }).first().waitFor();
     log("changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened");
 
-    await rewindSteps({ page, chat, input, workspace, agentHome: dirs["agent-home"], messageTexts, shot, openFile });
+    await rewindSteps({ page, chat, input, workspace, modelUrl: fakeGemini.url, messageTexts, shot, openFile });
 
     console.log("panel e2e: passed");
   } catch (err) {
@@ -389,26 +393,16 @@ async function main() {
     await reportFailure(browser, tmp, run, dirs["user-data"]);
     throw err;
   } finally {
+    fakeGemini.stop();
     await shutDown(browser, run, tmp, keep || failed);
   }
 }
 
-/** The last history snapshot of the recording that holds `marker` (history lines store what changed since the
- * one before: `base` contents of it kept, then `contents`): what the model was sent, with its answer after. */
-function recordedHistory(agentHome, marker) {
-  for (const file of fs.readdirSync(agentHome, { recursive: true })) {
-    if (!String(file).endsWith(".jsonl")) continue;
-    const text = fs.readFileSync(path.join(agentHome, String(file)), "utf8");
-    if (!text.includes(marker)) continue;
-    let history = [];
-    for (const line of text.split("\n")) {
-      if (!line.startsWith('{"type":"history"')) continue;
-      const record = JSON.parse(line);
-      history = [...history.slice(0, record.base ?? 0), ...record.contents];
-    }
-    return history;
-  }
-  throw new Error(`no recording holds ${marker}`);
+/** The user's texts in the last model request the fake Gemini server recorded (the history it was sent). */
+async function lastRequestTexts(modelUrl) {
+  const recorded = await (await fetch(`${modelUrl}/_fake/requests`)).json();
+  const last = recorded.filter((r) => r.action === "streamGenerateContent").at(-1);
+  return last.body.contents.filter((c) => c.role === "user").flatMap((c) => c.parts.filter((p) => typeof p.text === "string").map((p) => p.text));
 }
 
 /**
@@ -416,7 +410,7 @@ function recordedHistory(agentHome, marker) {
  * preview lists what will be restored (a file the user edited since is kept), the disk and the open editor go back,
  * the box gets the message, Undo puts it all back, and the resent message's request no longer has the cut turn.
  */
-async function rewindSteps({ page, chat, input, workspace, agentHome, messageTexts, shot, openFile }) {
+async function rewindSteps({ page, chat, input, workspace, modelUrl, messageTexts, shot, openFile }) {
   const read = (name) => (fs.existsSync(path.join(workspace, name)) ? fs.readFileSync(path.join(workspace, name), "utf8") : undefined);
   const hasLine = (text) => page.locator(".editor-instance .monaco-editor .view-line:visible", { hasText: text }).first();
   await chat.getByRole("button", { name: "+ New chat" }).click();
@@ -482,15 +476,9 @@ async function rewindSteps({ page, chat, input, workspace, agentHome, messageTex
   await chat.locator(".msg.agent", { hasText: "Only the edited request." }).waitFor();
   await chat.locator("#progress").waitFor({ state: "hidden" });
   if ((await chat.locator(".rewind-done").count()) !== 0) throw new Error("Undo rewind is still offered after a prompt");
-  const sent = recordedHistory(agentHome, "Add only later.py")
-    .filter((c) => c.role === "user")
-    .flatMap((c) => c.parts.filter((p) => typeof p.text === "string").map((p) => p.text));
-  const asked = sent.filter((t) => /Greet with Hi|Add later\.py|Add only later\.py/.test(t));
+  const asked = (await lastRequestTexts(modelUrl)).filter((t) => /Greet with Hi|Add later\.py|Add only later\.py/.test(t));
   if (asked.length !== 2 || !asked[0].includes("Greet with Hi") || !asked[1].includes("Add only later.py")) {
-    throw new Error(`the history after the resend holds ${JSON.stringify(asked)}`);
-  }
-  if (JSON.stringify(recordedHistory(agentHome, "Add only later.py")).includes("Added two files")) {
-    throw new Error("the cut turn's calls are still in the history");
+    throw new Error(`the model's request after the resend holds ${JSON.stringify(asked)}`);
   }
   log("edit ok: the edited message went out with the history cut before the old one");
 
