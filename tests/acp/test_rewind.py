@@ -152,3 +152,5 @@ async def test_session_fork_from_a_message(project: Path, env: dict[str, str]) -
                     raise AssertionError(f"a fork from message {bad!r} must fail")
         editor.checker.assert_clean()
     assert editor.checker.checked.get("ForkSessionResponse") == 1
+    initialized = next(f["result"] for f in editor.checker.frames if "agentCapabilities" in f.get("result", {}))
+    assert initialized["agentCapabilities"]["_meta"]["agent-lsp"]["forkFromMessage"] is True
