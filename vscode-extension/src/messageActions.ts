@@ -62,19 +62,37 @@ interface RewindAnswer extends FileChanges {
   filesAvailable?: boolean;
 }
 
+/** Whether the panel's text of a user message is the server's (the panel adds its chips' labels after the text). */
+function sameMessage(shown: string, sent: string): boolean {
+  const a = shown.replace(/\s+/g, " ").trim();
+  const b = sent.replace(/\s+/g, " ").trim();
+  return a === b || (b !== "" && a.startsWith(b)) || (a !== "" && b.startsWith(a));
+}
+
 /**
- * The server's index of the panel's user message `itemId`. Both count the session's user messages in order; a
- * turn the panel did not start itself (a code action's) may be missing from the panel, so they are lined up from
- * the end, where the two agree.
+ * The server's index of the panel's user message `itemId`. Both list the session's user messages in order, but a
+ * turn the panel did not start itself (a code action's) is only in the server's list: the two are lined up from
+ * the latest message back, by text, passing over the server's extra ones. If the texts do not line up (a message
+ * the server holds in other words), they are lined up by position from the end.
  */
-export function serverIndex(items: ChatItem[], itemId: string, serverCount: number): number | undefined {
+export function serverIndex(items: ChatItem[], itemId: string, messages: { text: string }[]): number | undefined {
   const users = items.filter((i) => i.kind === "user");
   const at = users.findIndex((i) => i.id === itemId);
   if (at < 0) {
     return undefined;
   }
-  const index = serverCount - (users.length - at);
-  return index >= 0 ? index : undefined;
+  let k = messages.length;
+  for (let i = users.length - 1; i >= at; i--) {
+    k -= 1;
+    while (k >= 0 && !sameMessage(users[i].text, messages[k].text)) {
+      k -= 1;
+    }
+    if (k < 0) {
+      const index = messages.length - (users.length - at);
+      return index >= 0 ? index : undefined;
+    }
+  }
+  return k;
 }
 
 /** The transcript before user message `itemId` (what stays after rewinding to it). */
@@ -227,7 +245,7 @@ export class MessageActions {
 
   private async indexOf(state: ChatState, itemId: string): Promise<number | undefined> {
     const listing = await this.host.request<RewindListing>(METHODS.rewind, { sessionId: state.sessionId });
-    const index = serverIndex(state.items, itemId, listing.messages.length);
+    const index = serverIndex(state.items, itemId, listing.messages);
     const message = index === undefined ? undefined : listing.messages[index];
     if (message === undefined || !message.rewindable) {
       await this.host.warn(

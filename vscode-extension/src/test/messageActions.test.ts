@@ -30,16 +30,20 @@ async function twoTurns() {
   return { host, controller, conn, second };
 }
 
-test("the panel's user messages line up with the server's from the end", () => {
+test("the panel's user messages line up with the server's from the end, by text", () => {
   const items: S.ChatItem[] = [
     { kind: "user", id: "u1", text: "a" },
     { kind: "agent", id: "a1", text: "b" },
-    { kind: "user", id: "u2", text: "c" },
+    { kind: "user", id: "u2", text: "c\n\n`@app.py`" },
   ];
-  assert.equal(serverIndex(items, "u2", 2), 1);
-  assert.equal(serverIndex(items, "u2", 3), 2, "a code action's turn before them is counted by the server only");
-  assert.equal(serverIndex(items, "u1", 1), undefined);
-  assert.equal(serverIndex(items, "nope", 2), undefined);
+  const sent = (...texts: string[]) => texts.map((text) => ({ text }));
+  assert.equal(serverIndex(items, "u2", sent("a", "c")), 1, "chips' labels follow the text in the panel");
+  assert.equal(serverIndex(items, "u1", sent("a", "c")), 0);
+  assert.equal(serverIndex(items, "u2", sent("explain", "a", "c")), 2, "a code action's turn before them");
+  assert.equal(serverIndex(items, "u1", sent("a", "explain", "c")), 0, "a code action's turn between them");
+  assert.equal(serverIndex(items, "u1", sent("x", "y")), 0, "texts that do not line up: by position");
+  assert.equal(serverIndex(items, "u1", sent("c")), undefined);
+  assert.equal(serverIndex(items, "nope", sent("a", "c")), undefined);
 });
 
 test("Edit shows the dry run first, then rewinds, cuts the transcript and puts the message in the box; undo puts it back", async () => {
