@@ -53,14 +53,14 @@ const shell = (id, command) => done([chunk({ functionCall: { name: "run_shell_co
 
 const call = (id, name, args) => done([chunk({ functionCall: { name, id, args } })]);
 
-/** The rewind steps' model answers: turn one edits app.py; turn two edits it again and creates two files. */
+/** The rewind steps' model answers: turn one edits greet.py; turn two edits it again and creates two files. */
 function rewindScript() {
   return [
-    call("rw-1", "replace", { file_path: "app.py", instruction: "Say Hi.", old_string: 'f"Hello {name}"', new_string: 'f"Hi {name}"' }),
+    call("rw-1", "replace", { file_path: "greet.py", instruction: "Say Hi.", old_string: 'f"Hello {name}"', new_string: 'f"Hi {name}"' }),
     say("Now it ", "says Hi."),
     call("rw-2", "write_file", { file_path: "later.py", content: "LATER = 1\n" }),
     call("rw-3", "write_file", { file_path: "extra.py", content: "EXTRA = 1\n" }),
-    call("rw-4", "replace", { file_path: "app.py", instruction: "Punctuate.", old_string: 'f"Hi {name}"', new_string: 'f"Hi, {name}!"' }),
+    call("rw-4", "replace", { file_path: "greet.py", instruction: "Punctuate.", old_string: 'f"Hi {name}"', new_string: 'f"Hi, {name}!"' }),
     say("Added two ", "files."),
     say("Only the ", "edited request."),
   ];
@@ -91,8 +91,21 @@ function script() {
           args: { file_path: "app.py", instruction: "Use an f-string.", old_string: '    return "Hello " + name', new_string: '    return f"Hello {name}"' },
         },
       }),
+      chunk({ functionCall: { name: "write_file", id: "edit-2", args: { file_path: "extra.txt", content: "made by the turn\n" } } }),
     ]),
     say("Edited ", "app.py."),
+    // Auto-approve (default mode): an edit with Edit switched on for the session, asked by nobody.
+    done([
+      chunk({
+        functionCall: { name: "replace", id: "edit-3", args: { file_path: "app.py", instruction: "Say hi.", old_string: '"Hello "', new_string: '"Hi "' } },
+      }),
+    ]),
+    say("Said ", "hi."),
+    // A command with Shell switched on for the workspace, then one with it off again (asked).
+    shell("auto-shell", "echo auto-ran"),
+    say("Ran ", "unasked."),
+    shell("asked-shell", "echo asked-ran"),
+    say("Ran ", "when allowed."),
     // Rewind: a two-edit conversation in a new chat, gone back to, undone, edited and sent again, then forked.
     ...rewindScript(),
   ]
@@ -385,7 +398,90 @@ async function main() {
     await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: 'return f"Hello {name}"' }).first().waitFor();
     log("changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened");
 
+    // --- Revert all: the turn's files put back by the server's checkpoints; one the user changed since is kept ---
+    const appFile = path.join(workspace, "app.py");
+    const extraFile = path.join(workspace, "extra.txt");
+    fs.writeFileSync(extraFile, "mine now\n");
+    await chat.getByRole("button", { name: "Revert all" }).click();
+    await chat.locator(".notice", { hasText: "Reverted the last turn's changes to 1 file." }).waitFor();
+    await chat.locator(".notice", { hasText: "Not reverted, changed since the turn (yours kept): extra.txt" }).waitFor();
+    await waitFor("app.py back as before the turn", async () => fs.readFileSync(appFile, "utf8").includes('return "Hello " + name'));
+    if (fs.readFileSync(extraFile, "utf8") !== "mine now\n") throw new Error("Revert all overwrote the user's change");
+    await waitFor("the changed-files list to go", async () => (await chat.locator(".changes").count()) === 0);
+    await shot("vscode-panel-revert-all.png");
+    log("revert all ok: app.py reverted through agent/rewind (revertTurn); extra.txt, changed since, kept and named");
+
+    // --- Auto-approve: switches per kind, shown in the panel, enforced by the server -----------------------------
+    await chat.locator("#mode").selectOption("default");
+    const autoButton = (label) => chat.locator(".auto-approve button", { hasText: new RegExp(`^${label}`) });
+    await autoButton("Edit").waitFor();
+    const pressed = async () => chat.locator('.auto-approve button[aria-pressed="true"]').allInnerTexts();
+    if ((await pressed()).length !== 0) throw new Error(`switches on at start: ${await pressed()}`);
+    await autoButton("Edit").click();
+    await waitFor("Edit on for this session", async () => JSON.stringify(await pressed()) === JSON.stringify(["Edit ✓"]));
+    await input.fill("say hi in app.py");
+    await input.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "Said hi." }).waitFor(); // no question held the turn
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    if (!fs.readFileSync(appFile, "utf8").includes('"Hi " + name')) throw new Error("the auto-approved edit did not land");
+    // Keep all: the list goes, the change stays.
+    await chat.getByRole("button", { name: "Keep all" }).click();
+    await waitFor("the changed-files list to go after Keep all", async () => (await chat.locator(".changes").count()) === 0);
+    if (!fs.readFileSync(appFile, "utf8").includes('"Hi " + name')) throw new Error("Keep all changed the file");
+    await autoButton("Shell").click();
+    await waitFor("Shell on for this session", async () => (await pressed()).includes("Shell ✓"));
+    await autoButton("Shell").click();
+    await waitFor("Shell on for this workspace", async () => (await pressed()).includes("Shell ✓✓"));
+    const projects = path.join(dirs["agent-home"], "projects");
+    const saved = () => fs.readdirSync(projects).map((d) => path.join(projects, d, "auto-approve.json")).filter((f) => fs.existsSync(f));
+    if (saved().length !== 1 || JSON.parse(fs.readFileSync(saved()[0], "utf8")).kinds.join() !== "shell") {
+      throw new Error(`the workspace switch was not saved in the user's state: ${saved()}`);
+    }
+    if (fs.existsSync(path.join(workspace, ".gemini"))) throw new Error("auto-approve wrote into the workspace");
+    await shot("vscode-panel-auto-approve.png", chat.locator(".auto-approve"));
+    await input.fill("run it");
+    await input.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "Ran unasked." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    await autoButton("Shell").click(); // workspace → off
+    await waitFor("Shell off", async () => !(await pressed()).some((t) => t.startsWith("Shell")));
+    if (saved().length !== 0) throw new Error("switching the workspace's Shell off left its file");
+    await input.fill("run it again");
+    await input.press("Enter");
+    const card = chat.locator(".permission", { hasText: "echo asked-ran" });
+    await card.waitFor();
+    await card.locator("button.perm").first().click();
+    await chat.locator(".msg.agent", { hasText: "Ran when allowed." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    log("auto-approve ok: Edit (session) and Shell (workspace, saved in the user's state) ran unasked; Shell off asked again");
+    // Keyboard: the chord Ctrl+Alt+G, A asks which kind and for how long (the same request as the panel's buttons).
+    await page.locator(".part.editor .monaco-editor").first().click();
+    await page.keyboard.press("Control+Alt+G");
+    await page.keyboard.press("A");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "MCP" }).first().click();
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Auto-approve for this session" }).first().click();
+    await waitFor("MCP on from the keyboard", async () => (await pressed()).includes("MCP ✓"));
+    log("keyboard ok: Ctrl+Alt+G A switched MCP on for the session through the command's pickers");
+
     await rewindSteps({ page, chat, input, workspace, modelUrl: fakeGemini.url, messageTexts, shot, openFile });
+
+    // --- Themes: the panel in light, dark and high contrast (screenshots only) -----------------------------------
+    if (shots) {
+      for (const [theme, name] of [
+        ["Light Modern", "light"],
+        ["Dark Modern", "dark"],
+        ["Dark High Contrast", "high-contrast"],
+      ]) {
+        await page.keyboard.press("F1");
+        await page.locator(".quick-input-widget input").fill(">Preferences: Color Theme");
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Preferences: Color Theme" }).first().click();
+        await page.locator(".quick-input-widget input").fill(theme);
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: theme }).first().click();
+        await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+        await page.waitForTimeout(800); // the webview takes the theme's colours a moment later
+        await shot(`vscode-panel-theme-${name}.png`);
+      }
+    }
 
     console.log("panel e2e: passed");
   } catch (err) {
@@ -413,6 +509,7 @@ async function lastRequestTexts(modelUrl) {
 async function rewindSteps({ page, chat, input, workspace, modelUrl, messageTexts, shot, openFile }) {
   const read = (name) => (fs.existsSync(path.join(workspace, name)) ? fs.readFileSync(path.join(workspace, name), "utf8") : undefined);
   const hasLine = (text) => page.locator(".editor-instance .monaco-editor .view-line:visible", { hasText: text }).first();
+  fs.writeFileSync(path.join(workspace, "greet.py"), 'def greet(name):\n    return f"Hello {name}"\n');
   await chat.getByRole("button", { name: "+ New chat" }).click();
   await waitFor("the new chat", async () => (await chat.locator(".msg").count()) === 0, 15000);
   await input.fill("Greet with Hi");
@@ -423,11 +520,11 @@ async function rewindSteps({ page, chat, input, workspace, modelUrl, messageText
   await input.press("Enter");
   await chat.locator(".msg.agent", { hasText: "Added two files." }).waitFor();
   await chat.locator("#progress").waitFor({ state: "hidden" });
-  await waitFor("the second turn's edits on disk", async () => read("app.py")?.includes('f"Hi, {name}!"') && read("extra.py") !== undefined);
+  await waitFor("the second turn's edits on disk", async () => read("greet.py")?.includes('f"Hi, {name}!"') && read("extra.py") !== undefined);
   fs.writeFileSync(path.join(workspace, "extra.py"), "EXTRA = 2  # mine\n"); // the user's own edit: a conflict
-  // app.py open in its own editor (the diff the step before opened is another tab): its buffer must follow.
-  await openFile("app.py");
-  await page.getByRole("tab", { name: /^app\.py($|,)/ }).first().click();
+  // greet.py open in an editor of its own, its tab in front: its buffer must follow.
+  await openFile("greet.py");
+  await page.getByRole("tab", { name: /^greet\.py($|,)/ }).first().click();
   await hasLine('f"Hi, {name}!"').waitFor();
 
   const second = chat.locator(".msg.user", { hasText: "Add later.py and extra.py" }).last();
@@ -439,7 +536,7 @@ async function rewindSteps({ page, chat, input, workspace, modelUrl, messageText
   await dialog.waitFor();
   const group = async (cls) => (await dialog.locator(`.rewind-group.${cls} li`).allInnerTexts()).map((t) => t.trim());
   const shown = { restore: await group("restore"), delete: await group("delete"), conflicts: await group("conflict") };
-  if (JSON.stringify(shown) !== JSON.stringify({ restore: ["app.py"], delete: ["later.py"], conflicts: ["extra.py"] })) {
+  if (JSON.stringify(shown) !== JSON.stringify({ restore: ["greet.py"], delete: ["later.py"], conflicts: ["extra.py"] })) {
     throw new Error(`the preview lists ${JSON.stringify(shown)}`);
   }
   if (read("later.py") === undefined) throw new Error("the preview changed the files");
@@ -450,17 +547,17 @@ async function rewindSteps({ page, chat, input, workspace, modelUrl, messageText
   await page.keyboard.press("Enter");
   await chat.locator(".rewind-done").waitFor();
   await waitFor("the message back in the box", async () => (await input.inputValue()) === "Add later.py and extra.py, punctuate", 10000);
-  if (!read("app.py").includes('f"Hi {name}"')) throw new Error(`app.py after the rewind:\n${read("app.py")}`);
+  if (!read("greet.py").includes('f"Hi {name}"')) throw new Error(`greet.py after the rewind:\n${read("greet.py")}`);
   if (read("later.py") !== undefined) throw new Error("later.py (the agent created it) is still there");
   if (read("extra.py") !== "EXTRA = 2  # mine\n") throw new Error("the user's own edit of extra.py was overwritten");
   const users = await messageTexts(".msg.user");
   if (JSON.stringify(users) !== JSON.stringify(["Greet with Hi"])) throw new Error(`after the rewind the chat shows ${JSON.stringify(users)}`);
   await hasLine('f"Hi {name}"').waitFor({ timeout: 15000 }); // the open editor reloaded from disk
   await shot("vscode-panel-rewind-done.png");
-  log("rewind ok: the preview listed app.py restored, later.py removed, extra.py kept (the user's edit); disk, editor, chat and box followed");
+  log("rewind ok: the preview listed greet.py restored, later.py removed, extra.py kept (the user's edit); disk, editor, chat and box followed");
 
   await chat.getByRole("button", { name: "Undo rewind" }).click();
-  await waitFor("the undo on disk", async () => read("app.py")?.includes('f"Hi, {name}!"') && read("later.py") !== undefined, 15000);
+  await waitFor("the undo on disk", async () => read("greet.py")?.includes('f"Hi, {name}!"') && read("later.py") !== undefined, 15000);
   await waitFor("the chat put back", async () => (await messageTexts(".msg.user")).length === 2, 10000);
   await hasLine('f"Hi, {name}!"').waitFor({ timeout: 15000 });
   log("undo ok: the files, the editor and the chat came back");

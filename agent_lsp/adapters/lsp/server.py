@@ -30,6 +30,7 @@ from agent_lsp.adapters.coalesce import TextMerger
 from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.adapters.lsp import capabilities as lsp_caps
 from agent_lsp.adapters.lsp import transport
+from agent_lsp.adapters.lsp.auto_approve import auto_approve
 from agent_lsp.adapters.lsp.files import FileFinder
 from agent_lsp.adapters.lsp.framing import FrameReader
 from agent_lsp.adapters.lsp.ordering import AnswersFirst
@@ -212,6 +213,7 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     _request(server, "agent/findFiles", lambda p, _id: finder.find(p))
     _request(server, "agent/rewind", lambda p, _id: rewind(sessions, p))
     _request(server, "agent/fork", lambda p, _id: fork(sessions, p))
+    _request(server, "agent/autoApprove", lambda p, _id: auto_approve(sessions, p))
 
     @server.feature("agent/cancel")
     def cancel(params: Any) -> None:
