@@ -586,6 +586,20 @@ async function rewindSteps({ page, chat, input, workspace, modelUrl, messageText
   await waitFor("the fork's box", async () => (await input.inputValue()) === "Add only later.py", 15000);
   await waitFor("the fork's chat", async () => JSON.stringify(await messageTexts(".msg.user")) === JSON.stringify(["Greet with Hi"]), 15000);
   log("fork ok: the fork shows the conversation before the message and has it in the box");
+
+  // From the keyboard anywhere: Ctrl+Alt+G W picks a message and an action; the panel asks; Escape cancels.
+  await page.locator(".part.editor .monaco-editor").first().click();
+  await page.keyboard.press("Control+Alt+G");
+  await page.keyboard.press("W");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Greet with Hi" }).first().click();
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Rewind" }).first().click();
+  const question = chat.getByRole("alertdialog", { name: "Rewind to before this message?" });
+  await question.waitFor();
+  if ((await question.locator(".rewind-group.restore li").allInnerTexts()).join() !== "greet.py") throw new Error("the fork's rewind does not list greet.py");
+  await chat.locator("#rewind-confirm").press("Escape");
+  await question.waitFor({ state: "detached" });
+  if (!read("greet.py").includes('f"Hi {name}"')) throw new Error("a cancelled rewind changed greet.py");
+  log("keyboard ok: Ctrl+Alt+G W asked to rewind the fork to its first message (greet.py listed); Escape left everything as it was");
 }
 
 main().catch((err) => {
