@@ -53,6 +53,7 @@ class SessionHandle:
     temp_dir: Path | None = None  # removed by aclose
     notice_sink: Callable[[ev.Notice], None] | None = None
     commands_changed: Callable[[], None] | None = None  # the adapter's: the command list changed by itself
+    open_url: Callable[[str], Awaitable[None]] | None = None  # the adapter's: open an MCP sign-in page
     sampler: Callable[[str, Any], Awaitable[Any]] | None = None  # MCP sampling through the session's model
     background: list[asyncio.Task[None]] = field(default_factory=list)  # the adapter's tasks, cancelled on close
     processes: BackgroundProcesses | None = None  # the model's is_background commands, stopped on close
@@ -126,7 +127,7 @@ class SessionHandle:
     def start(self) -> None:
         """Start what runs in the background (MCP servers, tool discovery). Needs the running event loop."""
         if self.external is not None:
-            self.external.start(self.notify, self.commands_changed, self.sampler)
+            self.external.start(self.notify, self.commands_changed, self.sampler, self.open_url)
         if self.processes is not None:
             # A server the model started in the background stopping on its own is worth knowing about.
             self.processes.watch(

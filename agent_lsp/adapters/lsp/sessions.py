@@ -22,6 +22,7 @@ from agent_lsp.adapters.lsp.configuration import Configuration
 from agent_lsp.adapters.lsp.confirmer import LspConfirmer
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
+from agent_lsp.adapters.lsp.sign_in import open_sign_in_page
 from agent_lsp.adapters.updates import UpdateState, to_updates
 from agent_lsp.model.catalog import CHOICE_IDS, takes_images
 from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode
@@ -128,6 +129,7 @@ class Sessions:
             checkpointing=settings.checkpointing,
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
             commands_changed=lambda: self._announce_commands(sid),
+            open_url=lambda url: open_sign_in_page(self.client, url),
         )
 
     def _open(self, opening: SessionOpening) -> LspSession:
