@@ -155,6 +155,17 @@ export async function startFake(python, args, what) {
   };
 }
 
+/** The panel's chord from the editor (Ctrl+Alt+G, then `letter`), then a click on the quick pick row naming each of
+ * `rows` in turn. */
+export async function chord(page, letter, ...rows) {
+  await page.locator(".part.editor .monaco-editor").first().click();
+  await page.keyboard.press("Control+Alt+G");
+  await page.keyboard.press(letter);
+  for (const row of rows) {
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: row }).first().click();
+  }
+}
+
 export function need(file, what) {
   if (!fs.existsSync(file)) {
     throw new Error(`${what} is missing (${file}); run scripts/install-vscode-deps.sh and 'npm run package' first`);

@@ -15,6 +15,7 @@ import {
   NO_GALLERY,
   QUIET_USER_SETTINGS,
   agentLog,
+  chord,
   chromiumPath,
   codeServer,
   extensionDir,
@@ -455,11 +456,7 @@ async function main() {
     await chat.locator("#progress").waitFor({ state: "hidden" });
     log("auto-approve ok: Edit (session) and Shell (workspace, saved in the user's state) ran unasked; Shell off asked again");
     // Keyboard: the chord Ctrl+Alt+G, A asks which kind and for how long (the same request as the panel's buttons).
-    await page.locator(".part.editor .monaco-editor").first().click();
-    await page.keyboard.press("Control+Alt+G");
-    await page.keyboard.press("A");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "MCP" }).first().click();
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Auto-approve for this session" }).first().click();
+    await chord(page, "A", "MCP", "Auto-approve for this session");
     await waitFor("MCP on from the keyboard", async () => (await pressed()).includes("MCP ✓"));
     log("keyboard ok: Ctrl+Alt+G A switched MCP on for the session through the command's pickers");
 
@@ -588,11 +585,7 @@ async function rewindSteps({ page, chat, input, workspace, modelUrl, messageText
   log("fork ok: the fork shows the conversation before the message and has it in the box");
 
   // From the keyboard anywhere: Ctrl+Alt+G W picks a message and an action; the panel asks; Escape cancels.
-  await page.locator(".part.editor .monaco-editor").first().click();
-  await page.keyboard.press("Control+Alt+G");
-  await page.keyboard.press("W");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Greet with Hi" }).first().click();
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Rewind" }).first().click();
+  await chord(page, "W", "Greet with Hi", "Rewind");
   const question = chat.getByRole("alertdialog", { name: "Rewind to before this message?" });
   await question.waitFor();
   if ((await question.locator(".rewind-group.restore li").allInnerTexts()).join() !== "greet.py") throw new Error("the fork's rewind does not list greet.py");
