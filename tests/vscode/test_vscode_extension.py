@@ -195,6 +195,14 @@ def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Pa
     assert (
         "changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened" in proc.stdout
     )
+    for line in (
+        "rewind ok: the preview listed greet.py restored, later.py removed, extra.py kept (the user's edit); disk, "
+        "editor, chat and box followed",
+        "undo ok: the files, the editor and the chat came back",
+        "edit ok: the edited message went out with the history cut before the old one",
+        "fork ok: the fork shows the conversation before the message and has it in the box",
+    ):
+        assert line in proc.stdout, proc.stdout[-3000:]
     assert "message actions ok: Retry sent the answered message again; Copy put the response on the clipboard" in (
         proc.stdout
     )

@@ -6,6 +6,7 @@ import type { Cancellation, Connection, Host } from "./host";
 import { changedFiles, openChange } from "./changedFiles";
 import { type Draft, promptOf, transcriptText } from "./composer";
 import type { FromWebview } from "./messages";
+import { MESSAGE_ACTION_TYPES, MessageActions } from "./messageActions";
 import {
   REVIEW_DIFF,
   choices,
@@ -58,6 +59,13 @@ export class ChatController {
   inline: InlineReview | undefined;
   /** Where "before the turn" texts live while their diff is open (the proposals' in-memory files). */
   store: ProposalStore | undefined;
+  /** Rewind, Edit and Fork on the user's messages. */
+  readonly messageActions = new MessageActions({
+    state: () => this.state,
+    set: (next) => this.set(next),
+    request: (method, params) => this.request(method, params),
+    warn: async (message) => void (await this.host.showMessage("warning", message)),
+  });
 
   constructor(
     private readonly host: Host,
@@ -313,8 +321,7 @@ export class ChatController {
     }
   }
 
-  /** Retry: the message a response answered goes again (queued when a turn runs). Rewind, edit and fork are to
-   * come from the rewind work; they will take the same item id. */
+  /** Retry: the message a response answered goes again (queued when a turn runs). */
   async retry(itemId: string): Promise<void> {
     const draft = S.promptBefore(this.state, itemId);
     if (draft !== undefined) {
@@ -342,6 +349,7 @@ export class ChatController {
       await this.host.showMessage("warning", "The agent is still working; stop it first or wait for it to finish.");
       return undefined;
     }
+    this.messageActions.forget(); // a prompt makes the last rewind final
     this.set(S.setBusy(this.state, true, "Thinking…"));
     let connection: Connection | undefined;
     let stop: string | undefined;
@@ -390,6 +398,7 @@ export class ChatController {
       await this.host.showMessage("warning", "The agent is still working; stop it first or wait for it to finish.");
       return;
     }
+    this.messageActions.forget();
     this.set(S.setBusy(this.state, true, "Thinking…"));
     let connection: Connection | undefined;
     let stop: string | undefined;
@@ -527,6 +536,10 @@ export class ChatController {
 
   async handleMessage(msg: FromWebview): Promise<void> {
     try {
+      if (MESSAGE_ACTION_TYPES.has(msg.type)) {
+        await this.messageActions.handle(msg as Parameters<MessageActions["handle"]>[0]);
+        return;
+      }
       switch (msg.type) {
         case "ready":
           this.panelReady = true;

@@ -1,6 +1,7 @@
 // Activation: wires the server, chat panel, diff review, status bar and commands together (no logic of its own).
 
 import { PanelActions } from "./panelActions";
+import { registerMessageCommands } from "./messageCommands";
 import { registerPanelCommands } from "./panelCommands";
 import * as path from "node:path";
 import * as vscode from "vscode";
@@ -169,6 +170,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, new ProposalFileSystem(store, PROPOSAL_SCHEME)),
     vscode.languages.registerCodeLensProvider({ scheme: PROPOSAL_SCHEME }, codeLens),
     ...registerPanelCommands(controller, actions, chatView, host),
+    ...registerMessageCommands(controller, host),
     vscode.commands.registerCommand("agentLsp.newChat", async () => {
       await host.revealPanel();
       await controller.handleMessage({ type: "newChat" });

@@ -3,6 +3,7 @@
 import { type AutoKind, type AutoScope, isAutoKind, isAutoScope } from "./autoApprove";
 import { type Attachment, parseAttachments } from "./composer";
 import type { MentionCandidate } from "./mentions";
+import { MESSAGE_ACTION_TYPES, type MessageActionMessage, parseMessageAction } from "./messageActions";
 import type { ChatState } from "./state";
 
 export type FromWebview =
@@ -11,8 +12,9 @@ export type FromWebview =
   /** Stop the running turn and send this next: a queued message (`id`) or the composer's draft. */
   | { type: "sendNow"; id?: string; text?: string; attachments?: Attachment[] }
   | { type: "queueRemove"; id: string }
-  /** Per-message actions, by transcript item id (rewind, edit and fork will join them). */
+  /** Per-message actions, by transcript item id (Rewind, Edit and Fork: messageActions.ts). */
   | { type: "retry"; itemId: string }
+  | MessageActionMessage
   | { type: "copy"; itemId: string }
   /** The diff of a file the last turn changed (before the turn ↔ now). */
   | { type: "openChange"; path: string }
@@ -74,6 +76,9 @@ export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
     return undefined;
   }
   const msg = raw as Record<string, unknown>;
+  if (typeof msg.type === "string" && MESSAGE_ACTION_TYPES.has(msg.type)) {
+    return parseMessageAction(msg);
+  }
   if (typeof msg.type !== "string" || !KNOWN.has(msg.type)) {
     return undefined;
   }

@@ -8,6 +8,8 @@ export const METHODS = {
   setMode: "agent/setMode",
   setModel: "agent/setModel",
   findFiles: "agent/findFiles",
+  rewind: "agent/rewind",
+  fork: "agent/fork",
   cancel: "agent/cancel",
   update: "agent/update",
   requestPermission: "agent/requestPermission",

@@ -15,6 +15,7 @@ import type {
   ToolStatus,
 } from "./protocol";
 import type { Draft } from "./composer";
+import type { RewindView } from "./messageActions";
 
 export interface UserItem {
   kind: "user";
@@ -107,6 +108,8 @@ export interface ChatState {
   sessions: SessionInfo[];
   serverStatus: "starting" | "running" | "stopped" | "failed";
   serverMessage?: string;
+  /** A rewind's preview waiting for confirmation, the last rewind (undoable), text for the box (messageActions.ts). */
+  rewind?: RewindView;
   /** Bumped on each change so the webview can tell stale snapshots apart. */
   revision: number;
 }

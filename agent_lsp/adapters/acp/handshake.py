@@ -108,7 +108,8 @@ def initialize_result(*, auth_required: bool, terminal_auth: bool = False) -> di
             },
             "auth": {"logout": {}},
             # Our extension methods (docs/protocol-acp.md#extensions): a client that knows them may call them.
-            "_meta": {"agent-lsp": {"rewind": "_agent-lsp/rewind"}},
+            # forkFromMessage: session/fork takes _meta.messageIndex (docs/protocol-acp.md)
+            "_meta": {"agent-lsp": {"rewind": "_agent-lsp/rewind", "forkFromMessage": True}},
         },
         "authMethods": methods if auth_required else [],
         "agentInfo": {"name": "agent-lsp", "title": "agent-lsp (Gemini)", "version": __version__},

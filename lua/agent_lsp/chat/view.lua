@@ -44,9 +44,16 @@ function M.transcript()
   local buf = scratch("agent://chat", "markdown")
   vim.bo[buf].modifiable = false
   map_common(buf)
-  vim.keymap.set("n", config.options.keymaps.rewind, function()
+  local keys = config.options.keymaps
+  vim.keymap.set("n", keys.rewind, function()
     require("agent_lsp.rewind").rewind()
   end, { buffer = buf, desc = "Rewind to before the message under the cursor" })
+  vim.keymap.set("n", keys.edit, function()
+    require("agent_lsp.rewind").edit()
+  end, { buffer = buf, desc = "Rewind to before the message under the cursor and edit it in the prompt" })
+  vim.keymap.set("n", keys.fork, function()
+    require("agent_lsp.rewind").fork()
+  end, { buffer = buf, desc = "Fork: a new session with the conversation before the message under the cursor" })
   state.transcript = transcript_mod.new(buf)
   return state.transcript
 end

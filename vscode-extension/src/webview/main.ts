@@ -27,6 +27,7 @@ import { isAutoKind, isAutoScope, renderAutoApprove } from "../autoApprove";
 import { changedFiles, lastUserId } from "../changedFiles";
 import type { ChatState } from "../state";
 import { keepStepsOpen } from "./subagent";
+import { installMessageActions } from "./messageActions";
 import {
   escapeHtml,
   renderChips,
@@ -51,6 +52,8 @@ interface Saved {
   attachments?: Attachment[];
   scrollTop: number;
   atBottom: boolean;
+  /** The last text the extension put in the box (Edit, Fork), so a reloaded page does not put it in again. */
+  composerSeq?: number;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -97,6 +100,7 @@ app.innerHTML = `
 <div id="plan"></div>
 <div id="changes"></div>
 <div id="permissions"></div>
+<div id="rewind"></div>
 <div id="queue"></div>
 <footer>
   <div id="progress" class="progress" hidden><span class="spinner" aria-hidden="true"></span><span id="progress-text"></span>
@@ -137,8 +141,26 @@ function showHints(): void {
 }
 function save(): void {
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
-  vscode.setState({ draft: input.value, attachments, scrollTop: transcript.scrollTop, atBottom });
+  vscode.setState({ draft: input.value, attachments, scrollTop: transcript.scrollTop, atBottom, composerSeq: saved.composerSeq });
 }
+
+const drawRewind = installMessageActions(
+  (message) => vscode.postMessage(message),
+  el("rewind"),
+  (text, seq, ifEmpty) => {
+    saved.composerSeq = seq;
+    if (ifEmpty && (input.value.trim() !== "" || attachments.length > 0)) {
+      save();
+      return; // a rewind keeps the user's draft
+    }
+    input.value = text;
+    input.focus();
+    input.setSelectionRange(text.length, text.length);
+    save();
+    showHints();
+  },
+  saved.composerSeq ?? 0,
+);
 
 /** A short message above the box (a refused image, a model without image input); empty hides it. */
 function note(text: string): void {
@@ -509,6 +531,7 @@ function draw(next: ChatState): void {
   progress.hidden = !next.busy;
   el("progress-text").textContent = next.progress ?? "Working…";
   el("queue").innerHTML = renderQueue(next);
+  drawRewind(next.rewind);
   const sendButton = el<HTMLButtonElement>("send");
   sendButton.disabled = next.serverStatus !== "running";
   // While a turn runs, Send queues the message and "Send now" interrupts the turn for it.

@@ -7,6 +7,7 @@ import type { Attachment } from "../composer";
 import type { MentionCandidate } from "../mentions";
 import type { ChatItem, ChatState, PendingPermission, ToolItem } from "../state";
 import { renderSubagentBody } from "./subagent";
+import { userMessageActions } from "./messageActions";
 
 export type Markdown = (text: string) => string;
 
@@ -81,7 +82,7 @@ function renderTool(item: ToolItem, md: Markdown): string {
   );
 }
 
-/** Copy (and Retry on a response) under a message; the rewind work adds its actions here, by the same item id. */
+/** Copy and Retry under a response (a user message's bar, with Rewind, Edit and Fork: messageActions.ts). */
 function messageActions(id: string, what: string, retry: boolean): string {
   const item = escapeHtml(id);
   const retryButton = retry
@@ -96,7 +97,7 @@ function messageActions(id: string, what: string, retry: boolean): string {
 export function renderItem(item: ChatItem, md: Markdown): string {
   switch (item.kind) {
     case "user":
-      return `<div class="msg user">${md(item.text)}${messageActions(item.id, "message", false)}</div>`;
+      return `<div class="msg user">${md(item.text)}${userMessageActions(item.id)}</div>`;
     case "agent":
       return `<div class="msg agent">${md(item.text)}${messageActions(item.id, "response", true)}</div>`;
     case "thought":
