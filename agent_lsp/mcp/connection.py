@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from agent_lsp.mcp.config import McpServerSpec
+from agent_lsp.mcp.elicitation import Elicitor, answer_elicitation
 from agent_lsp.mcp.transport import (
     WatchedReadStream,
     import_sdk,
@@ -49,6 +50,11 @@ class ConnectionOwner(Protocol):
         ...
 
     async def sample(self, server: str, params: Any) -> Any: ...
+
+    @property
+    def elicitor(self) -> Elicitor | None:
+        """Shows a server's form to the user; None: elicitation is not declared."""
+        ...
 
 
 class ServerConnection:
@@ -142,6 +148,12 @@ class ServerConnection:
         async def sample(context: Any, params: Any) -> Any:
             return await self._owner.sample(self.spec.name, params)
 
+        elicitor = self._owner.elicitor
+
+        async def elicit(context: Any, params: Any) -> Any:
+            assert elicitor is not None
+            return await answer_elicitation(elicitor, self.spec.name, params)
+
         async def list_roots(context: Any) -> Any:
             from mcp_types import ListRootsResult, Root
 
@@ -162,6 +174,8 @@ class ServerConnection:
                     # Declaring roots (with list_changed) as Gemini CLI does: the session's workspace folders.
                     list_roots_callback=list_roots if self._owner.roots() is not None else None,
                     sampling_callback=sample if self._owner.samples else None,
+                    # Declared (form and URL, as the SDK does) when the editor can show a form; URLs are declined.
+                    elicitation_callback=elicit if elicitor is not None else None,
                 )
             )
             try:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from agent_lsp import events as ev
     from agent_lsp.core.ports import Confirmer
     from agent_lsp.core.retry import RetryPolicy
+    from agent_lsp.mcp.elicitation import Elicitor
     from agent_lsp.model.base import Content
     from agent_lsp.tools.base import Tool
     from agent_lsp.tools.context import ToolContext
@@ -79,6 +80,8 @@ class SessionSetup:
     # Told when the session's commands change on their own (an MCP server's prompts arrive or change), so the
     # editor's menu can be sent again; the handle's ``command_specs`` has the new list.
     commands_changed: Callable[[], None] | None = None
+    # Shows an MCP server's form (elicitation) to the user; None: the capability is not declared.
+    elicitor: Elicitor | None = None
     # Built-in tools the editor provides instead, by name (ACP's terminal runs run_shell_command in the editor);
     # each factory gets the session's ToolContext.
     replace_tools: Mapping[str, Callable[[ToolContext], Tool]] = field(default_factory=dict)

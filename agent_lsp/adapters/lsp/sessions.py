@@ -20,6 +20,7 @@ from agent_lsp.adapters.lsp.client import LspClient
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.configuration import Configuration
 from agent_lsp.adapters.lsp.confirmer import LspConfirmer
+from agent_lsp.adapters.lsp.elicitation import LspElicitor
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
 from agent_lsp.adapters.updates import UpdateState, to_updates
@@ -128,6 +129,7 @@ class Sessions:
             checkpointing=settings.checkpointing,
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
             commands_changed=lambda: self._announce_commands(sid),
+            elicitor=LspElicitor(self.client, sid),
         )
 
     def _open(self, opening: SessionOpening) -> LspSession:
