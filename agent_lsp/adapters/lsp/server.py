@@ -32,6 +32,7 @@ from agent_lsp.adapters.lsp import capabilities as lsp_caps
 from agent_lsp.adapters.lsp import transport
 from agent_lsp.adapters.lsp.files import FileFinder
 from agent_lsp.adapters.lsp.framing import FrameReader
+from agent_lsp.adapters.lsp.mcp_servers import McpServers
 from agent_lsp.adapters.lsp.ordering import AnswersFirst
 from agent_lsp.adapters.lsp.outbox import Outbox
 from agent_lsp.adapters.lsp.params import RequestError
@@ -189,7 +190,8 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     server = AgentServer(options, out)
     service = server.service
     sessions, prompts, commands, fs = service.sessions, service.prompts, service.commands, service.fs
-    finder = FileFinder(service.config)
+    mcp = McpServers(sessions)
+    finder = FileFinder(service.config, mcp)
 
     @server.feature(types.INITIALIZED)
     async def initialized(_params: Any) -> None:
@@ -212,6 +214,8 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     _request(server, "agent/findFiles", lambda p, _id: finder.find(p))
     _request(server, "agent/rewind", lambda p, _id: rewind(sessions, p))
     _request(server, "agent/fork", lambda p, _id: fork(sessions, p))
+    _request(server, "agent/mcpServers", lambda p, _id: mcp.servers(p))
+    _request(server, "agent/mcpRestart", lambda p, _id: mcp.restart(p))
 
     @server.feature("agent/cancel")
     def cancel(params: Any) -> None:
