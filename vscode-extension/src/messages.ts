@@ -1,6 +1,7 @@
 // Messages between the chat webview and the extension (both directions), shared by both sides.
 
 import { type Attachment, parseAttachments } from "./composer";
+import { type ElicitResult, parseFormAnswer } from "./elicitation";
 import type { MentionCandidate } from "./mentions";
 import type { ChatState } from "./state";
 
@@ -22,6 +23,8 @@ export type FromWebview =
   | { type: "setMode"; modeId: string }
   | { type: "setModel"; modelId: string }
   | { type: "permission"; requestId: string; optionId: string }
+  /** An MCP server's form answered (elicitation.ts). */
+  | { type: "elicit"; requestId: string; result: ElicitResult }
   | { type: "reviewDiff"; requestId: string }
   | { type: "openLocation"; path: string; line?: number }
   | { type: "restartServer" }
@@ -50,13 +53,14 @@ const KNOWN = new Set([
   "setMode",
   "setModel",
   "permission",
+  "elicit",
   "reviewDiff",
   "openLocation",
   "restartServer",
   "mentionQuery",
   "mentionPick",
 ]);
-const MENTION_KINDS = new Set(["file", "folder", "symbol", "problems", "selection", "terminal", "url"]);
+const MENTION_KINDS = new Set(["file", "folder", "symbol", "problems", "selection", "terminal", "url", "resource"]);
 
 /** A webview message checked for shape; anything else (a compromised or stale page) is dropped. */
 export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
@@ -104,6 +108,10 @@ export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
       return str("requestId") && str("optionId") ? (msg as FromWebview) : undefined;
     case "reviewDiff":
       return str("requestId") ? (msg as FromWebview) : undefined;
+    case "elicit": {
+      const result = typeof msg.result === "object" && msg.result !== null ? parseFormAnswer(msg.result as Record<string, unknown>) : undefined;
+      return str("requestId") && result !== undefined ? { type: "elicit", requestId: msg.requestId as string, result } : undefined;
+    }
     case "openLocation":
       return str("path") && (msg.line === undefined || typeof msg.line === "number") ? (msg as FromWebview) : undefined;
     default:
