@@ -25,6 +25,7 @@ from agent_lsp.core.tool import ToolCallRequestInfo
 from agent_lsp.core.tool_calls import CallOutcome
 from agent_lsp.errors import ConfigError, ModelError
 from agent_lsp.model.base import Content, ModelClient, Part
+from agent_lsp.titles import derive_title
 
 log = logging.getLogger(__name__)
 
@@ -256,8 +257,3 @@ class Session:
         scheduler = self.deps.scheduler_factory(self.emit, self.state.history.contents, self.delivered)
         await scheduler.run(calls, outcomes)
         return outcomes
-
-
-def derive_title(prompt: str, limit: int = 60) -> str:
-    line = " ".join(prompt.strip().split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

@@ -9,7 +9,14 @@ import agent_lsp
 
 PACKAGE = Path(agent_lsp.__file__).parent
 # What the core may build on (its own modules included); anything else of ours is above it.
-CORE_MAY_IMPORT = ("agent_lsp.core", "agent_lsp.events", "agent_lsp.errors", "agent_lsp.model", "agent_lsp.vocabulary")
+CORE_MAY_IMPORT = (
+    "agent_lsp.core",
+    "agent_lsp.events",
+    "agent_lsp.errors",
+    "agent_lsp.model",
+    "agent_lsp.titles",
+    "agent_lsp.vocabulary",
+)
 # Protocol and SDK libraries stop at the adapters (and mcp/ for the MCP SDK).
 FOREIGN = ("pygls", "lsprotocol", "mcp", "acp", "google", "openai", "httpx")
 

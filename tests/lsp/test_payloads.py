@@ -83,23 +83,39 @@ def test_show_message_request_fallback() -> None:
 
 
 def test_prompt_input_keeps_text_prompts_strings_and_builds_parts() -> None:
-    assert context.prompt_input("/memory show") == "/memory show"
+    assert context.prompt_input("/memory show") == ("/memory show", [])
     blocks = [
         {"type": "text", "text": "look at"},
         {"type": "resource_link", "uri": "file:///p/my%20file.py", "name": "my file.py"},
     ]
-    assert context.prompt_input(blocks) == "look at @/p/my\\ file.py "
+    assert context.prompt_input(blocks) == ("look at @/p/my\\ file.py ", [])
     image = base64.b64encode(b"\x89PNG").decode()
-    parts = context.prompt_input(
+    parts, _ = context.prompt_input(
         [{"type": "text", "text": "see"}, {"type": "image", "mimeType": "image/png", "data": image}]
     )
     assert isinstance(parts, list) and isinstance(parts[1], Part)
     assert parts[1].inline_data is not None and parts[1].inline_data.data == b"\x89PNG"
-    with_context = context.prompt_input(
-        "why?", {"uri": "file:///p/a.py", "range": _rng(2, 0, 4, 0), "selectedText": "x = 1\ny = 2\n"}
+
+
+def test_editor_context_and_embedded_resources_are_attachments_never_scanned_for_mentions() -> None:
+    """Selected code such as ``@decorator`` or ``user@host`` is code, not a file for the mention expander."""
+    prompt, attached = context.prompt_input(
+        "why?", {"uri": "file:///p/a.py", "range": _rng(2, 0, 4, 0), "selectedText": "@cache\ny = 2\n"}
     )
-    assert isinstance(with_context, str)
-    assert "file /p/a.py" not in with_context and "/p/a.py, lines 3-4" in with_context and "y = 2" in with_context
+    assert prompt == "why?"
+    (extra,) = attached
+    assert extra.text is not None and "/p/a.py, lines 3-4" in extra.text and "@cache" in extra.text
+    blocks = [
+        {"type": "text", "text": "explain"},
+        {"type": "resource", "resource": {"uri": "file:///p/b.py", "text": "send to @admin"}},
+    ]
+    prompt, attached = context.prompt_input(blocks, {"uri": "file:///p/b.py"})
+    assert prompt == "explain"
+    assert [p.text and p.text.split(":")[0].strip() for p in attached] == [
+        "Content of file",
+        "Editor context",
+    ]
+    assert attached[0].text is not None and "@admin" in attached[0].text
 
 
 def _rng(l1: int, c1: int, l2: int, c2: int) -> dict[str, dict[str, int]]:

@@ -13,18 +13,22 @@ from agent_lsp.adapters.lsp.documents import uri_to_path
 from agent_lsp.model.base import InlineData, Part
 
 
-def prompt_input(prompt: Any, context: Any = None) -> str | list[Part]:
-    """What Session.send takes, from a string or ACP-like content blocks plus optional editor context.
+def prompt_input(prompt: Any, context: Any = None) -> tuple[str | list[Part], list[Part]]:
+    """``(prompt, attachments)`` for Session.send, from a string or ACP-like content blocks plus optional context.
 
-    A plain text prompt stays a string so slash commands keep working; file links become ``@path`` mentions
-    (read by the session's mention expander); embedded resources and images become parts of their own."""
+    What the user typed stays the prompt: a plain string when it is only text, so slash commands keep working;
+    file links become ``@path`` mentions there (read by the session's mention expander). Embedded resources and
+    the editor context (selection, diagnostics) are attachments, never scanned for mentions: an ``@`` in
+    selected code is code, not a file to read."""
     check_context(context)
     extra = context_text(context) if context else ""
+    editor = [Part(text=extra)] if extra else []
     if isinstance(prompt, str):
-        return prompt + (f"\n\n{extra}" if extra else "")
+        return prompt, editor
     if not isinstance(prompt, Sequence):
         raise ValueError("prompt must be a string or a list of content blocks")
     parts: list[Part] = []
+    embedded: list[Part] = []
     for block in prompt:
         if not isinstance(block, Mapping):
             raise ValueError("each content block must be an object")
@@ -34,21 +38,23 @@ def prompt_input(prompt: Any, context: Any = None) -> str | list[Part]:
         elif kind == "resource_link":
             parts.append(Part(text=_mention(str(block.get("uri", "")), str(block.get("name", "")))))
         elif kind == "resource":
-            res = block.get("resource") or {}
-            if "text" in res:
-                parts.append(Part(text=f"\nContent of {res.get('uri', 'a resource')}:\n```\n{res['text']}\n```\n"))
-            elif "blob" in res:
-                mime = str(res.get("mimeType") or "application/octet-stream")
-                parts.append(Part(inline_data=InlineData(mime, base64.b64decode(res["blob"]))))
+            embedded.append(_embedded(block.get("resource") or {}))
         elif kind in ("image", "audio"):
             parts.append(Part(inline_data=InlineData(str(block.get("mimeType")), base64.b64decode(block["data"]))))
         else:
             raise ValueError(f"unsupported content block type {kind!r}")
-    if extra:
-        parts.append(Part(text="\n\n" + extra))
-    if parts and all(p.text is not None for p in parts):
-        return "".join(p.text or "" for p in parts)
-    return parts
+    if all(p.text is not None for p in parts):
+        return "".join(p.text or "" for p in parts), embedded + editor
+    return parts, embedded + editor
+
+
+def _embedded(res: Mapping[str, Any]) -> Part:
+    if "text" in res:
+        return Part(text=f"\nContent of {res.get('uri', 'a resource')}:\n```\n{res['text']}\n```\n")
+    if "blob" in res:
+        mime = str(res.get("mimeType") or "application/octet-stream")
+        return Part(inline_data=InlineData(mime, base64.b64decode(res["blob"])))
+    raise ValueError("an embedded resource needs text or blob")
 
 
 def _mention(uri: str, name: str) -> str:

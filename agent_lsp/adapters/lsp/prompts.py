@@ -21,6 +21,7 @@ from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError
 from agent_lsp.adapters.lsp.sessions import LspSession, Sessions
 from agent_lsp.adapters.updates import to_updates
+from agent_lsp.model.base import Part
 
 log = logging.getLogger(__name__)
 REPLY_LIMIT = 4000  # characters of the agent's answer shown by window/showMessage to plain clients
@@ -35,7 +36,7 @@ class Prompts:
         """Run one turn. ``summary``: what it is about in words, for progress (else the prompt's first line)."""
         live = self.sessions.live(params)
         try:
-            prompt = prompt_input(params.get("prompt", ""), params.get("context"))
+            prompt, attachments = prompt_input(params.get("prompt", ""), params.get("context"))
         except (ValueError, KeyError, TypeError) as exc:
             raise RequestError("invalid_params", f"bad prompt: {exc}") from exc
         token = params.get("workDoneToken")
@@ -46,12 +47,14 @@ class Prompts:
             raise RequestError("busy", BUSY)
         live.request_id = request_id
         try:
-            return await self._run(live, prompt, token, summary)
+            return await self._run(live, prompt, attachments, token, summary)
         finally:
             live.release()
             live.request_id = live.token = None
 
-    async def _run(self, live: LspSession, prompt: Any, token: Any, summary: str) -> dict[str, Any]:
+    async def _run(
+        self, live: LspSession, prompt: Any, attachments: list[Part], token: Any, summary: str
+    ) -> dict[str, Any]:
         handle = await live.handle()  # a prompt sent right behind agent/newSession waits for its tools
         session = handle.session
         self.sessions.current = session.id
@@ -73,7 +76,7 @@ class Prompts:
                 token, progress.progress_begin(progress.progress_title(about), progress.progress_summary(about))
             )
         try:
-            async for event in session.send(prompt):
+            async for event in session.send(prompt, attachments=attachments):
                 self._deliver(live, event)
                 message = tracker.message(event)
                 if message and token is not None:
