@@ -35,10 +35,11 @@ class McpServers:
         return await self.servers(params)
 
     async def resources(self, params: Mapping[str, Any], query: str, limit: int) -> list[dict[str, Any]]:
-        """The session's MCP resources for an ``@`` picker's query (none without a session or servers)."""
-        if not params.get("sessionId"):
-            return []
-        mcp = (await self.sessions.live(params).handle()).mcp
+        """The session's MCP resources for an ``@`` picker's query: none for an unknown session, one still being
+        built or one without servers (the files never wait for them)."""
+        live = self.sessions.open.get(str(params.get("sessionId")))
+        handle = live.opening.ready if live is not None else None
+        mcp = handle.mcp if handle is not None else None
         if mcp is None:
             return []
         from agent_lsp.mcp.resource_picker import find_resources
