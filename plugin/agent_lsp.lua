@@ -84,6 +84,37 @@ command("AgentAdd", function(o)
   require("agent_lsp.chat.attach").add(o.line1, o.line2)
 end, { range = true, desc = "Put the selected lines (with file and line numbers) into the agent's prompt" })
 
+command("AgentAttach", function(o)
+  local images = require("agent_lsp.chat.images")
+  if o.bang then
+    return images.clear()
+  end
+  images.attach(o.args)
+end, {
+  nargs = "?",
+  bang = true,
+  complete = "file",
+  desc = "Attach an image file to the next prompt (png, jpeg, gif, webp; ! clears the attached images)",
+})
+
+command("AgentAutoApprove", function(o)
+  require("agent_lsp.auto_approve").command(o.fargs)
+end, {
+  nargs = "*",
+  complete = function(arglead, line)
+    return require("agent_lsp.auto_approve").complete(arglead, line)
+  end,
+  desc = "Auto-approve a kind of tool (read, edit, shell, mcp, web) for this session or workspace, or turn it off",
+})
+
+-- A session opened or loaded: its auto-approve switches (a workspace's saved ones) for the winbar.
+vim.api.nvim_create_autocmd("User", {
+  pattern = "AgentSession",
+  callback = function()
+    require("agent_lsp.auto_approve").refresh()
+  end,
+})
+
 command("AgentLspInstall", function()
   require("agent_lsp.install").command()
 end, { desc = "Install or update the agent server from this plugin's checkout into a private venv" })

@@ -92,6 +92,12 @@ class PolicyEngine:
         self._rules.append(rule)
         self._rules.sort(key=lambda r: -r.priority)  # stable: equal priorities keep their load order
 
+    def replace_source(self, source: str, rules: Iterable[PolicyRule]) -> None:
+        """Drop every rule from ``source`` and add ``rules`` (an editor's auto-approve switches, changed)."""
+        self._rules = [r for r in self._rules if r.source != source]
+        for rule in rules:
+            self.add(rule)
+
     def check(self, tool: ToolFacts, args: dict[str, Any], mode: str) -> CheckResult:
         args_text = stable_args(args) if any(r.args_pattern for r in self._rules) else ""
         command = args.get("command") if tool.name == SHELL_TOOL else None

@@ -55,7 +55,7 @@ class PolicyRule:
     deny_message: str | None = None
     source: str = ""
     name: str | None = None
-    kinds: tuple[str, ...] = field(default=())  # built-in defaults only: match tools by their kind
+    kinds: tuple[str, ...] = field(default=())  # built-in defaults and auto-approve switches: tools by kind
 
     @property
     def narrows_command(self) -> bool:

@@ -70,7 +70,25 @@ def build_policy(
     refused = policy.set_mode(mode)
     if refused:
         notices.append(ev.Notice("warning", f"Approval mode {mode} refused: {refused}"))
+    if interactive and trusted:  # a headless run has nobody who switched anything on for it
+        _workspace_auto_approve(policy, cwd, notices)
     return policy
+
+
+def _workspace_auto_approve(policy: Policy, cwd: Path, notices: list[ev.Notice]) -> None:
+    """The kinds an editor switched on for this workspace (kept in the user's per-project state)."""
+    from agent_lsp.config.auto_approve import load_workspace_kinds
+    from agent_lsp.policy.auto_approve import parse_kinds
+
+    names, problem = load_workspace_kinds(cwd)
+    try:
+        kinds = parse_kinds(names)
+    except ValueError as exc:
+        problem, kinds = f"auto-approve for this workspace ignored: {exc}", frozenset()
+    if problem:
+        notices.append(ev.Notice("warning", problem))
+    if kinds:
+        policy.set_auto_approve("workspace", kinds)
 
 
 def save_allowed_rules(rules: list[str]) -> None:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from agent_lsp.core.ports import Decision
 from agent_lsp.core.tool import SHELL_TOOL, Tool
 from agent_lsp.events import ConfirmationDetails
+from agent_lsp.policy.auto_approve import AutoKind, Scope, auto_rules
 from agent_lsp.policy.engine import PolicyEngine, ToolFacts
 from agent_lsp.policy.rules import ALWAYS_ALLOW_PRIORITY, MCP_PREFIX, PolicyRule
 from agent_lsp.vocabulary import ApprovalMode, at_least_as_permissive, mode_refusal
@@ -40,6 +41,7 @@ class Policy:
     mcp_allowed: Sequence[str] | None = None
     mcp_excluded: Sequence[str] = ()
     engine: PolicyEngine = field(init=False)
+    _auto: dict[Scope, frozenset[AutoKind]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.trusted and self.mode != "default":
@@ -108,3 +110,23 @@ class Policy:
             # ``mcp_<server>_<tool>`` (what MCP tools are named): a saved rule must never match a built-in.
             return [f"{MCP_PREFIX}{tool.server}_{tool.name}"]
         return [tool.name]
+
+    def auto_approved(self) -> dict[Scope, frozenset[AutoKind]]:
+        """The kinds switched on, by scope (an editor's auto-approve controls)."""
+        return dict(self._auto)
+
+    def set_auto_approve(self, scope: Scope, kinds: frozenset[AutoKind]) -> str | None:
+        """Allow ``kinds`` without asking, for ``scope``; the reason when refused (an untrusted folder)."""
+        refused = auto_approve_refusal(trusted=self.trusted)
+        if refused is not None:
+            return refused
+        self._auto[scope] = kinds
+        self.engine.replace_source(f"Auto-approve ({scope})", auto_rules(kinds, f"Auto-approve ({scope})"))
+        return None
+
+
+def auto_approve_refusal(*, trusted: bool) -> str | None:
+    """Why auto-approve switches cannot be used in this folder, or None."""
+    if trusted:
+        return None
+    return "this folder is not trusted, so tools cannot be auto-approved; trust the folder to use these switches"

@@ -34,6 +34,8 @@ local M = {}
 ---@field title string?
 ---@field request integer? The running turn's request id
 ---@field usage { used: integer, size: integer }?
+---@field auto_approve table? The server's agent/autoApprove answer: {available, reason?, kinds = {{kind, scope}}}
+---@field image_input boolean? Whether the model reads images (the server's promptCapabilities.image); nil: unknown
 
 ---@type agent_lsp.Session?
 M.current = nil
@@ -76,6 +78,7 @@ function M.refresh_status()
     end
     parts[#parts + 1] = "mode: " .. mode
   end
+  parts[#parts + 1] = require("agent_lsp.auto_approve").text(s.auto_approve)
   parts[#parts + 1] = s.request and "working… (" .. config.options.keymaps.cancel .. " cancels)" or "ready"
   view.set_status(table.concat(parts, " · "))
 end
@@ -94,6 +97,18 @@ end
 ---@param s agent_lsp.Session
 local function remember(s)
   M.described = vim.deepcopy({ modes = s.modes, models = s.models, commands = s.commands })
+end
+
+---Whether the described model reads images: promptCapabilities.image of a session's description or of a
+---setModel answer; nil when the server does not know.
+---@param described table?
+---@return boolean?
+local function image_input(described)
+  local caps = type(described) == "table" and described.promptCapabilities or nil
+  if type(caps) == "table" and type(caps.image) == "boolean" then
+    return caps.image -- false must stay false (`x and false or nil` would make it nil)
+  end
+  return nil
 end
 
 ---@param id string
@@ -115,6 +130,7 @@ local function make(id, client_id, cwd, described)
     s.modes = type(described.modes) == "table" and described.modes or s.modes
     s.models = type(described.models) == "table" and described.models or s.models
     s.commands = type(described.commands) == "table" and described.commands or s.commands
+    s.image_input = image_input(described)
     remember(s)
   elseif M.described then
     local last = vim.deepcopy(M.described)
@@ -217,8 +233,15 @@ end
 ---@param text string
 ---@param context table? Editor context: {uri, range?, selectedText?, diagnostics?}
 function M.prompt(text, context)
+  local images = require("agent_lsp.chat.images")
+  local refused = images.refused(M.current)
+  if refused then -- before anything is sent; the images stay for another model
+    vim.notify(refused, vim.log.levels.ERROR)
+    return
+  end
+  local prompt = images.prompt(require("agent_lsp.chat.context_items").expand(text))
   M.turn(text, "agent/prompt", function(s)
-    return { sessionId = s.id, prompt = text, context = context }
+    return { sessionId = s.id, prompt = prompt, context = context }
   end)
 end
 
@@ -374,6 +397,7 @@ function M.load(id, callback)
     s.modes = type(result.modes) == "table" and result.modes or s.modes
     s.models = type(result.models) == "table" and result.models or s.models
     s.commands = type(result.commands) == "table" and result.commands or s.commands
+    s.image_input = image_input(result)
     remember(s)
     M.refresh_status()
     emit("AgentSession", { sessionId = id, loaded = true })
@@ -412,6 +436,9 @@ local function switch(sw, value)
         -- A model switch may change provider, and with it the list of models on offer.
         if type(result) == "table" and type(result[sw.state]) == "table" then
           s[sw.state] = result[sw.state]
+        end
+        if sw.state == "models" then
+          s.image_input = image_input(result)
         end
         s[sw.state][sw.current] = id
         remember(s)

@@ -69,3 +69,22 @@ async def test_unknown_model_fails_the_prompt_with_a_readable_error(project: Pat
         editor.checker.assert_clean()
         assert "does not serve model 'missing-model'" in str(caught.value) and "{" not in str(caught.value)
         assert len(fake.chat_requests()) == 1  # not retried
+
+
+async def test_an_image_to_a_text_only_model_is_refused_before_anything_is_sent(
+    project: Path, env: dict[str, str]
+) -> None:
+    from acp import image_block
+
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8Dwn4GBgYGJgYGBAQAkCAICtPCuCQAAAABJRU5ErkJggg=="
+    with FakeOpenAI(models=["deepseek-chat"]) as fake:
+        agent_env = {**env, "OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "deepseek-chat"}
+        editor = EditorClient()
+        async with connect(editor, agent_argv(None), agent_env, project) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            with pytest.raises(RequestError) as caught:
+                prompt = [text_block("what is it?"), image_block(png, "image/png")]
+                await conn.prompt(session_id=session.session_id, prompt=prompt)
+        editor.checker.assert_clean()
+        assert "deepseek-chat does not take images" in str(caught.value)
+        assert fake.chat_requests() == []

@@ -167,7 +167,7 @@ SCENARIOS: dict[str, Scenario] = {
     "login": Scenario([], openai_models=("coder",)),
     "server_lists": Scenario([], env={"AGENT_NVIM_MODES": ",".join(APPROVAL_MODES)}),
     "mention": Scenario(
-        [text_line("Read ", "main.py.")],
+        [text_line("Read ", "main.py."), text_line("A small picture; one warning.")],
         {
             ".git/HEAD": "ref: refs/heads/main\n",
             ".gitignore": "build/\n",

@@ -79,6 +79,43 @@ def test_manifest_is_publishable_and_keeps_programs_out_of_workspace_settings() 
     assert "agentLsp.openChat" in bindings
 
 
+PANEL_ACTIONS = [
+    "openChat",
+    "newChat",
+    "cancel",
+    "addSelection",
+    "autoApprove",
+    "keepAllChanges",
+    "revertAllChanges",
+    "resumeChat",
+    "pickMode",
+    "pickModel",
+    "copyLastResponse",
+    "retryLastResponse",
+    "openChangedFile",
+    "focusComposer",
+    "attachContext",
+]
+
+
+def test_every_panel_action_has_a_command_and_a_key() -> None:
+    """Keyboard first: each of the panel's actions is a contributed command with a key, and no two bindings share
+    a key unless their ``when`` clauses tell them apart."""
+    import re
+
+    contributes = json.loads((EXT / "package.json").read_text())["contributes"]
+    commands = {c["command"] for c in contributes["commands"]}
+    registered = set(re.findall(r'command\("(\w+)"', (EXT / "src" / "panelCommands.ts").read_text()))
+    assert registered <= {c.removeprefix("agentLsp.") for c in commands}, "a panel command is not contributed"
+    keys: dict[tuple[str, str], str] = {}
+    for binding in contributes["keybindings"]:
+        seen = keys.setdefault((binding["key"], binding.get("when", "")), binding["command"])
+        assert seen == binding["command"], f"{binding['key']} is bound to {seen} and {binding['command']}"
+    bound = {b["command"] for b in contributes["keybindings"]}
+    for action in PANEL_ACTIONS:
+        assert f"agentLsp.{action}" in commands and f"agentLsp.{action}" in bound, action
+
+
 def test_the_settings_editor_offers_the_servers_approval_modes() -> None:
     """The manifest is static (the settings editor reads it before any server runs), so its list of modes is the
     one copy the extension keeps; it must be the server's, in the server's order."""

@@ -72,8 +72,21 @@ function script() {
           args: { file_path: "app.py", instruction: "Use an f-string.", old_string: '    return "Hello " + name', new_string: '    return f"Hello {name}"' },
         },
       }),
+      chunk({ functionCall: { name: "write_file", id: "edit-2", args: { file_path: "extra.txt", content: "made by the turn\n" } } }),
     ]),
     say("Edited ", "app.py."),
+    // Auto-approve (default mode): an edit with Edit switched on for the session, asked by nobody.
+    done([
+      chunk({
+        functionCall: { name: "replace", id: "edit-3", args: { file_path: "app.py", instruction: "Say hi.", old_string: '"Hello "', new_string: '"Hi "' } },
+      }),
+    ]),
+    say("Said ", "hi."),
+    // A command with Shell switched on for the workspace, then one with it off again (asked).
+    shell("auto-shell", "echo auto-ran"),
+    say("Ran ", "unasked."),
+    shell("asked-shell", "echo asked-ran"),
+    say("Ran ", "when allowed."),
     // MCP: server-everything's form (elicitation), answered in the panel; then two resources picked with @.
     done([chunk({ functionCall: { name: "mcp_everything_trigger-elicitation-request", id: "form-1", args: {} } })]),
     say("Thanks ", "for the details."),
@@ -367,6 +380,71 @@ async function main() {
     await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: 'return f"Hello {name}"' }).first().waitFor();
     log("changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened");
 
+    // --- Revert all: the turn's files put back by the server's checkpoints; one the user changed since is kept ---
+    const appFile = path.join(workspace, "app.py");
+    const extraFile = path.join(workspace, "extra.txt");
+    fs.writeFileSync(extraFile, "mine now\n");
+    await chat.getByRole("button", { name: "Revert all" }).click();
+    await chat.locator(".notice", { hasText: "Reverted the last turn's changes to 1 file." }).waitFor();
+    await chat.locator(".notice", { hasText: "Not reverted, changed since the turn (yours kept): extra.txt" }).waitFor();
+    await waitFor("app.py back as before the turn", async () => fs.readFileSync(appFile, "utf8").includes('return "Hello " + name'));
+    if (fs.readFileSync(extraFile, "utf8") !== "mine now\n") throw new Error("Revert all overwrote the user's change");
+    await waitFor("the changed-files list to go", async () => (await chat.locator(".changes").count()) === 0);
+    await shot("vscode-panel-revert-all.png");
+    log("revert all ok: app.py reverted through agent/rewind (revertTurn); extra.txt, changed since, kept and named");
+
+    // --- Auto-approve: switches per kind, shown in the panel, enforced by the server -----------------------------
+    await chat.locator("#mode").selectOption("default");
+    const autoButton = (label) => chat.locator(".auto-approve button", { hasText: new RegExp(`^${label}`) });
+    await autoButton("Edit").waitFor();
+    const pressed = async () => chat.locator('.auto-approve button[aria-pressed="true"]').allInnerTexts();
+    if ((await pressed()).length !== 0) throw new Error(`switches on at start: ${await pressed()}`);
+    await autoButton("Edit").click();
+    await waitFor("Edit on for this session", async () => JSON.stringify(await pressed()) === JSON.stringify(["Edit ✓"]));
+    await input.fill("say hi in app.py");
+    await input.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "Said hi." }).waitFor(); // no question held the turn
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    if (!fs.readFileSync(appFile, "utf8").includes('"Hi " + name')) throw new Error("the auto-approved edit did not land");
+    // Keep all: the list goes, the change stays.
+    await chat.getByRole("button", { name: "Keep all" }).click();
+    await waitFor("the changed-files list to go after Keep all", async () => (await chat.locator(".changes").count()) === 0);
+    if (!fs.readFileSync(appFile, "utf8").includes('"Hi " + name')) throw new Error("Keep all changed the file");
+    await autoButton("Shell").click();
+    await waitFor("Shell on for this session", async () => (await pressed()).includes("Shell ✓"));
+    await autoButton("Shell").click();
+    await waitFor("Shell on for this workspace", async () => (await pressed()).includes("Shell ✓✓"));
+    const projects = path.join(dirs["agent-home"], "projects");
+    const saved = () => fs.readdirSync(projects).map((d) => path.join(projects, d, "auto-approve.json")).filter((f) => fs.existsSync(f));
+    if (saved().length !== 1 || JSON.parse(fs.readFileSync(saved()[0], "utf8")).kinds.join() !== "shell") {
+      throw new Error(`the workspace switch was not saved in the user's state: ${saved()}`);
+    }
+    if (fs.existsSync(path.join(workspace, ".gemini"))) throw new Error("auto-approve wrote into the workspace");
+    await shot("vscode-panel-auto-approve.png", chat.locator(".auto-approve"));
+    await input.fill("run it");
+    await input.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "Ran unasked." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    await autoButton("Shell").click(); // workspace → off
+    await waitFor("Shell off", async () => !(await pressed()).some((t) => t.startsWith("Shell")));
+    if (saved().length !== 0) throw new Error("switching the workspace's Shell off left its file");
+    await input.fill("run it again");
+    await input.press("Enter");
+    const card = chat.locator(".permission", { hasText: "echo asked-ran" });
+    await card.waitFor();
+    await card.locator("button.perm").first().click();
+    await chat.locator(".msg.agent", { hasText: "Ran when allowed." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    log("auto-approve ok: Edit (session) and Shell (workspace, saved in the user's state) ran unasked; Shell off asked again");
+    // Keyboard: the chord Ctrl+Alt+G, A asks which kind and for how long (the same request as the panel's buttons).
+    await page.locator(".part.editor .monaco-editor").first().click();
+    await page.keyboard.press("Control+Alt+G");
+    await page.keyboard.press("A");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "MCP" }).first().click();
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Auto-approve for this session" }).first().click();
+    await waitFor("MCP on from the keyboard", async () => (await pressed()).includes("MCP ✓"));
+    log("keyboard ok: Ctrl+Alt+G A switched MCP on for the session through the command's pickers");
+
     // --- MCP: a server's form in the panel, its resources in the @ picker, the MCP Servers view -------------
     // server-everything (installed for the MCP tests) and a server that cannot start, in the user's settings; a new
     // chat reads them.
@@ -460,6 +538,24 @@ async function main() {
     await server("everything").locator(".state", { hasText: /^connected/ }).waitFor({ timeout: 30000 });
     await chatHeader.click();
     log("mcp view ok: everything connected with its tools and prompts, broken failed with its reason and log, Restart reconnected everything");
+
+    // --- Themes: the panel in light, dark and high contrast (screenshots only) -----------------------------------
+    if (shots) {
+      for (const [theme, name] of [
+        ["Light Modern", "light"],
+        ["Dark Modern", "dark"],
+        ["Dark High Contrast", "high-contrast"],
+      ]) {
+        await page.keyboard.press("F1");
+        await page.locator(".quick-input-widget input").fill(">Preferences: Color Theme");
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Preferences: Color Theme" }).first().click();
+        await page.locator(".quick-input-widget input").fill(theme);
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: theme }).first().click();
+        await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+        await page.waitForTimeout(800); // the webview takes the theme's colours a moment later
+        await shot(`vscode-panel-theme-${name}.png`);
+      }
+    }
 
     console.log("panel e2e: passed");
   } catch (err) {

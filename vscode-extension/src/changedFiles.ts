@@ -49,6 +49,16 @@ export function changedFiles(state: ChatState): ChangedFile[] {
   });
 }
 
+/** The id of the last user message: the turn the changed-files list is about (Keep all / Revert all mark it done). */
+export function lastUserId(state: ChatState): string | undefined {
+  for (let i = state.items.length - 1; i >= 0; i--) {
+    if (state.items[i].kind === "user") {
+      return state.items[i].id;
+    }
+  }
+  return undefined;
+}
+
 let opened = 0;
 
 /** Opens VS Code's diff editor: the file as it was before the turn (kept in memory) beside the file now. */

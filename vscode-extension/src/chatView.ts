@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import type { ChatController } from "./controller";
 import type { Attachment } from "./composer";
 import type { MentionSource } from "./mentionSource";
+import type { PanelActions } from "./panelActions";
 import { parseWebviewMessage, type ToWebview } from "./messages";
 import type { ChatState } from "./state";
 
@@ -23,6 +24,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     private readonly controller: ChatController,
     private readonly onRestart: () => void,
     private readonly mentions?: MentionSource,
+    private readonly actions?: PanelActions,
   ) {
     controller.onChange(() => this.schedule());
   }
@@ -50,6 +52,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
         void this.mentions?.candidates(msg.query).then((items) => this.send({ type: "mentionResults", seq: msg.seq, items }));
         return;
       }
+      if (msg.type === "autoApprove" || msg.type === "keepAll" || msg.type === "revertAll") {
+        void this.actions?.handle(msg);
+        return;
+      }
       if (msg.type === "mentionPick") {
         void this.mentions?.resolve(msg.candidate).then((attachment) => attachment && this.attach(attachment));
         return;
@@ -73,6 +79,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
         this.ready = false;
       }
     });
+  }
+
+  /** The composer focused (Agent: Focus the Composer / Attach Context), once the page is there. */
+  focusComposer(picker: boolean): void {
+    this.send({ type: "focusComposer", picker });
   }
 
   /** Adds a chip to the composer (now, or once the page is ready). */

@@ -72,6 +72,11 @@ export class ChatController {
     this.listeners.push(listener);
   }
 
+  /** A change made by the panel's other parts (panelActions.ts). */
+  update(change: (state: S.ChatState) => S.ChatState): void {
+    this.set(change(this.state));
+  }
+
   private set(next: S.ChatState): void {
     this.state = next;
     for (const listener of this.listeners) {
@@ -243,6 +248,7 @@ export class ChatController {
         models: description.models.availableModels,
         currentModel: description.models.currentModelId,
         commands: description.commands,
+        imageInput: description.promptCapabilities?.image,
         revision: this.state.revision + 1,
       });
     } finally {
@@ -258,17 +264,16 @@ export class ChatController {
 
   async setModel(modelId: string): Promise<void> {
     const sessionId = await this.ensureSession();
-    const answer = await this.conn().sendRequest<Partial<Pick<SessionDescription, "models">> | null>(
+    const answer = await this.conn().sendRequest<Partial<Pick<SessionDescription, "models" | "promptCapabilities">> | null>(
       METHODS.setModel,
       { sessionId, modelId },
     );
     // A model of another provider switches provider, and with it the list of models on offer.
     const models = answer?.models;
-    this.set(
-      models
-        ? { ...S.setModel(this.state, models.currentModelId), models: models.availableModels }
-        : S.setModel(this.state, modelId),
-    );
+    const next = models
+      ? { ...S.setModel(this.state, models.currentModelId), models: models.availableModels }
+      : S.setModel(this.state, modelId);
+    this.set({ ...next, imageInput: answer?.promptCapabilities?.image });
   }
 
   // --- prompts -------------------------------------------------------------------------------------
@@ -608,6 +613,9 @@ export class ChatController {
         case "restartServer":
         case "mentionQuery":
         case "mentionPick":
+        case "autoApprove":
+        case "keepAll":
+        case "revertAll":
           return; // handled by the extension, which owns the server and the editor
       }
     } catch (err) {

@@ -1,5 +1,7 @@
 // Activation: wires the server, chat panel, diff review, status bar and commands together (no logic of its own).
 
+import { PanelActions } from "./panelActions";
+import { registerPanelCommands } from "./panelCommands";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { ensureServer } from "./bootstrap";
@@ -107,7 +109,8 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   server = new AgentServer(output, controller, settings, instruction, bundled, () => loadCredentials(context.secrets));
   const terminals = new TerminalOutputs((line) => output.appendLine(line));
-  const chatView = new ChatViewProvider(context.extensionUri, controller, () => void server?.restart(), new MentionSource(controller, terminals));
+  const actions = new PanelActions(controller, host);
+  const chatView = new ChatViewProvider(context.extensionUri, controller, () => void server?.restart(), new MentionSource(controller, terminals), actions);
   view = chatView;
 
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
@@ -167,6 +170,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewViewProvider(MCP_VIEW_ID, new McpViewProvider(context.extensionUri, controller)),
     vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, new ProposalFileSystem(store, PROPOSAL_SCHEME)),
     vscode.languages.registerCodeLensProvider({ scheme: PROPOSAL_SCHEME }, codeLens),
+    ...registerPanelCommands(controller, actions, chatView, host),
     vscode.commands.registerCommand("agentLsp.newChat", async () => {
       await host.revealPanel();
       await controller.handleMessage({ type: "newChat" });

@@ -1,5 +1,6 @@
 // Messages between the chat webview and the extension (both directions), shared by both sides.
 
+import { type AutoKind, type AutoScope, isAutoKind, isAutoScope } from "./autoApprove";
 import { type Attachment, parseAttachments } from "./composer";
 import { type ElicitResult, parseFormAnswer } from "./elicitation";
 import type { MentionCandidate } from "./mentions";
@@ -30,13 +31,19 @@ export type FromWebview =
   | { type: "restartServer" }
   /** The @ picker: the text typed after @ (answered by mentionResults with the same seq), and the row picked. */
   | { type: "mentionQuery"; query: string; seq: number }
-  | { type: "mentionPick"; candidate: MentionCandidate };
+  | { type: "mentionPick"; candidate: MentionCandidate }
+  /** An auto-approve switch to a scope (autoApprove.ts); the changed-files list's Keep all / Revert all. */
+  | { type: "autoApprove"; kind: AutoKind; scope: AutoScope }
+  | { type: "keepAll" }
+  | { type: "revertAll" };
 
 export type ToWebview =
   | { type: "state"; state: ChatState }
   | { type: "mentionResults"; seq: number; items: MentionCandidate[] }
   /** A chip for the composer: a picked @ row, or the editor's "Add Selection to Chat". */
-  | { type: "attach"; attachment: Attachment };
+  | { type: "attach"; attachment: Attachment }
+  /** A command moved the focus to the composer (and opened the @ picker). */
+  | { type: "focusComposer"; picker: boolean };
 
 const KNOWN = new Set([
   "ready",
@@ -59,6 +66,9 @@ const KNOWN = new Set([
   "restartServer",
   "mentionQuery",
   "mentionPick",
+  "autoApprove",
+  "keepAll",
+  "revertAll",
 ]);
 const MENTION_KINDS = new Set(["file", "folder", "symbol", "problems", "selection", "terminal", "url", "resource"]);
 
@@ -98,6 +108,8 @@ export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
       const ok = typeof c === "object" && c !== null && MENTION_KINDS.has(c.kind as string) && typeof c.label === "string" && typeof c.ref === "string";
       return ok ? { type: "mentionPick", candidate: { kind: c.kind, label: c.label, ref: c.ref } as MentionCandidate } : undefined;
     }
+    case "autoApprove":
+      return isAutoKind(msg.kind) && isAutoScope(msg.scope) ? { type: "autoApprove", kind: msg.kind, scope: msg.scope } : undefined;
     case "loadSession":
       return str("sessionId") ? (msg as FromWebview) : undefined;
     case "setMode":

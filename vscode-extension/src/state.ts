@@ -1,5 +1,6 @@
 // The chat panel's model: a pure reducer from agent/update payloads to a serialisable transcript the webview draws.
 
+import type { AutoApproveState } from "./autoApprove";
 import type { PendingForm } from "./elicitation";
 import type {
   CommandInfo,
@@ -90,6 +91,10 @@ export interface ChatState {
   currentModel?: string;
   /** Whether the current model reads images (the server's promptCapabilities.image); unknown counts as yes. */
   imageInput?: boolean;
+  /** The server's auto-approve switches for this session (autoApprove.ts). */
+  autoApprove?: AutoApproveState;
+  /** The last turn (its user message id) whose changed files were kept or reverted: the list is done. */
+  changesKept?: string;
   commands: CommandInfo[];
   busy: boolean;
   progress?: string;

@@ -10,6 +10,7 @@ from agent_lsp.adapters.acp.configuration import SessionConfiguration, opened
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError, require_list, require_str
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 from agent_lsp.adapters.live import BUSY
+from agent_lsp.model.catalog import images_refused
 
 
 class PromptRuns:
@@ -39,6 +40,10 @@ class PromptRuns:
             ctx.on_cancel = live.cancel
             handle = await opened(live)  # a prompt sent right behind session/new waits for the session's tools
             prompt, attachments = await prompt_from_blocks(require_list(params, "prompt"), live.fs.read_text)
+            parts = [*([] if isinstance(prompt, str) else prompt), *attachments]
+            refused = images_refused(parts, handle.provider, handle.session.model)
+            if refused:  # said before anything reaches the model
+                raise RpcError.of("invalid_params", refused)
             if live.cancel_pending:
                 return {"stopReason": "cancelled"}
             if handle.refresh_commands():  # a .toml command was added, edited or removed

@@ -22,6 +22,7 @@ from agent_lsp.adapters.lsp.params import RequestError
 from agent_lsp.adapters.lsp.sessions import LspSession, Sessions
 from agent_lsp.adapters.updates import to_updates
 from agent_lsp.model.base import Part
+from agent_lsp.model.catalog import images_refused
 
 log = logging.getLogger(__name__)
 REPLY_LIMIT = 4000  # characters of the agent's answer shown by window/showMessage to plain clients
@@ -57,6 +58,11 @@ class Prompts:
     ) -> dict[str, Any]:
         handle = await live.handle()  # a prompt sent right behind agent/newSession waits for its tools
         session = handle.session
+        refused = images_refused(
+            [*([] if isinstance(prompt, str) else prompt), *attachments], handle.provider, session.model
+        )
+        if refused:  # said before anything is sent, as the panel says it
+            raise RequestError("invalid_params", refused)
         self.sessions.current = session.id
         if token is None and caps.capability(self.client.capabilities, "window.workDoneProgress"):
             token = await self._create_progress()

@@ -30,6 +30,7 @@ from agent_lsp.adapters.coalesce import TextMerger
 from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.adapters.lsp import capabilities as lsp_caps
 from agent_lsp.adapters.lsp import transport
+from agent_lsp.adapters.lsp.auto_approve import auto_approve
 from agent_lsp.adapters.lsp.files import FileFinder
 from agent_lsp.adapters.lsp.framing import FrameReader
 from agent_lsp.adapters.lsp.mcp_servers import McpServers
@@ -216,6 +217,7 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     _request(server, "agent/fork", lambda p, _id: fork(sessions, p))
     _request(server, "agent/mcpServers", lambda p, _id: mcp.servers(p))
     _request(server, "agent/mcpRestart", lambda p, _id: mcp.restart(p))
+    _request(server, "agent/autoApprove", lambda p, _id: auto_approve(sessions, p))
 
     @server.feature("agent/cancel")
     def cancel(params: Any) -> None:

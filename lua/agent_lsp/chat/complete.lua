@@ -90,7 +90,8 @@ function M.complete(findstart, base)
     return 0
   end
   if base:sub(1, 1) == "@" then
-    return M.file_items(base)
+    local more = require("agent_lsp.chat.context_items")
+    return vim.list_extend(vim.list_extend(more.problem_items(base), M.file_items(base)), more.symbol_items(base))
   end
   return M.items(base)
 end

@@ -24,7 +24,8 @@ import { imageAttachment, imageProblem, imagesRefused } from "../images";
 import type { MentionCandidate } from "../mentions";
 import type { ElicitResult } from "../elicitation";
 import type { FromWebview, ToWebview } from "../messages";
-import { changedFiles } from "../changedFiles";
+import { isAutoKind, isAutoScope, renderAutoApprove } from "../autoApprove";
+import { changedFiles, lastUserId } from "../changedFiles";
 import { bindForms, drawForms } from "./mcpForm";
 import type { ChatState } from "../state";
 import {
@@ -90,6 +91,7 @@ app.innerHTML = `
   <select id="mode" title="Approval mode" aria-label="Approval mode"></select>
   <select id="model" title="Model" aria-label="Model"></select>
 </header>
+<div id="auto-approve"></div>
 <div id="banner"></div>
 <div id="title" class="title"></div>
 <div id="transcript" class="transcript" tabindex="0" aria-live="polite"></div>
@@ -348,6 +350,17 @@ sessions.addEventListener("change", () => {
 modeSelect.addEventListener("change", () => vscode.postMessage({ type: "setMode", modeId: modeSelect.value }));
 modelSelect.addEventListener("change", () => vscode.postMessage({ type: "setModel", modelId: modelSelect.value }));
 
+// The auto-approve switches and the changed files' Keep all / Revert all (autoApprove.ts, panelActions.ts).
+document.addEventListener("click", (event) => {
+  const target = (event.target as HTMLElement).closest<HTMLElement>("[data-auto],[data-changes]");
+  const { auto, scope, changes } = target?.dataset ?? {};
+  if (auto !== undefined && isAutoKind(auto) && isAutoScope(scope)) {
+    vscode.postMessage({ type: "autoApprove", kind: auto, scope });
+  } else if (changes === "keepAll" || changes === "revertAll") {
+    vscode.postMessage({ type: changes });
+  }
+});
+
 document.addEventListener("click", (event) => {
   const target = (event.target as HTMLElement).closest<HTMLElement>(
     "[data-action],[data-option],[data-review],[data-path],[data-command],[data-change],[data-chip-remove],[data-queue-edit],[data-queue-now],[data-queue-remove],[data-copy],[data-retry]",
@@ -498,7 +511,9 @@ function draw(next: ChatState): void {
   }
 
   el("plan").innerHTML = renderPlan(next.plan);
-  el("changes").innerHTML = next.busy ? "" : renderChanges(changedFiles(next), relativeTo(next));
+  const kept = next.changesKept !== undefined && next.changesKept === lastUserId(next);
+  el("changes").innerHTML = next.busy || kept ? "" : renderChanges(changedFiles(next), relativeTo(next));
+  el("auto-approve").innerHTML = renderAutoApprove(next.autoApprove);
   el("permissions").innerHTML = next.permissions.map(renderPermission).join("");
   drawForms(el("forms"), next.forms ?? []);
   const progress = el("progress");
@@ -526,6 +541,11 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       mention = { ...mention, items: event.data.items, active: 0, searching: false };
       drawPicker();
     }
+    return;
+  }
+  if (event.data?.type === "focusComposer") {
+    input.focus();
+    if (event.data.picker) el("mention").click();
     return;
   }
   if (event.data?.type === "attach") {

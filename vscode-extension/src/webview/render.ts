@@ -280,5 +280,8 @@ export function renderChanges(changes: ChangedFile[], relative: (path: string) =
       );
     })
     .join("");
-  return `<div class="changes" role="region" aria-label="Files changed by the last turn"><div class="plan-title">Changed files (${changes.length})</div><ul>${rows}</ul></div>`;
+  const actions =
+    `<span class="changes-actions"><button class="secondary" data-changes="keepAll" title="Keep every change of the last turn (Ctrl+Alt+K)">Keep all</button>` +
+    `<button class="secondary" data-changes="revertAll" title="Revert the last turn's changes; files changed since are kept and named (Ctrl+Alt+Shift+K)">Revert all</button></span>`;
+  return `<div class="changes" role="region" aria-label="Files changed by the last turn"><div class="plan-title">Changed files (${changes.length})${actions}</div><ul>${rows}</ul></div>`;
 }
