@@ -1,11 +1,11 @@
 // The "MCP Servers" view beside the chat: the chat session's MCP servers (agent/mcpServers) with their state, why
 // one failed and its log, their tools, prompts and resources, and Restart (agent/mcpRestart, as /mcp refresh).
 
-import * as crypto from "node:crypto";
 import * as vscode from "vscode";
 import { type ChatController, errorText } from "./controller";
 import { METHODS } from "./protocol";
 import type { McpServerInfo, McpViewState } from "./webview/mcpRender";
+import { webviewHtml } from "./webviewHtml";
 
 export const MCP_VIEW_ID = "agentLsp.mcp";
 const POLL_MS = 1000; // while a server is still connecting
@@ -94,28 +94,6 @@ export class McpViewProvider implements vscode.WebviewViewProvider {
   }
 
   private html(webview: vscode.Webview): string {
-    const nonce = crypto.randomBytes(16).toString("base64");
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, "dist", "mcp.js"));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, "media", "chat.css"));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `font-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-    ].join("; ");
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
-<title>MCP Servers</title>
-</head>
-<body class="mcp-view">
-<div id="app"></div>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+    return webviewHtml(webview, this.extensionUri, { script: "mcp.js", title: "MCP Servers", bodyClass: "mcp-view" });
   }
 }
