@@ -27,6 +27,7 @@ class Fields:
         self.show_values = show_values
         self.quote_keys = quote_keys  # 'name' rather than name, where a message reads better so
         self.problems: list[str] = []
+        self.keys: list[str] = []  # the key of each problem, in the same order
 
     @overload
     def take(self, key: str, tp: type[T], must: str, *, aliases: tuple[str, ...] = ()) -> T | None: ...
@@ -62,6 +63,7 @@ class Fields:
 
     def problem(self, key: str, must: str, value: Any = _MISSING) -> None:
         """Report ``key`` as unusable: "<where>: <key> <must>", with " (got <value>)" when values may be shown."""
+        self.keys.append(key)
         text = f"'{key}' {must}" if self.quote_keys else f"{key} {must}"
         if self.show_values and value is not _MISSING:
             text += f" (got {value!r})"

@@ -132,16 +132,9 @@ class CredentialStore:
 
     def load(self) -> SignIn | None:
         """The stored sign-in, or None when there is none. Raises CredentialError when it cannot be read."""
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        record = read_private(self.path, "run `agent-lsp login` again")
+        if record is None:
             return None
-        except OSError as exc:
-            raise CredentialError(f"Cannot read {self.path}: {exc.strerror or exc}") from exc
-        try:
-            record = json.loads(text)
-        except ValueError as exc:
-            raise CredentialError(f"{self.path} is not valid JSON: run `agent-lsp login` again") from exc
         if not isinstance(record, dict) or record.get("kind") not in KINDS:
             raise CredentialError(f"{self.path} is not a sign-in record: run `agent-lsp login` again")
         sign_in = SignIn(
@@ -167,7 +160,7 @@ class CredentialStore:
             if value:
                 record[name] = value
         where = f"{self.path} (readable by you only)"
-        backend = _keyring_backend() if use_keyring and sign_in.api_key else None
+        backend = keyring_backend() if use_keyring and sign_in.api_key else None
         if backend is not None and sign_in.api_key:
             try:
                 backend.set_password(KEYRING_SERVICE, _account(self.path), sign_in.api_key)
@@ -175,7 +168,7 @@ class CredentialStore:
                 log.warning("the keyring refused the key (%s); keeping it in %s", type(exc).__name__, self.path)
             else:
                 record["keyring"] = True
-                where = f"the OS keyring ({_backend_name(backend)})"
+                where = f"the OS keyring ({backend_name(backend)})"
         if not record.get("keyring") and sign_in.api_key:
             record["apiKey"] = sign_in.api_key
             self._forget_keyring_secret()  # an older key must not stay behind in the keyring
@@ -193,22 +186,14 @@ class CredentialStore:
         return existed
 
     def _write(self, record: dict[str, Any]) -> None:
-        folder = self.path.parent
-        if not folder.exists():
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # a folder we make: nobody else needs to list it
-        # A new temp file is created 0600 and renamed into place; keep_mode=False so an older file's looser mode
-        # is never carried over.
-        data = json.dumps(record, indent=2).encode("utf-8") + b"\n"
-        write_atomic(self.path, data, keep_mode=False)
-        if os.name != "nt":
-            os.chmod(self.path, 0o600)
+        write_private(self.path, record)
 
     def _keyring_secret(self, stamp: str) -> str:
         key = (str(self.path), stamp)
         with _cache_lock:
             if key in _keyring_cache:
                 return _keyring_cache[key]
-        backend = _keyring_backend()
+        backend = keyring_backend()
         if backend is None:
             raise CredentialError(
                 f"{self.path} says the key is in the OS keyring, but no keyring is available now: "
@@ -231,13 +216,41 @@ class CredentialStore:
             return
         if not (isinstance(record, dict) and record.get("keyring") is True):
             return
-        backend = _keyring_backend()
+        backend = keyring_backend()
         if backend is None:
             return
         try:
             backend.delete_password(KEYRING_SERVICE, _account(self.path))
         except Exception as exc:  # already gone, or the keyring refused: the record goes anyway
             log.debug("keyring delete: %s", type(exc).__name__)
+
+
+def read_private(path: Path, remedy: str) -> Any:
+    """The JSON in ``path`` (as :func:`write_private` wrote it), or None when there is no file; CredentialError
+    naming the file (and ``remedy`` for broken JSON) when it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CredentialError(f"Cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise CredentialError(f"{path} is not valid JSON: {remedy}") from exc
+
+
+def write_private(path: Path, record: Mapping[str, Any]) -> None:
+    """Write ``record`` as JSON to ``path``, readable by the user only (its folder made 0700 when we make it)."""
+    folder = path.parent
+    if not folder.exists():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # a folder we make: nobody else needs to list it
+    # A new temp file is created 0600 and renamed into place; keep_mode=False so an older file's looser mode
+    # is never carried over.
+    data = json.dumps(record, indent=2).encode("utf-8") + b"\n"
+    write_atomic(path, data, keep_mode=False)
+    if os.name != "nt":
+        os.chmod(path, 0o600)
 
 
 def _text(record: Mapping[str, Any], name: str) -> str | None:
@@ -250,7 +263,7 @@ def _account(path: Path) -> str:
     return str(path.resolve())
 
 
-def _keyring_backend() -> Any:
+def keyring_backend() -> Any:
     """The keyring backend to keep a secret in, or None: the one the user configured for the keyring library
     (PYTHON_KEYRING_BACKEND or its keyringrc.cfg), else the detected one when the library recommends it
     (priority 1 or more: macOS Keychain, Windows Credential Locker, Secret Service, KWallet). The fail and null
@@ -274,6 +287,6 @@ def _keyring_backend() -> Any:
     return chosen
 
 
-def _backend_name(backend: Any) -> str:
+def backend_name(backend: Any) -> str:
     name = getattr(backend, "name", None)
     return name if isinstance(name, str) and name else type(backend).__name__

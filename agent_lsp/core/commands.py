@@ -34,7 +34,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("rewind", "List your messages, or go back to before one (files and conversation)", "[message number]"),
     CommandSpec("init", "Analyse the project and write a GEMINI.md for it"),
     CommandSpec("extensions", "List the extensions active in this workspace"),
-    CommandSpec("mcp", "List the MCP servers and what they offer, or restart them", "[refresh [server]]"),
+    CommandSpec(
+        "mcp", "List the MCP servers and what they offer, or restart them", "[refresh [server] | auth [server]]"
+    ),
     CommandSpec(
         "skills",
         "List agent skills, or enable, disable or reload them",
@@ -92,7 +94,7 @@ class CommandContext:
     # custom command that cannot run ends the turn with an error (a non-zero exit).
     headless: bool = False
     prompts: PromptCommandSource | None = None  # MCP servers' prompts
-    mcp: Callable[[str], Awaitable[str]] | None = None  # /mcp [refresh [server]]: the MCP servers
+    mcp: Callable[[str], Awaitable[str]] | None = None  # /mcp [refresh [server] | auth [server]]: the MCP servers
 
 
 class Commands:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
@@ -51,6 +51,9 @@ class ConnectionOwner(Protocol):
 
     async def sample(self, server: str, params: Any) -> Any: ...
 
+    # Signs in to a server (OAuth, through the user's browser; raises SignInFailed); None: not offered.
+    sign_in: Callable[[McpServerSpec], Awaitable[None]] | None
+
     @property
     def elicitor(self) -> Elicitor | None:
         """Shows a server's form to the user; None: elicitation is not declared."""
@@ -84,6 +87,7 @@ class ServerConnection:
         self.connect_timeout_s = spec.connect_timeout_s(connect_timeout_s)
         self._log_dir = log_dir
         self._scope: Any = None  # the anyio cancel scope of run(), so stop() cancels without defeating shields
+        self.auth: Any = None  # an HTTP server's OAuth (mcp/oauth.py's McpOAuth): stored tokens, refreshed
 
     def start(self) -> None:
         """Begin :meth:`run` as a task."""
@@ -116,7 +120,7 @@ class ServerConnection:
             if self.closing or self.state.startswith("failed"):
                 logger.debug("MCP server %r raised while shutting down", self.spec.name, exc_info=True)
             else:
-                self._owner.report_failure(self, failure_reason(exc, self.connect_timeout_s))
+                self._owner.report_failure(self, self._failure(exc))
         finally:
             self.session = None
             self._owner.unregister_tools(self)
@@ -148,23 +152,27 @@ class ServerConnection:
         async def sample(context: Any, params: Any) -> Any:
             return await self._owner.sample(self.spec.name, params)
 
-        elicitor = self._owner.elicitor
-
-        async def elicit(context: Any, params: Any) -> Any:
-            assert elicitor is not None
-            return await answer_elicitation(elicitor, self.spec.name, params)
-
         async def list_roots(context: Any) -> Any:
             from mcp_types import ListRootsResult, Root
 
             folders = self._owner.roots() or ()
             return ListRootsResult(roots=[Root(uri=p.as_uri(), name=p.name or str(p)) for p in folders])  # type: ignore[arg-type]  # pydantic parses the str
 
+        if self.spec.transport in ("http", "sse"):
+            from agent_lsp.mcp import oauth
+
+            self.auth = oauth.transport_auth(self.spec)
+            sign_in, wanted = self._owner.sign_in, self.spec.oauth is not None and self.spec.oauth.enabled
+            if sign_in is not None and wanted and not await oauth.has_tokens(self.spec):
+                try:  # as Gemini CLI does for `oauth.enabled`; a person's time, not the server's
+                    await sign_in(self.spec)
+                except oauth.SignInFailed as exc:
+                    raise ConnectionError(f"signing in failed: {exc}") from None
         # The server's timeout counts from the start of connecting (spawning included), as Gemini CLI's connect
-        # timeout does; our own SDK import before it is not the server's time.
+        # timeout does; our own SDK import (and a sign-in) before it is not the server's time.
         deadline = anyio.current_time() + self.connect_timeout_s
         async with contextlib.AsyncExitStack() as stack:
-            read, write = await open_transport(self.spec, stack, self._open_log)
+            read, write = await open_transport(self.spec, stack, self._open_log, auth=self.auth)
             session = await stack.enter_async_context(
                 ClientSession(
                     WatchedReadStream(read, on_eof),
@@ -175,7 +183,7 @@ class ServerConnection:
                     list_roots_callback=list_roots if self._owner.roots() is not None else None,
                     sampling_callback=sample if self._owner.samples else None,
                     # Declared (form and URL, as the SDK does) when the editor can show a form; URLs are declined.
-                    elicitation_callback=elicit if elicitor is not None else None,
+                    elicitation_callback=self._elicit if self._owner.elicitor is not None else None,
                 )
             )
             try:
@@ -193,11 +201,17 @@ class ServerConnection:
             except Exception as exc:
                 # Report now: leaving the transport can take seconds (a stdio server gets time to exit).
                 if not self.closing:
-                    self._owner.report_failure(self, failure_reason(exc, self.connect_timeout_s))
+                    self._owner.report_failure(self, self._failure(exc))
                 self.session = None
                 self._owner.unregister_tools(self)
                 self.ready.set()
                 raise
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        """A server's elicitation/create, answered through the owner's elicitor."""
+        elicitor = self._owner.elicitor
+        assert elicitor is not None
+        return await answer_elicitation(elicitor, self.spec.name, params)
 
     async def _serve(self, session: Any) -> None:
         """Sleep until asked to close, the server goes away, or its tool list changes."""
@@ -238,6 +252,11 @@ class ServerConnection:
         except Exception:
             logger.warning("MCP server %r: %s failed", self.spec.name, method.__name__, exc_info=True)
             return []
+
+    def _failure(self, exc: BaseException) -> str:
+        """Why connecting failed: the server's refusal of our OAuth token when that was it (it names the fix)."""
+        refused = getattr(self.auth, "problem", None)
+        return refused if isinstance(refused, str) else failure_reason(exc, self.connect_timeout_s)
 
     def _open_log(self) -> TextIO:
         self.log_path = server_log_path(self.spec, self._log_dir)

@@ -11,7 +11,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp.errors import ToolError
 from agent_lsp.events import Notice
@@ -22,6 +22,9 @@ from agent_lsp.mcp.elicitation import Elicitor
 from agent_lsp.mcp.registration import register_server_tools
 from agent_lsp.mcp.tool import ProgressSink
 from agent_lsp.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from agent_lsp.mcp.oauth import SignIn
 
 logger = logging.getLogger(__name__)
 
@@ -45,8 +48,10 @@ class McpManager:
         on_catalog_changed: Callable[[], None] | None = None,
         roots: Callable[[], Sequence[Path]] | None = None,
         sampler: Callable[[str, Any], Awaitable[Any]] | None = None,
+        sign_in: SignIn | None = None,
         elicitor: Elicitor | None = None,
     ) -> None:
+        self.sign_in = sign_in  # OAuth through the user's browser (mcp/oauth.py's ``signer``); None: not offered
         self._roots = roots
         self._sampler = sampler
         self.elicitor = elicitor  # servers' forms go to it (ConnectionOwner)
@@ -211,7 +216,7 @@ class McpManager:
                 raise ToolError(
                     f"MCP server '{server}' closed the connection while running '{tool}'", "mcp_server_unavailable"
                 ) from None
-            raise ToolError(f"MCP server '{server}' refused '{tool}': {exc.message}", "mcp_error") from None
+            raise ToolError(f"MCP server '{server}' refused '{tool}': {_refusal(srv, exc)}", "mcp_error") from None
         except Exception as exc:
             # Transport failures and malformed replies come from outside our code: the model hears about them.
             logger.warning("MCP call %s/%s failed", server, tool, exc_info=True)
@@ -292,3 +297,9 @@ def _progress_callback(sink: ProgressSink | None) -> Any:
             logger.exception("an MCP progress sink raised")
 
     return on_progress
+
+
+def _refusal(srv: ServerConnection, exc: Any) -> str:
+    """Why a call was refused: the server's refusal of our OAuth token when that was it (it names the fix)."""
+    refused = getattr(srv.auth, "problem", None)
+    return refused if isinstance(refused, str) else str(exc.message)

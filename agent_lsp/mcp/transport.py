@@ -5,15 +5,19 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
 from agent_lsp.mcp.config import McpServerSpec
 
+_IMPORTING = threading.Lock()
+
 
 def import_sdk(transport: str | None) -> None:
-    """Import the MCP SDK modules a transport needs (run in a thread: they take a second or more)."""
+    """Import the MCP SDK modules a transport needs (run in a thread: they take a second or more). One thread at a
+    time: two threads importing the SDK's modules at once can each find the other's half-imported."""
     import importlib
 
     modules = ["mcp", "mcp_types"]
@@ -21,14 +25,18 @@ def import_sdk(transport: str | None) -> None:
         modules.append(
             {"stdio": "mcp.client.stdio", "sse": "mcp.client.sse", "http": "mcp.client.streamable_http"}[transport]
         )
-    for name in modules:
-        importlib.import_module(name)
+    if transport in ("sse", "http"):
+        modules.append("agent_lsp.mcp.oauth_provider")  # the SDK's OAuth client, which an HTTP connection carries
+    with _IMPORTING:
+        for name in modules:
+            importlib.import_module(name)
 
 
 async def open_transport(
-    spec: McpServerSpec, stack: contextlib.AsyncExitStack, open_log: Callable[[], TextIO]
+    spec: McpServerSpec, stack: contextlib.AsyncExitStack, open_log: Callable[[], TextIO], auth: Any = None
 ) -> tuple[Any, Any]:
-    """The (read, write) streams of ``spec``'s transport, entered on ``stack`` so the caller's task leaves them."""
+    """The (read, write) streams of ``spec``'s transport, entered on ``stack`` so the caller's task leaves them;
+    ``auth`` (an httpx2 auth, OAuth) goes with every HTTP request."""
     kind = spec.transport
     if kind == "http":
         import httpx2
@@ -36,7 +44,7 @@ async def open_transport(
 
         assert spec.http_url is not None
         client = await stack.enter_async_context(
-            httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            httpx2.AsyncClient(headers=spec.headers, auth=auth, timeout=httpx2.Timeout(30.0, read=300.0))
         )
         streams: tuple[Any, Any] = await stack.enter_async_context(
             streamable_http_client(spec.http_url, http_client=client)
@@ -46,7 +54,7 @@ async def open_transport(
         from mcp.client.sse import sse_client
 
         assert spec.url is not None
-        streams = await stack.enter_async_context(sse_client(spec.url, headers=dict(spec.headers) or None))
+        streams = await stack.enter_async_context(sse_client(spec.url, headers=dict(spec.headers) or None, auth=auth))
         return streams
     if kind == "stdio":
         from mcp.client.stdio import StdioServerParameters, stdio_client

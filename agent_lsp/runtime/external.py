@@ -83,6 +83,7 @@ class ExternalTools:
         notify: Notify,
         catalog_changed: Callable[[], None] | None = None,
         sampler: Callable[[str, Any], Awaitable[Any]] | None = None,
+        open_url: Callable[[str], Awaitable[None]] | None = None,
         elicitor: Elicitor | None = None,
     ) -> None:
         """Begin connecting; failures (now or later) are told through ``notify``, changed prompts or resources
@@ -90,6 +91,8 @@ class ExternalTools:
         self._notify = notify
         if self.specs:
             from agent_lsp.mcp.manager import McpManager
+            from agent_lsp.mcp.oauth import signer
+            from agent_lsp.mcp.oauth_callback import open_in_browser
 
             roots = self.ctx.workspace
             self._mcp = McpManager(
@@ -99,6 +102,8 @@ class ExternalTools:
                 on_catalog_changed=catalog_changed,
                 roots=lambda: roots.roots,
                 sampler=sampler,
+                # The front end's way to open the sign-in page, else the user's browser; the address is a notice too.
+                sign_in=signer(lambda text: notify(ev.Notice("info", text)), open_url or open_in_browser),
                 elicitor=elicitor,
             )
             self._mcp.start()
@@ -121,19 +126,24 @@ class ExternalTools:
             self._notify(ev.Notice("info", f"MCP server(s) ready: {', '.join(ready)} ({tools} tool(s))"))
 
     async def describe_mcp(self, args: str) -> str:
-        """/mcp: each server's state, tools, prompts and resources; ``refresh [server]`` restarts them first."""
+        """/mcp: each server's state, tools, prompts and resources; ``refresh [server]`` restarts them first,
+        ``auth <server>`` signs in to it (OAuth) and reconnects it."""
         from agent_lsp.mcp.describe import describe_servers
 
         mcp = self._mcp
         if mcp is None:
             return "MCP servers have not started yet."
         words = args.split()
+        if words and words[0] == "auth" and len(words) <= 2:
+            from agent_lsp.mcp.auth_command import mcp_auth
+
+            return await mcp_auth(mcp, " ".join(words[1:]))
         if words and words[0] == "refresh" and len(words) <= 2:
             unknown = await mcp.restart(words[1:])
             if unknown:
                 return f"No MCP server is named {', '.join(unknown)}.\n\n" + describe_servers(mcp)
         elif words:
-            return "Usage: `/mcp` or `/mcp refresh [server]`"
+            return "Usage: `/mcp`, `/mcp refresh [server]` or `/mcp auth [server]`"
         return describe_servers(mcp)
 
     async def aclose(self) -> None:

@@ -54,6 +54,7 @@ class SessionHandle:
     temp_dir: Path | None = None  # removed by aclose
     notice_sink: Callable[[ev.Notice], None] | None = None
     commands_changed: Callable[[], None] | None = None  # the adapter's: the command list changed by itself
+    open_url: Callable[[str], Awaitable[None]] | None = None  # the adapter's: open an MCP sign-in page
     sampler: Callable[[str, Any], Awaitable[Any]] | None = None  # MCP sampling through the session's model
     elicitor: Elicitor | None = None  # the adapter's: MCP servers' forms shown to the user
     background: list[asyncio.Task[None]] = field(default_factory=list)  # the adapter's tasks, cancelled on close
@@ -128,7 +129,7 @@ class SessionHandle:
     def start(self) -> None:
         """Start what runs in the background (MCP servers, tool discovery). Needs the running event loop."""
         if self.external is not None:
-            self.external.start(self.notify, self.commands_changed, self.sampler, self.elicitor)
+            self.external.start(self.notify, self.commands_changed, self.sampler, self.open_url, self.elicitor)
         if self.processes is not None:
             # A server the model started in the background stopping on its own is worth knowing about.
             self.processes.watch(

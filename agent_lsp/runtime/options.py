@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,6 +80,10 @@ class SessionSetup:
     # Told when the session's commands change on their own (an MCP server's prompts arrive or change), so the
     # editor's menu can be sent again; the handle's ``command_specs`` has the new list.
     commands_changed: Callable[[], None] | None = None
+    # Opens an MCP server's sign-in page for the user (the editor's window/showDocument; None: the user's browser,
+    # where there is one); the address is also said as a notice, so the user can always open it by hand. It runs
+    # while the sign-in waits for the browser and is cancelled when the sign-in ends (progress may last till then).
+    open_url: Callable[[str], Awaitable[None]] | None = None
     # Shows an MCP server's form (elicitation) to the user; None: the capability is not declared.
     elicitor: Elicitor | None = None
     # Built-in tools the editor provides instead, by name (ACP's terminal runs run_shell_command in the editor);

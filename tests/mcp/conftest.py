@@ -119,9 +119,10 @@ class HttpServer:
             self.proc.stdout.close()
 
 
-def start_http_server(*flags: str) -> HttpServer:
+def start_http_server(*flags: str, script: Path = SERVER) -> HttpServer:
+    """``script`` (a test server that prints ``PORT <n>`` before it serves) as a subprocess."""
     proc = subprocess.Popen(
-        [sys.executable, str(SERVER), *flags],
+        [sys.executable, str(script), *flags],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -131,7 +132,7 @@ def start_http_server(*flags: str) -> HttpServer:
     if not line.startswith("PORT "):
         proc.kill()
         proc.wait()
-        raise RuntimeError(f"test server did not start: {line!r}")
+        raise RuntimeError(f"test server {script.name} did not start: {line!r}")
     return HttpServer(proc, int(line.split()[1]))
 
 

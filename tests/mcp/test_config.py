@@ -120,3 +120,44 @@ def test_specs_from_settings_keeps_order_and_validates_shape() -> None:
 def test_spec_is_hashable_despite_dict_fields() -> None:
     spec = McpServerSpec("s", command="x", env={"A": "1"})
     assert hash(spec) == hash(McpServerSpec("s", command="x", env={"A": "2"}))
+
+
+def test_oauth_settings_as_gemini_cli_spells_them() -> None:
+    spec = McpServerSpec.from_settings(
+        "remote",
+        {
+            "httpUrl": "https://mcp.example/mcp",
+            "oauth": {
+                "enabled": True,
+                "clientId": "cli",
+                "clientSecret": "s3cret",
+                "scopes": ["read", "write"],
+                "authorizationUrl": "https://auth.example/authorize",
+                "tokenUrl": "https://auth.example/token",
+                "redirectUri": "http://localhost:7777/oauth/callback",
+                "audiences": ["api"],
+            },
+        },
+    )
+    oauth = spec.oauth
+    assert oauth is not None and oauth.enabled and oauth.client_id == "cli"
+    assert oauth.scopes == ("read", "write") and oauth.audiences == ("api",)
+    assert oauth.redirect_uri == "http://localhost:7777/oauth/callback"
+    assert "s3cret" not in repr(spec) and "s3cret" not in repr(oauth)
+
+
+@pytest.mark.parametrize(
+    ("oauth", "key", "words"),
+    [
+        ([], "mcpServers.srv.oauth", "must be an object"),
+        ({"enabled": "yes"}, "mcpServers.srv.oauth.enabled", "true or false"),
+        ({"scopes": "read"}, "mcpServers.srv.oauth.scopes", "list of strings"),
+        ({"scopes": ["read", 3]}, "mcpServers.srv.oauth.scopes[1]", "must be a string"),
+        ({"tokenUrl": "ftp://h/token"}, "mcpServers.srv.oauth.tokenUrl", "http:// or https:// URL"),
+    ],
+)
+def test_bad_oauth_values_name_file_key_and_reason(oauth: Any, key: str, words: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        McpServerSpec.from_settings("srv", {"httpUrl": "http://h/mcp", "oauth": oauth}, file="settings.json")
+    assert (info.value.key, info.value.file) == (key, "settings.json")
+    assert words in str(info.value) and "'srv'" in str(info.value)
