@@ -148,6 +148,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         processes=tools.ctx.processes,
         commands_changed=setup.commands_changed,
         open_url=setup.open_url,
+        elicitor=setup.elicitor,
         sampler=SessionSampler(session, setup.confirmer, interactive=opts.interactive) if external.specs else None,
     )
 

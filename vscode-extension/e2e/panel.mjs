@@ -112,6 +112,10 @@ function script() {
     ...subagentScript(say),
     // Rewind: a two-edit conversation in a new chat, gone back to, undone, edited and sent again, then forked.
     ...rewindScript(),
+    // MCP: server-everything's form (elicitation), answered in the panel; then two resources picked with @.
+    done([chunk({ functionCall: { name: "mcp_everything_trigger-elicitation-request", id: "form-1", args: {} } })]),
+    say("Thanks ", "for the details."),
+    say("Read ", "both resources."),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -467,6 +471,99 @@ async function main() {
     await openAgentView(page);
     await checkSubagent(chat, input, shot);
     await rewindSteps({ page, chat, input, workspace, modelUrl: fakeGemini.url, messageTexts, shot, openFile });
+    // --- MCP: a server's form in the panel, its resources in the @ picker, the MCP Servers view -------------
+    // server-everything (installed for the MCP tests) and a server that cannot start, in the user's settings; a new
+    // chat reads them.
+    const everything = path.resolve(extensionDir, "..", "tests", "mcp", "third_party", "node_modules", ".bin", "mcp-server-everything");
+    need(everything, "server-everything (scripts/install-mcp-servers.sh)");
+    fs.mkdirSync(path.join(dirs.home, ".gemini"), { recursive: true });
+    const mcpServers = { broken: { command: path.join(tmp, "no-such-mcp-server") }, everything: { command: everything, args: ["stdio"] } };
+    fs.writeFileSync(path.join(dirs.home, ".gemini", "settings.json"), JSON.stringify({ mcpServers }));
+    await chat.locator('[data-action="newChat"]').click();
+    await waitFor("the new chat", async () => (await chat.locator(".msg").count()) === 0);
+    await input.fill("Ask me for my details");
+    await input.press("Enter");
+    const form = chat.locator("form.mcp-form");
+    await form.waitFor({ timeout: 60000 });
+    await form.locator(".form-message", { hasText: "Please provide inputs for the following fields:" }).waitFor();
+    await form.getByRole("button", { name: "Submit" }).click(); // the name is required: the form says so
+    await form.locator(".form-problem", { hasText: "String is required." }).waitFor();
+    await form.locator('[data-field="name"]').fill("Ada Lovelace");
+    await form.locator('[data-field="check"]').check();
+    await form.locator('[data-field="integer"]').fill("7");
+    await form.locator('[data-field="titledSingleSelectEnum"]').selectOption({ label: "Wonder Woman" });
+    await form.evaluate((node) => (node.scrollTop = 0));
+    await shot("vscode-mcp-form.png");
+    await form.getByRole("button", { name: "Submit" }).click();
+    await chat.locator(".msg.agent", { hasText: "Thanks for the details." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    const answered = transcript(dirs["agent-home"]);
+    for (const needle of ["- Name: Ada Lovelace", "- Agreed to terms: true", "- Favorite Integer: 7", String.raw`\"titledSingleSelectEnum\": \"hero-3\"`]) {
+      if (!answered.includes(needle)) throw new Error(`the server did not get ${needle}:\n${answered.slice(-3000)}`);
+    }
+    if ((await form.count()) !== 0) throw new Error("the answered form stayed in the panel");
+    log("mcp form ok: server-everything's form was filled in the panel (a missing required field refused) and its values reached the server");
+
+    await input.fill("Read ");
+    await pick("@architecture", "everything:demo://resource/static/document/architecture.md");
+    // A template: its row puts the fixed part in the box; the value typed next is completed by the server.
+    await input.press("End");
+    await input.pressSequentially("@everything:demo://resource/dynamic/text/");
+    await picker.locator(".mention", { hasText: "{resourceId}" }).first().click();
+    await waitFor("the template's text in the box", async () => (await input.inputValue()).endsWith("@everything:demo://resource/dynamic/text/"));
+    await input.pressSequentially("3");
+    await picker.locator(".mention", { hasText: "everything:demo://resource/dynamic/text/3" }).first().waitFor();
+    await shot("vscode-mcp-mention.png");
+    await input.press("Enter");
+    await waitFor("the resource chips", async () => (await chips()).length === 2);
+    const resourceChips = await chips();
+    if (JSON.stringify(resourceChips) !== JSON.stringify(["everything:demo://resource/static/document/architecture.md", "everything:demo://resource/dynamic/text/3"])) {
+      throw new Error(`the resource chips read ${JSON.stringify(resourceChips)}`);
+    }
+    await input.press("End");
+    await input.pressSequentially("please");
+    await input.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "Read both resources." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    const read = transcript(dirs["agent-home"]);
+    if (!read.includes("Everything Server – Architecture") || !read.includes("Resource 3: This is a plaintext resource")) {
+      throw new Error(`the model did not get both resources:\n${read.slice(-3000)}`);
+    }
+    log("mcp resources ok: a listed resource and a template completed by the server were picked with @ and reached the model");
+
+    // The MCP Servers view below the chat: state, why a server failed, what one offers, Restart.
+    await page.locator(".pane-header", { hasText: "MCP Servers" }).click();
+    let mcpView;
+    /** The view's frame among the side bar's webviews (their order changes as views open and fold). */
+    const findMcpView = () =>
+      waitFor("the MCP Servers view", async () => {
+        const frames = page.frameLocator("iframe.webview.ready");
+        for (let i = 0; i < (await page.locator("iframe.webview.ready").count()); i++) {
+          const inner = frames.nth(i).frameLocator("iframe#active-frame");
+          if ((await inner.locator("body.mcp-view").count()) > 0) mcpView = inner;
+        }
+        return mcpView !== undefined;
+      }, 30000);
+    await findMcpView();
+    const server = (name) => mcpView.locator(`details.server[data-server="${name}"]`);
+    await server("everything").locator(".state", { hasText: /^connected · \d+ tools/ }).waitFor({ timeout: 30000 });
+    await server("broken").locator(".reason", { hasText: "no-such-mcp-server" }).waitFor();
+    await server("broken").locator(".log a", { hasText: "mcp-broken.log" }).waitFor();
+    await server("everything").locator("summary").click();
+    await server("everything").locator("code", { hasText: "mcp_everything_echo" }).waitFor();
+    await server("everything").locator("code", { hasText: "/simple-prompt" }).waitFor();
+    const chatHeader = page.locator(".pane-header", { hasText: /^Chat/ }).first();
+    await chatHeader.click(); // the chat folded away: the view has the side bar to itself for the picture
+    mcpView = undefined;
+    await findMcpView();
+    await server("everything").locator("code", { hasText: "mcp_everything_echo" }).waitFor();
+    await mcpView.locator("body").evaluate(() => window.scrollTo(0, 0));
+    await shot("vscode-mcp-view.png");
+    await server("everything").getByRole("button", { name: "Restart" }).click();
+    await server("everything").locator(".state", { hasText: "restarting…" }).waitFor();
+    await server("everything").locator(".state", { hasText: /^connected/ }).waitFor({ timeout: 30000 });
+    await chatHeader.click();
+    log("mcp view ok: everything connected with its tools and prompts, broken failed with its reason and log, Restart reconnected everything");
 
     // --- Themes: the panel in light, dark and high contrast (screenshots only) -----------------------------------
     if (shots) {

@@ -4,6 +4,7 @@ import type { DiffReview, ProposalStore } from "./diffReview";
 import type { InlineReview } from "./inlineReview";
 import type { Cancellation, Connection, Host } from "./host";
 import { changedFiles, openChange } from "./changedFiles";
+import { type ElicitParams, type ElicitResult, FormBroker, formNotice } from "./elicitation";
 import { type Draft, promptOf, transcriptText } from "./composer";
 import type { FromWebview } from "./messages";
 import { MESSAGE_ACTION_TYPES, MessageActions } from "./messageActions";
@@ -66,6 +67,8 @@ export class ChatController {
     request: (method, params) => this.request(method, params),
     warn: async (message) => void (await this.host.showMessage("warning", message)),
   });
+  /** MCP servers' forms waiting in the panel (agent/elicit). */
+  readonly forms = new FormBroker();
 
   constructor(
     private readonly host: Host,
@@ -119,6 +122,7 @@ export class ChatController {
     this.connection = undefined;
     this.creating = undefined;
     this.broker.cancelAll();
+    this.forms.cancelAll();
     let next = S.setServerStatus(this.state, "starting");
     next = S.setBusy(next, false);
     next = S.interruptTools(next);
@@ -176,6 +180,7 @@ export class ChatController {
     this.connection = undefined;
     this.creating = undefined;
     this.broker.cancelAll();
+    this.forms.cancelAll();
     let next = S.setServerStatus(this.state, status, message);
     next = S.setBusy(next, false);
     next = { ...next, sessionId: undefined };
@@ -447,6 +452,7 @@ export class ChatController {
 
   async cancel(): Promise<void> {
     this.broker.cancelAll();
+    this.forms.cancelAll();
     if (this.connection !== undefined && this.state.sessionId !== undefined) {
       await this.connection.sendNotification(METHODS.cancel, { sessionId: this.state.sessionId });
     }
@@ -471,6 +477,23 @@ export class ChatController {
       state = S.setProgress(state, S.progressText(state));
     }
     this.set(state);
+  }
+
+  /** agent/elicit: an MCP server's form, filled in the panel (a notification brings a hidden panel up). */
+  async onElicit(params: ElicitParams, token?: Cancellation): Promise<ElicitResult> {
+    const { requestId, answer } = this.forms.ask();
+    const withdrawn = token?.onCancellationRequested(() => this.forms.answer(requestId, { action: "cancel" }));
+    const form = { requestId, server: params.server, message: params.message, fields: params.fields };
+    this.set({ ...this.state, forms: [...(this.state.forms ?? []), form] });
+    if (!this.host.panelVisible()) {
+      void this.host.showMessage("info", formNotice(params), "Open").then((picked) => (picked === "Open" ? this.host.revealPanel() : undefined));
+    }
+    try {
+      return await answer;
+    } finally {
+      withdrawn?.dispose();
+      this.set({ ...this.state, forms: (this.state.forms ?? []).filter((f) => f.requestId !== requestId) });
+    }
   }
 
   /** agent/requestPermission: asked in the panel, or by a notification when the panel is not on screen. */
@@ -590,6 +613,9 @@ export class ChatController {
           return;
         case "permission":
           this.broker.answer(msg.requestId, msg.optionId);
+          return;
+        case "elicit":
+          this.forms.answer(msg.requestId, msg.result);
           return;
         case "reviewDiff":
           await this.openReview(msg.requestId);

@@ -12,6 +12,7 @@ import { DiffReview, PROPOSAL_SCHEME, ProposalStore } from "./diffReview";
 import { editorContext } from "./editorContext";
 import { ProposalFileSystem } from "./fsProvider";
 import { registerInlineReview } from "./inlineView";
+import { MCP_VIEW_ID, McpViewProvider } from "./mcpView";
 import { MentionSource, TerminalOutputs, selectionAttachment } from "./mentionSource";
 import { PermissionBroker } from "./permissions";
 import { CONFIG_SECTION, SERVER_COMMANDS } from "./protocol";
@@ -167,6 +168,7 @@ export function activate(context: vscode.ExtensionContext): void {
     status,
     server,
     vscode.window.registerWebviewViewProvider(VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: false } }),
+    vscode.window.registerWebviewViewProvider(MCP_VIEW_ID, new McpViewProvider(context.extensionUri, controller)),
     vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, new ProposalFileSystem(store, PROPOSAL_SCHEME)),
     vscode.languages.registerCodeLensProvider({ scheme: PROPOSAL_SCHEME }, codeLens),
     ...registerPanelCommands(controller, actions, chatView, host),

@@ -13,6 +13,10 @@ export const METHODS = {
   cancel: "agent/cancel",
   update: "agent/update",
   requestPermission: "agent/requestPermission",
+  /** MCP: a server's form (asked of us), the session's servers, and restarting them (docs/protocol.md). */
+  elicit: "agent/elicit",
+  mcpServers: "agent/mcpServers",
+  mcpRestart: "agent/mcpRestart",
 } as const;
 
 export const SERVER_COMMANDS = {

@@ -1,6 +1,7 @@
 // The chat panel's model: a pure reducer from agent/update payloads to a serialisable transcript the webview draws.
 
 import type { AutoApproveState } from "./autoApprove";
+import type { PendingForm } from "./elicitation";
 import type {
   CommandInfo,
   Location,
@@ -101,6 +102,8 @@ export interface ChatState {
   busy: boolean;
   progress?: string;
   permissions: PendingPermission[];
+  /** MCP servers' forms waiting for the user (agent/elicit; elicitation.ts). */
+  forms?: PendingForm[];
   /** Messages waiting for the running turn to end (see queue.ts). */
   queue: QueuedPrompt[];
   /** The turn was stopped or failed: the queue waits for "Send now" instead of going out by itself. */

@@ -50,6 +50,7 @@ class ClientCapabilities:
     terminal: bool = False
     terminal_auth: bool = False  # the client can run our terminal auth method
     notices: bool = False
+    elicitation_form: bool = False  # the client shows MCP servers' forms (elicitation/create, form mode)
     name: str = ""
 
     @classmethod
@@ -66,6 +67,8 @@ class ClientCapabilities:
         auth = auth if isinstance(auth, Mapping) else {}
         meta = caps.get("_meta")
         meta = meta if isinstance(meta, Mapping) else {}
+        elicitation = caps.get("elicitation")
+        elicitation = elicitation if isinstance(elicitation, Mapping) else {}
         info = params.get("clientInfo")
         name = info.get("name") if isinstance(info, Mapping) else None
         return cls(
@@ -75,6 +78,7 @@ class ClientCapabilities:
             # auth.terminal is ACP's opt-in; _meta["terminal-auth"] the older one (the ACP Registry's check sends it).
             terminal_auth=auth.get("terminal") is True or meta.get("terminal-auth") is True,
             notices=isinstance(session.get("notices"), Mapping),
+            elicitation_form=isinstance(elicitation.get("form"), Mapping),
             name=name if isinstance(name, str) else "",
         )
 

@@ -22,9 +22,11 @@ import MarkdownIt from "markdown-it";
 import type { Attachment } from "../composer";
 import { imageAttachment, imageProblem, imagesRefused } from "../images";
 import type { MentionCandidate } from "../mentions";
+import type { ElicitResult } from "../elicitation";
 import type { FromWebview, ToWebview } from "../messages";
 import { isAutoKind, isAutoScope, renderAutoApprove } from "../autoApprove";
 import { changedFiles, lastUserId } from "../changedFiles";
+import { bindForms, drawForms } from "./mcpForm";
 import type { ChatState } from "../state";
 import { keepStepsOpen } from "./subagent";
 import { installMessageActions } from "./messageActions";
@@ -101,6 +103,7 @@ app.innerHTML = `
 <div id="changes"></div>
 <div id="permissions"></div>
 <div id="rewind"></div>
+<div id="forms"></div>
 <div id="queue"></div>
 <footer>
   <div id="progress" class="progress" hidden><span class="spinner" aria-hidden="true"></span><span id="progress-text"></span>
@@ -280,8 +283,14 @@ function pickMention(index: number): void {
   if (current === undefined || candidate === undefined) {
     return;
   }
-  // The "@query" text goes; the chip stands for it.
   const end = input.selectionStart ?? input.value.length;
+  if (candidate.insert !== undefined) {
+    // A resource template: its fixed part goes in the box and the picker asks again as the rest is typed.
+    input.setRangeText(`@${candidate.insert}`, current.start, end, "end");
+    updatePicker();
+    return;
+  }
+  // The "@query" text goes; the chip stands for it.
   input.value = input.value.slice(0, current.start) + input.value.slice(end);
   input.setSelectionRange(current.start, current.start);
   mention = undefined;
@@ -349,6 +358,9 @@ input.addEventListener("keydown", (event) => {
   }
 });
 el("send").addEventListener("click", () => send());
+bindForms(el("forms"), (requestId, action, content) =>
+  vscode.postMessage({ type: "elicit", requestId, result: { action, content } as ElicitResult }),
+);
 el("send-now").addEventListener("click", () => send(true));
 transcript.addEventListener("scroll", save);
 sessions.addEventListener("focus", () => vscode.postMessage({ type: "listSessions" }));
@@ -527,6 +539,7 @@ function draw(next: ChatState): void {
   el("changes").innerHTML = next.busy || kept ? "" : renderChanges(changedFiles(next), relativeTo(next));
   el("auto-approve").innerHTML = renderAutoApprove(next.autoApprove);
   el("permissions").innerHTML = next.permissions.map(renderPermission).join("");
+  drawForms(el("forms"), next.forms ?? []);
   const progress = el("progress");
   progress.hidden = !next.busy;
   el("progress-text").textContent = next.progress ?? "Working…";

@@ -229,6 +229,7 @@ const CHIP_ICON: Record<Attachment["kind"], string> = {
   terminal: "TERM",
   url: "URL",
   image: "IMG",
+  resource: "MCP",
 };
 
 /** The messages waiting for the running turn: each can be edited (back into the composer), sent now, or removed. */
