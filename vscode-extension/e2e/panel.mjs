@@ -474,7 +474,7 @@ async function main() {
     // --- MCP: a server's form in the panel, its resources in the @ picker, the MCP Servers view -------------
     // server-everything (installed for the MCP tests) and a server that cannot start, in the user's settings; a new
     // chat reads them.
-    const everything = path.resolve(extensionDir, "..", "tests", "mcp", "third_party", "node_modules", ".bin", "mcp-server-everything");
+    const everything = path.resolve(extensionDir, "..", ".deps", "mcp-servers", "node_modules", ".bin", "mcp-server-everything");
     need(everything, "server-everything (scripts/install-mcp-servers.sh)");
     fs.mkdirSync(path.join(dirs.home, ".gemini"), { recursive: true });
     const mcpServers = { broken: { command: path.join(tmp, "no-such-mcp-server") }, everything: { command: everything, args: ["stdio"] } };
