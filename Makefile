@@ -27,7 +27,7 @@ typecheck: $(STAMP)
 
 # Editor toolchains for the editor tests: luacheck (Debian), Emacs 30 + tmux (Debian, bookworm-backports),
 # Chromium + Node 24 + code-server 4.139 (npm); the ACP schema (npm, tests/npm); the third-party MCP servers the
-# MCP tests run (npm and PyPI, in tests/mcp/third_party). The scripts are idempotent and return at once when
+# MCP tests run (npm and PyPI, into .deps/mcp-servers from tests/mcp/third_party's manifests). The scripts are idempotent and return at once when
 # everything is in place.
 test-deps: $(STAMP)
 	bash scripts/install-lua-tools.sh

@@ -161,8 +161,15 @@ async def _drive(
     cancel_on_sigterm()
     runtime = Runtime(runtime_options)
     # Notices after start-up (an MCP server failing later) go straight to stderr, as the start-up ones do below.
+    from agent_lsp.mcp.elicitation import NobodyToAsk
+
     setup = SessionSetup(
-        cwd=cwd, confirmer=confirmer, session_id=session_id, notice_sink=lambda notice: write_notice(err, notice)
+        cwd=cwd,
+        confirmer=confirmer,
+        session_id=session_id,
+        notice_sink=lambda notice: write_notice(err, notice),
+        # A server's form is declined, with a line on stderr (the capability is declared, as Gemini CLI does).
+        elicitor=NobodyToAsk(lambda line: write_notice(err, ev.Notice("warning", line))),
     )
     if resume_id is not None:
         handle, _events = await runtime.load_session(resume_id, setup)

@@ -21,8 +21,15 @@ command("AgentPrompt", function(o)
 end, { nargs = "+", desc = "Send a prompt to the agent" })
 
 command("AgentRewind", function(o)
+  if o.args == "undo" then
+    return require("agent_lsp.rewind").undo()
+  end
   require("agent_lsp.rewind").rewind(o.args ~= "" and tonumber(o.args) or nil)
-end, { nargs = "?", desc = "Go back to before one of your messages (files and conversation)" })
+end, { nargs = "?", desc = "Go back to before one of your messages (files and conversation); `undo` puts it back" })
+
+command("AgentFork", function(o)
+  require("agent_lsp.rewind").fork(o.args ~= "" and tonumber(o.args) or nil)
+end, { nargs = "?", desc = "A new session with the conversation before one of your messages" })
 
 command("AgentCancel", function()
   require("agent_lsp").cancel()
@@ -71,6 +78,10 @@ end, { range = true, nargs = "*", desc = "Edit the selected lines with the agent
 command("AgentMcp", function()
   require("agent_lsp").prompt("/mcp")
 end, { desc = "List the agent's MCP servers: status, tools, prompts and resources" })
+
+command("AgentTasks", function(o)
+  require("agent_lsp").prompt(o.args ~= "" and ("/tasks " .. o.args) or "/tasks")
+end, { nargs = "*", desc = "The agent's background processes: list, `<pid>` shows output, `stop <pid>` stops one" })
 
 command("AgentLogin", function(o)
   require("agent_lsp.login").login(o.fargs)

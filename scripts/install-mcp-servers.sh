@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Installs the third-party MCP servers the MCP tests run against, into tests/mcp/third_party: the npm reference
-# servers (server-everything: stdio, SSE, streamable HTTP; server-filesystem) with `npm ci`, and PyPI's
+# Installs the third-party MCP servers the MCP tests run against into .deps/mcp-servers (git-ignored, and outside
+# tests/ so that no installed package's text passes for ours), from the manifests in tests/mcp/third_party: the npm
+# reference servers (server-everything: stdio, SSE, streamable HTTP; server-filesystem) with `npm ci`, and PyPI's
 # mcp-server-git and mcp-server-time in a virtual environment of their own (they pin their own `mcp`).
 # Idempotent: stamps hold each lockfile's hash, so a second run exits at once.
 set -euo pipefail
-cd "$(dirname "$0")/../tests/mcp/third_party"
-here=$(pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
+manifests="$root/tests/mcp/third_party"
+mkdir -p "$root/.deps/mcp-servers"
+cd "$root/.deps/mcp-servers"
+cp "$manifests/package.json" "$manifests/package-lock.json" "$manifests/requirements.txt" .
 say() { echo "install-mcp-servers: $*"; }
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from agent_lsp.core.rewind import FilePlan
     from agent_lsp.core.session import Session
+    from agent_lsp.model.base import Content
     from agent_lsp.runtime import SessionHandle
 
 
@@ -79,13 +80,48 @@ def _files(plan: FilePlan) -> dict[str, list[str]]:
     return {"restore": list(plan.restore), "delete": list(plan.delete), "conflicts": list(plan.conflicts)}
 
 
-def copy_for_fork(source: SessionHandle, new_id: str, cwd: Path) -> None:
+@dataclass(frozen=True)
+class ForkPoint:
+    """Fork from a message: the fork's conversation is the one before user message ``index`` (``text``)."""
+
+    index: int
+    text: str
+    history: tuple[Content, ...]  # the source's history up to where that message began
+
+
+def fork_index(value: Any) -> int | None:
+    """A fork's optional ``messageIndex``, checked; BadRewindParams when it is not a message's index."""
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise BadRewindParams("messageIndex", "must be a number from 0 (a user message's index)")
+    return value
+
+
+def fork_point(session: Session, index: int | None) -> ForkPoint | None:
+    """Where a fork from message ``index`` cuts the source's conversation (on the loop: it reads the live
+    history); RewindError when there is no such message or it was before a compression."""
+    if index is None:
+        return None
+    mark = session.messages.mark(index)
+    return ForkPoint(index, mark.text, session.history.contents()[: mark.history_index])
+
+
+def copy_for_fork(source: SessionHandle, new_id: str, cwd: Path, at: ForkPoint | None = None) -> None:
     """The source's recording under the new id (in the fork's project), and its checkpoints' after-records
-    naming the new id, so the fork loads the same conversation and rewinds over the same changes. Blocking."""
+    naming the new id, so the fork loads the same conversation and rewinds over the same changes. With ``at``
+    the copy is cut before that message, as a rewind cuts a recording (the files are not touched). Blocking."""
     from agent_lsp.store.sessions import SessionStore
 
     if source.store is None:
         raise ValueError("This session is not recorded, so it cannot be forked.")
-    source.store.fork(source.session.id, new_id, SessionStore(cwd.resolve()))
+    into = SessionStore(cwd.resolve())
+    source.store.fork(source.session.id, new_id, into)
     if source.checkpointer is not None:
         source.checkpointer.records.fork_afters(source.session.id, new_id)
+    if at is not None:
+        # The copy is whole before these two lines land: a crash between leaves a fork of the whole session.
+        recorder = into.recorder(new_id, cwd)
+        try:
+            recorder.record_rewind(at.index)
+            recorder.record_history(at.history)
+        finally:
+            recorder.close()

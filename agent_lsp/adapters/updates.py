@@ -18,6 +18,7 @@ Update = dict[str, Any]
 MAX_LIVE_OUTPUT = 20_000  # characters of live shell output re-sent with each update (the tail)
 
 _STATUS = {"success": "completed", "error": "failed", "cancelled": "failed"}
+SUBAGENT_TOOL = "invoke_agent"  # its live output is the subagent's steps; editors fold them (docs/protocol.md)
 _PLAN_STATUS = {
     "pending": "pending",
     "in_progress": "in_progress",
@@ -49,7 +50,7 @@ def locations(locs: tuple[ev.Location, ...]) -> list[dict[str, Any]]:
 
 
 def tool_call(call: ev.ToolCallInfo, status: str = "pending") -> Update:
-    return {
+    update: Update = {
         "sessionUpdate": "tool_call",
         "toolCallId": call.call_id,
         "title": call.title or call.name,
@@ -58,6 +59,10 @@ def tool_call(call: ev.ToolCallInfo, status: str = "pending") -> Update:
         "locations": locations(call.locations),
         "rawInput": call.args,
     }
+    if call.name == SUBAGENT_TOOL:
+        # Marks the call as a subagent's, so an editor can fold its steps (the first content block) under it.
+        update["_meta"] = {"agent-lsp": {"subagent": str(call.args.get("agent_name", ""))}}
+    return update
 
 
 def confirmation_content(details: ev.ConfirmationDetails) -> list[dict[str, Any]]:
@@ -137,10 +142,11 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             if diff is not None:
                 content.append(diff_content(diff))
             live = state.live_output.get(call_id)
-            if live:
-                content.append({"type": "content", "content": text_block(f"```\n{live}\n```")})
+            if live or event.name == SUBAGENT_TOOL:  # a subagent's steps are always its first block, maybe empty
+                content.append({"type": "content", "content": text_block(f"```\n{live or ''}\n```")})
             message = error or display
-            if message and not live:
+            # A shell's live output is its result already; a subagent's is its steps, and its report comes after.
+            if message and (not live or event.name == SUBAGENT_TOOL):
                 content.append({"type": "content", "content": text_block(message)})
             update = {
                 "sessionUpdate": "tool_call_update",

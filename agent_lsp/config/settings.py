@@ -295,6 +295,33 @@ class SkillsSettings(_Section):
     disabled: list[str] = Field(default=[], description="Skill names (any case) not offered.")
 
 
+class AgentRunSettings(_Section):
+    max_time_minutes: float | None = Field(default=None, gt=0, description="The agent's time limit, in minutes.")
+    max_turns: int | None = Field(default=None, ge=1, description="The agent's turn limit.")
+
+
+class AgentOverride(_Section):
+    """One ``agents.overrides`` entry (Gemini CLI 0.61's ``AgentOverride``)."""
+
+    enabled: bool | None = Field(default=None, description="Offer the agent (built-in ones default to on).")
+    run_config: AgentRunSettings = Field(default_factory=AgentRunSettings.model_construct)
+    # ``model_config`` is pydantic's own attribute, hence the other name; only ``model`` is read from it.
+    model_settings: dict[str, Any] = Field(
+        default_factory=dict, alias="modelConfig", description="`model`: the model the agent runs on."
+    )
+
+
+class AgentsSettings(_Section):
+    overrides: dict[str, AgentOverride] = Field(
+        default_factory=dict, description="Per agent name: enable or disable it, change its limits or model."
+    )
+    browser: dict[str, Any] = Field(default_factory=dict, description="0.61's browser agent (not offered here).")
+
+
+class ExperimentalSettings(_Section):
+    enable_agents: bool = Field(default=True, description="Offer subagents (invoke_agent) at all.")
+
+
 class HooksConfigSettings(_Section):
     enabled: bool = Field(default=True, description="Run the hooks configured under `hooks`.")
     disabled: list[str] = Field(default=[], description="Hooks (by name, else by command) that do not run.")
@@ -321,3 +348,5 @@ class Settings(_Section):
     )
     hooks_config: HooksConfigSettings = Field(default_factory=HooksConfigSettings.model_construct)
     skills: SkillsSettings = Field(default_factory=SkillsSettings.model_construct)
+    agents: AgentsSettings = Field(default_factory=AgentsSettings.model_construct)
+    experimental: ExperimentalSettings = Field(default_factory=ExperimentalSettings.model_construct)

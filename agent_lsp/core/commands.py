@@ -37,6 +37,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "mcp", "List the MCP servers and what they offer, or restart them", "[refresh [server] | auth [server]]"
     ),
+    CommandSpec("tasks", "List the background processes, show one's output, or stop one", "[<pid> | stop <pid>]"),
     CommandSpec(
         "skills",
         "List agent skills, or enable, disable or reload them",
@@ -44,7 +45,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
 )
 
-_BUILTIN_NAMES = frozenset(c.name for c in COMMANDS)
+_BUILTIN_NAMES = frozenset(c.name for c in COMMANDS) | {"bg", "background"}
 
 INIT_PROMPT = (
     "Look through this project (its layout, build files, README, tests and main source files) and write a "
@@ -95,6 +96,7 @@ class CommandContext:
     headless: bool = False
     prompts: PromptCommandSource | None = None  # MCP servers' prompts
     mcp: Callable[[str], Awaitable[str]] | None = None  # /mcp [refresh [server] | auth [server]]: the MCP servers
+    tasks: Callable[[str], Awaitable[str]] | None = None  # /tasks: the session's background processes
 
 
 class Commands:
@@ -168,6 +170,8 @@ class Commands:
             say(self._skills(rest))
         elif name == "mcp":
             say(await self.ctx.mcp(rest) if self.ctx.mcp is not None else "No MCP servers are configured.")
+        elif name in ("tasks", "bg", "background") and self.ctx.tasks is not None:
+            say(await self.ctx.tasks(rest))
         elif name == "extensions":
             say(self.ctx.extensions() if self.ctx.extensions is not None else "No extensions are active.")
         elif self.ctx.headless:

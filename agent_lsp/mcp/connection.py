@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from agent_lsp.mcp.config import McpServerSpec
+from agent_lsp.mcp.elicitation import Elicitor, answer_elicitation
 from agent_lsp.mcp.transport import (
     WatchedReadStream,
     import_sdk,
@@ -52,6 +53,11 @@ class ConnectionOwner(Protocol):
 
     # Signs in to a server (OAuth, through the user's browser; raises SignInFailed); None: not offered.
     sign_in: Callable[[McpServerSpec], Awaitable[None]] | None
+
+    @property
+    def elicitor(self) -> Elicitor | None:
+        """Shows a server's form to the user; None: elicitation is not declared."""
+        ...
 
 
 class ServerConnection:
@@ -176,6 +182,8 @@ class ServerConnection:
                     # Declaring roots (with list_changed) as Gemini CLI does: the session's workspace folders.
                     list_roots_callback=list_roots if self._owner.roots() is not None else None,
                     sampling_callback=sample if self._owner.samples else None,
+                    # Declared (form and URL, as the SDK does) when the editor can show a form; URLs are declined.
+                    elicitation_callback=self._elicit if self._owner.elicitor is not None else None,
                 )
             )
             try:
@@ -198,6 +206,12 @@ class ServerConnection:
                 self._owner.unregister_tools(self)
                 self.ready.set()
                 raise
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        """A server's elicitation/create, answered through the owner's elicitor."""
+        elicitor = self._owner.elicitor
+        assert elicitor is not None
+        return await answer_elicitation(elicitor, self.spec.name, params)
 
     async def _serve(self, session: Any) -> None:
         """Sleep until asked to close, the server goes away, or its tool list changes."""

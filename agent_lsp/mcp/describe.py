@@ -1,33 +1,61 @@
-"""/mcp's text: each configured server's transport, state, tools, prompts and resources, in Markdown."""
+"""What a session's MCP servers are and offer: per server its transport, state (and why it failed), log, tools,
+prompts and resources, as plain JSON (the VS Code panel's MCP view) and as /mcp's Markdown, from one summary."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from agent_lsp.mcp.connection import ServerConnection
     from agent_lsp.mcp.manager import McpManager
 
 _LISTED = 12  # names shown per kind before "and N more"
 
 
+def server_summary(srv: ServerConnection) -> dict[str, Any]:
+    """One server as JSON: ``state`` is connecting, connected, failed or disconnected; ``reason`` says why it
+    failed; what it offers is listed only while it is connected."""
+    state, _sep, reason = srv.state.partition(": ")
+    out: dict[str, Any] = {"name": srv.spec.name, "transport": srv.spec.transport or "?", "state": state}
+    if reason:
+        out["reason"] = reason
+    if srv.log_path is not None:
+        out["log"] = str(srv.log_path)
+    connected = state == "connected"
+    out["tools"] = list(srv.tools) if connected else []
+    out["prompts"] = [_named(p.name, p.description) for p in srv.prompts] if connected else []
+    out["resources"] = [
+        {**_named(str(r.title or r.name or r.uri), r.description), "mention": f"{srv.spec.name}:{r.uri}"}
+        for r in (srv.resources if connected else [])
+    ]
+    out["templates"] = [
+        {**_named(str(t.title or t.name), t.description), "mention": f"{srv.spec.name}:{t.uri_template}"}
+        for t in (srv.templates if connected else [])
+    ]
+    return out
+
+
+def _named(name: Any, description: Any) -> dict[str, str]:
+    return {"name": str(name), "description": str(description)} if description else {"name": str(name)}
+
+
 def describe_servers(manager: McpManager) -> str:
-    servers = manager.servers()
+    servers = [server_summary(srv) for srv in manager.servers()]
     if not servers:
         return "No MCP servers are configured."
     lines = ["MCP servers:"]
-    for srv in servers:
-        where = srv.spec.transport or "?"
-        lines.append(f"- **{srv.spec.name}** ({where}): {srv.state}")
-        if srv.state == "connected":
-            lines.append(f"  - tools: {_names(srv.tools)}")
-            if srv.prompts:
-                lines.append(f"  - prompts: {_names(['/' + str(p.name) for p in srv.prompts])}")
-            if srv.resources or srv.templates:
-                uris = [f"@{srv.spec.name}:{r.uri}" for r in srv.resources]
-                extra = f" (and {len(srv.templates)} template(s))" if srv.templates else ""
-                lines.append(f"  - resources: {_names(uris)}{extra}")
-        if srv.log_path is not None:
-            lines.append(f"  - log: {srv.log_path}")
+    for s in servers:
+        state = f"{s['state']}: {s['reason']}" if "reason" in s else s["state"]
+        lines.append(f"- **{s['name']}** ({s['transport']}): {state}")
+        if s["state"] == "connected":
+            lines.append(f"  - tools: {_names(s['tools'])}")
+            if s["prompts"]:
+                lines.append(f"  - prompts: {_names(['/' + p['name'] for p in s['prompts']])}")
+            if s["resources"] or s["templates"]:
+                extra = f" (and {len(s['templates'])} template(s))" if s["templates"] else ""
+                lines.append(f"  - resources: {_names(['@' + r['mention'] for r in s['resources']])}{extra}")
+        if "log" in s:
+            lines.append(f"  - log: {s['log']}")
     return "\n".join(lines)
 
 

@@ -18,6 +18,7 @@ from agent_lsp.events import Notice
 from agent_lsp.mcp.catalog import tell_roots_changed
 from agent_lsp.mcp.config import McpServerSpec
 from agent_lsp.mcp.connection import ServerConnection, failure_reason
+from agent_lsp.mcp.elicitation import Elicitor
 from agent_lsp.mcp.registration import register_server_tools
 from agent_lsp.mcp.tool import ProgressSink
 from agent_lsp.tools.registry import ToolRegistry
@@ -48,10 +49,12 @@ class McpManager:
         roots: Callable[[], Sequence[Path]] | None = None,
         sampler: Callable[[str, Any], Awaitable[Any]] | None = None,
         sign_in: SignIn | None = None,
+        elicitor: Elicitor | None = None,
     ) -> None:
         self.sign_in = sign_in  # OAuth through the user's browser (mcp/oauth.py's ``signer``); None: not offered
         self._roots = roots
         self._sampler = sampler
+        self.elicitor = elicitor  # servers' forms go to it (ConnectionOwner)
         self._log_dir = log_dir
         self._background: set[asyncio.Task[None]] = set()
         self._registry = registry

@@ -63,6 +63,8 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         extensions=extensions,
         notices=notices,
         interactive=opts.interactive,
+        agent_settings=s.agents,
+        agents_enabled=s.experimental.enable_agents,
     )
     memory = Memory(
         workspace,
@@ -146,6 +148,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         processes=tools.ctx.processes,
         commands_changed=setup.commands_changed,
         open_url=setup.open_url,
+        elicitor=setup.elicitor,
         sampler=SessionSampler(session, setup.confirmer, interactive=opts.interactive) if external.specs else None,
     )
 

@@ -51,6 +51,11 @@ def build_commands(
     async def read_path(path: str) -> tuple[list[Part], list[str]]:
         return await read_path_for_command(tools.ctx, path)
 
+    async def tasks(rest: str) -> str:
+        from agent_lsp.tools.background_command import tasks_command
+
+        return await tasks_command(tools.ctx.processes, rest)
+
     skills = None
     if tools.skills is not None and tools.skill_tool is not None:
         skills = SkillControl(tools.skills, tools.skill_tool, tools.registry, cwd, trusted)
@@ -71,6 +76,7 @@ def build_commands(
             headless=headless,
             prompts=prompts,
             mcp=mcp,
+            tasks=tasks,
         )
     )
 

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from agent_lsp.config.settings import McpServerSettings
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.mcp.config import McpServerSpec
+    from agent_lsp.mcp.elicitation import Elicitor
     from agent_lsp.mcp.manager import McpManager
     from agent_lsp.tools.context import ToolContext
     from agent_lsp.tools.registry import ToolRegistry
@@ -83,9 +84,10 @@ class ExternalTools:
         catalog_changed: Callable[[], None] | None = None,
         sampler: Callable[[str, Any], Awaitable[Any]] | None = None,
         open_url: Callable[[str], Awaitable[None]] | None = None,
+        elicitor: Elicitor | None = None,
     ) -> None:
         """Begin connecting; failures (now or later) are told through ``notify``, changed prompts or resources
-        through ``catalog_changed``. Needs a running event loop."""
+        through ``catalog_changed``; servers' forms go to ``elicitor``. Needs a running event loop."""
         self._notify = notify
         if self.specs:
             from agent_lsp.mcp.manager import McpManager
@@ -102,6 +104,7 @@ class ExternalTools:
                 sampler=sampler,
                 # The front end's way to open the sign-in page, else the user's browser; the address is a notice too.
                 sign_in=signer(lambda text: notify(ev.Notice("info", text)), open_url or open_in_browser),
+                elicitor=elicitor,
             )
             self._mcp.start()
         if self.discovery is not None:

@@ -19,6 +19,7 @@ from agent_lsp.workspace.roots import Workspace
 if TYPE_CHECKING:
     from agent_lsp.config.loader import LoadedSettings
     from agent_lsp.extensions.manifest import Manifest
+    from agent_lsp.mcp.elicitation import Elicitor
     from agent_lsp.mcp.manager import McpManager
     from agent_lsp.model.router import ModelRouter
     from agent_lsp.store.checkpoints import ShadowGitCheckpointer
@@ -55,6 +56,7 @@ class SessionHandle:
     commands_changed: Callable[[], None] | None = None  # the adapter's: the command list changed by itself
     open_url: Callable[[str], Awaitable[None]] | None = None  # the adapter's: open an MCP sign-in page
     sampler: Callable[[str, Any], Awaitable[Any]] | None = None  # MCP sampling through the session's model
+    elicitor: Elicitor | None = None  # the adapter's: MCP servers' forms shown to the user
     background: list[asyncio.Task[None]] = field(default_factory=list)  # the adapter's tasks, cancelled on close
     processes: BackgroundProcesses | None = None  # the model's is_background commands, stopped on close
 
@@ -127,7 +129,7 @@ class SessionHandle:
     def start(self) -> None:
         """Start what runs in the background (MCP servers, tool discovery). Needs the running event loop."""
         if self.external is not None:
-            self.external.start(self.notify, self.commands_changed, self.sampler, self.open_url)
+            self.external.start(self.notify, self.commands_changed, self.sampler, self.open_url, self.elicitor)
         if self.processes is not None:
             # A server the model started in the background stopping on its own is worth knowing about.
             self.processes.watch(

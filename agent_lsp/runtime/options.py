@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from agent_lsp import events as ev
     from agent_lsp.core.ports import Confirmer
     from agent_lsp.core.retry import RetryPolicy
+    from agent_lsp.mcp.elicitation import Elicitor
     from agent_lsp.model.base import Content
     from agent_lsp.tools.base import Tool
     from agent_lsp.tools.context import ToolContext
@@ -83,6 +84,8 @@ class SessionSetup:
     # where there is one); the address is also said as a notice, so the user can always open it by hand. It runs
     # while the sign-in waits for the browser and is cancelled when the sign-in ends (progress may last till then).
     open_url: Callable[[str], Awaitable[None]] | None = None
+    # Shows an MCP server's form (elicitation) to the user; None: the capability is not declared.
+    elicitor: Elicitor | None = None
     # Built-in tools the editor provides instead, by name (ACP's terminal runs run_shell_command in the editor);
     # each factory gets the session's ToolContext.
     replace_tools: Mapping[str, Callable[[ToolContext], Tool]] = field(default_factory=dict)

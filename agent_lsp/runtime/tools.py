@@ -12,7 +12,7 @@ from agent_lsp.workspace.filesystem import FileSystem
 from agent_lsp.workspace.roots import Workspace
 
 if TYPE_CHECKING:
-    from agent_lsp.config.settings import ContextSettings, SkillsSettings, ToolsSettings
+    from agent_lsp.config.settings import AgentsSettings, ContextSettings, SkillsSettings, ToolsSettings
     from agent_lsp.config.skills import SkillSet
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.model.router import ModelRouter
@@ -48,6 +48,8 @@ def build_tools(
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
     interactive: bool = True,
+    agent_settings: AgentsSettings | None = None,  # the ``agents`` settings (None: the defaults)
+    agents_enabled: bool = True,  # experimental.enableAgents
 ) -> SessionTools:
     from agent_lsp.config.paths import gemini_dir
     from agent_lsp.tools.builtins import builtin_tools
@@ -76,7 +78,7 @@ def build_tools(
         built = [t for t in built if t.name != "google_web_search"]
     registry = ToolRegistry(built)
     registry.register(_exit_plan_mode(workspace, interactive))
-    agents = _agents(workspace.primary, trusted, notices)
+    agents = _agents(workspace.primary, trusted, notices, agent_settings) if agents_enabled else []
     skills = _skill_set(skill_settings, workspace.primary, trusted, extensions, notices)
     if skills is None:
         return SessionTools(ctx, registry, agents=agents)
@@ -99,13 +101,18 @@ def _exit_plan_mode(workspace: Workspace, interactive: bool) -> Tool:
     return ExitPlanModeTool(plans, interactive=interactive)
 
 
-def _agents(cwd: Path, trusted: bool, notices: list[ev.Notice]) -> list[AgentDefinition]:
-    """The built-in subagents and those defined in ``~/.gemini/agents`` and (trusted) ``.gemini/agents``."""
+def _agents(
+    cwd: Path, trusted: bool, notices: list[ev.Notice], settings: AgentsSettings | None
+) -> list[AgentDefinition]:
+    """The built-in subagents and those defined in ``~/.gemini/agents`` and (trusted) ``.gemini/agents``, with
+    ``agents.overrides`` applied."""
     from agent_lsp.config.paths import home
-    from agent_lsp.tools.subagents import agent_dirs, load_agents
+    from agent_lsp.tools.subagents import agent_dirs, apply_overrides, load_agents
 
     agents, problems = load_agents(agent_dirs(cwd, home=home(), trusted=trusted))
     notices.extend(ev.Notice("error", problem) for problem in problems)
+    agents, problems = apply_overrides(agents, settings.overrides if settings is not None else {})
+    notices.extend(ev.Notice("warning", problem) for problem in problems)
     return agents
 
 

@@ -114,18 +114,26 @@ class BackgroundProcesses:
             del self._procs[p.pid]
             p.log.unlink(missing_ok=True)
 
+    async def stop(self, entry: BackgroundProcess) -> None:
+        """Stop one process group the user asked to stop (/tasks stop): SIGTERM, SIGKILL after the grace period."""
+        await _stop([entry])
+
     async def aclose(self) -> None:
         """Stop every process group still running: SIGTERM, then SIGKILL after a grace period."""
         self._closing = True
-        running = [p for p in self._procs.values() if p.returncode is None]
-        for p in running:
-            signal_group(p.pid, signal.SIGTERM)
-        deadline = time.monotonic() + KILL_GRACE_S
-        while any(p.returncode is None for p in running) and time.monotonic() < deadline:  # noqa: ASYNC110
-            await asyncio.sleep(0.02)  # the reaper threads set the return codes; there is nothing to await
-        for p in running:
-            # Also when the leader exited: what it started may still be in its group.
-            signal_group(p.pid, signal.SIGKILL)
+        await _stop([p for p in self._procs.values() if p.returncode is None])
+
+
+async def _stop(running: list[BackgroundProcess]) -> None:
+    """SIGTERM to each group, then SIGKILL after the grace period (also when the leader exited: what it started
+    may still be in its group)."""
+    for p in running:
+        signal_group(p.pid, signal.SIGTERM)
+    deadline = time.monotonic() + KILL_GRACE_S
+    while any(p.returncode is None for p in running) and time.monotonic() < deadline:  # noqa: ASYNC110
+        await asyncio.sleep(0.02)  # the reaper threads set the return codes; there is nothing to await
+    for p in running:
+        signal_group(p.pid, signal.SIGKILL)
 
 
 def read_tail(path: Path, lines: int) -> tuple[list[str], int]:

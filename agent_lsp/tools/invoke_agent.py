@@ -81,4 +81,6 @@ class _Invoke(ToolInvocation[InvokeParams]):
                 message += f"\nIts last message:\n{run.last_text.strip()}"
             return ToolResult(llm_content=message, display=message, error=message)
         text = f"Subagent '{agent.name}' finished.\nTermination Reason: {reason}\nResult:\n{result}"
-        return ToolResult(llm_content=text, display=result)
+        # A structured report (JSON) reads best to a person as a code block; a text answer as it is.
+        shown = f"```json\n{result}\n```" if result.lstrip().startswith(("{", "[")) else result
+        return ToolResult(llm_content=text, display=shown)

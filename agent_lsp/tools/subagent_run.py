@@ -4,7 +4,9 @@ session's policy and confirmations; its steps become the invoke_agent call's liv
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -73,8 +75,11 @@ class _Complete(ToolInvocation[Any]):
         return "Completing task and submitting results."
 
     async def execute(self, output: OutputSink) -> ToolResult:
-        value = self.params
-        self.tool.submitted = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+        value, fmt = self.params, self.tool.agent.format_output
+        if fmt is not None:
+            self.tool.submitted = fmt(value)
+        else:
+            self.tool.submitted = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
         # Ends the subagent's prompt here, so its loop never asks the model again; the run reads the submitted
         # output. (Without the sleep the cancellation would land at the next real wait: inside the next request.)
         self.tool.done()
@@ -82,9 +87,31 @@ class _Complete(ToolInvocation[Any]):
         return ToolResult(llm_content="Output submitted and task completed.", display="Task completed.")
 
 
+def _private_tools() -> dict[str, Callable[[], Tool]]:
+    """Tools only a subagent has (not the session's): cli_help's documentation reader."""
+    from agent_lsp.tools.internal_docs import GET_INTERNAL_DOCS, GetInternalDocsTool
+
+    return {GET_INTERNAL_DOCS: GetInternalDocsTool}
+
+
 def _subset(agent: AgentDefinition, parent: ToolRegistry) -> list[Tool]:
-    names = parent.names() if agent.tools is None else [n for n in agent.tools if parent.get(n) is not None]
-    return [t for n in names if n not in NOT_FOR_SUBAGENTS and (t := parent.get(n)) is not None]
+    if agent.tools is None:
+        return [t for n in parent.names() if n not in NOT_FOR_SUBAGENTS and (t := parent.get(n)) is not None]
+    private = _private_tools()
+    out: list[Tool] = []
+    for name in agent.tools:
+        tool = parent.get(name) if name not in private else private[name]()
+        if tool is not None and name not in NOT_FOR_SUBAGENTS:
+            out.append(tool)
+    return out
+
+
+def _system_prompt(text: str, model: str) -> str:
+    """Gemini CLI's runtime placeholders in an agent's system prompt: version, model, date."""
+    from agent_lsp import __version__
+
+    values = {"cliVersion": __version__, "activeModel": model, "today": datetime.date.today().isoformat()}
+    return re.sub(r"\$\{(cliVersion|activeModel|today)\}", lambda m: values[m.group(1)], text)
 
 
 def _final_warning(reason: str) -> str:
@@ -112,6 +139,9 @@ class SubagentRun:
         ) -> Scheduler:
             return parts.scheduler(registry, emit, history, delivered)
 
+        state = parts.state(agent.model)
+        if own_prompt is not None:
+            own_prompt = _system_prompt(own_prompt, state.model)
         deps = SessionDeps(
             registry=registry,
             policy=parts.policy,
@@ -119,7 +149,7 @@ class SubagentRun:
             system_prompt=(lambda: own_prompt) if own_prompt is not None else parts.system_prompt,
             options=parts.options(agent.max_turns),
         )
-        self.session = Session(deps, parts.state(agent.model))
+        self.session = Session(deps, state)
         self.last_text = ""
         self._new_response = True
 

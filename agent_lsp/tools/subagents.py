@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp.config.skills import parse_front_matter, read_front_matter
+
+if TYPE_CHECKING:
+    from agent_lsp.config.settings import AgentOverride
 
 DEFAULT_MAX_TURNS = 30
 DEFAULT_MAX_MINUTES = 10
@@ -35,6 +40,8 @@ class AgentDefinition:
     output_schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
     source: str = "built-in"
     read_only: bool = False  # may run in plan mode
+    # How the submitted output reads for the main model (Gemini CLI's processOutput); None: JSON as submitted.
+    format_output: Callable[[Any], str] | None = None
 
 
 _INVESTIGATOR_PROMPT = """You are Codebase Investigator, a subagent that studies a code base on behalf of another agent.
@@ -106,7 +113,89 @@ _GENERALIST = AgentDefinition(
     },
 )
 
-BUILT_IN: tuple[AgentDefinition, ...] = (_INVESTIGATOR, _GENERALIST)
+_CLI_HELP_PROMPT = """You are CLI Help Agent, who knows agent-lsp: a coding agent that lives in the editor (Agent Client
+Protocol for Zed, JetBrains and Neovim plugins; LSP for its VS Code extension and Neovim plugin; a headless command
+line) and follows Gemini CLI's behaviour, settings, tools and file formats.
+
+What you know of this run: agent-lsp ${cliVersion}, model ${activeModel}, today is ${today}.
+
+Answer from the documentation, not from memory: call `get_internal_docs` with no arguments to list its files, then
+read the ones that matter. Be exact (setting names, commands, file locations) and say when the documentation does
+not cover something. You cannot ask questions back; if the question is ambiguous, answer its likeliest meaning.
+
+Finish by calling `complete_task` with a `report` holding your `answer` and the `sources` (the files you used)."""
+
+
+def _answer_with_sources(output: Any) -> str:
+    """cli_help's report as the main model reads it: the answer, then its sources once each."""
+    if not isinstance(output, dict):
+        return output if isinstance(output, str) else json.dumps(output)
+    answer = str(output.get("answer") or "").strip()
+    sources = list(dict.fromkeys(str(s).strip() for s in output.get("sources") or [] if str(s).strip()))
+    return answer + ("\n\n**Sources:**\n" + "\n".join(f"- {s}" for s in sources) if sources else "")
+
+
+_CLI_HELP = AgentDefinition(
+    name="cli_help",
+    display_name="CLI Help Agent",
+    description=(
+        "Answers questions about agent-lsp itself: its features, settings and configuration files (policies, "
+        "hooks, MCP servers, skills), its editor integrations, and how to write custom commands or subagents. It "
+        "reads agent-lsp's own documentation to answer."
+    ),
+    system_prompt=_CLI_HELP_PROMPT,
+    query="Answer this question about agent-lsp:\n<question>\n{input}\n</question>",
+    tools=("get_internal_docs",),
+    max_turns=10,
+    max_minutes=3,
+    output_name="report",
+    output_schema={
+        "type": "object",
+        "properties": {
+            "answer": {"type": "string", "description": "The full answer to the question."},
+            "sources": {"type": "array", "items": {"type": "string"}, "description": "The documentation files used."},
+        },
+        "required": ["answer", "sources"],
+    },
+    read_only=True,
+    format_output=_answer_with_sources,
+)
+
+BUILT_IN: tuple[AgentDefinition, ...] = (_INVESTIGATOR, _CLI_HELP, _GENERALIST)
+NOT_OFFERED = {"browser_agent": "it drives Chrome through the Chrome DevTools MCP server, which agent-lsp lacks"}
+
+
+def apply_overrides(
+    agents: Sequence[AgentDefinition], overrides: Mapping[str, AgentOverride]
+) -> tuple[list[AgentDefinition], list[str]]:
+    """``agents.overrides`` applied (0.61's): ``enabled: false`` drops an agent, ``runConfig`` changes its limits,
+    ``modelConfig.model`` its model. Problems are messages for the user."""
+    out: list[AgentDefinition] = []
+    problems = [
+        f"The agent '{name}' is not available in agent-lsp: {why}."
+        for name, why in NOT_OFFERED.items()
+        if name in overrides and overrides[name].enabled
+    ]
+    for agent in agents:
+        o = overrides.get(agent.name)
+        if o is None:
+            out.append(agent)
+            continue
+        if o.enabled is False:
+            continue
+        model = o.model_settings.get("model")
+        if model is not None and not isinstance(model, str):
+            problems.append(f"agents.overrides.{agent.name}.modelConfig.model must be a model name; ignored.")
+            model = None
+        out.append(
+            dataclasses.replace(
+                agent,
+                max_turns=o.run_config.max_turns or agent.max_turns,
+                max_minutes=o.run_config.max_time_minutes or agent.max_minutes,
+                model=None if model == "inherit" else (model or agent.model),
+            )
+        )
+    return out, problems
 
 
 def agent_dirs(workspace_root: Path, *, home: Path, trusted: bool) -> list[tuple[Path, str]]:

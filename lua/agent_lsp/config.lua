@@ -18,6 +18,8 @@
 ---@field cancel string Chat windows, normal mode: cancel the running turn
 ---@field close string Chat windows, normal mode: close the chat
 ---@field rewind string Chat transcript, normal mode: rewind to before the message under the cursor
+---@field edit string Chat transcript, normal mode: rewind to before the message and put it in the prompt to edit
+---@field fork string Chat transcript, normal mode: a new session with the conversation before the message
 
 ---@class agent_lsp.ChatOptions
 ---@field position "right"|"left"|"top"|"bottom" Where the chat split opens
@@ -77,6 +79,8 @@ M.defaults = {
     cancel = "<C-c>",
     close = "q",
     rewind = "<localleader>u",
+    edit = "<localleader>e",
+    fork = "<localleader>f",
   },
 }
 

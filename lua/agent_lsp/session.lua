@@ -346,6 +346,25 @@ function M.on_update(params, client_id)
   emit("AgentUpdate", params)
 end
 
+---A session the server opened for this client (agent/fork) becomes the current one. The server replayed its
+---conversation before answering, which already made it current (on_update); a fork with nothing to replay
+---starts an empty chat here.
+---@param id string
+---@param client vim.lsp.Client
+---@param described table The server's answer (modes, models, commands)
+---@return agent_lsp.Session
+function M.opened(id, client, described)
+  local replayed = M.current and M.current.id == id
+  local s = make(id, client.id, client.root_dir or vim.fn.getcwd(), described)
+  M.current = s
+  if not replayed then
+    view.transcript():clear()
+  end
+  M.refresh_status()
+  emit("AgentSession", { sessionId = id, forked = true })
+  return s
+end
+
 ---Pick a saved session of this workspace with vim.ui.select and load it (its conversation is replayed).
 function M.pick()
   local client = client_mod.ensure()

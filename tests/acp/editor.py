@@ -17,11 +17,16 @@ from typing import Any
 from acp import RequestError, spawn_agent_process
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
+    AcceptElicitationResponse,
     AllowedOutcome,
     AuthCapabilities,
+    CancelElicitationResponse,
     ClientCapabilities,
     CreateTerminalResponse,
+    DeclineElicitationResponse,
     DeniedOutcome,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
     FileSystemCapabilities,
     KillTerminalResponse,
     ReadTextFileResponse,
@@ -37,6 +42,8 @@ from tests.acp.harness import SchemaChecker
 
 PermissionAnswer = Callable[[dict[str, Any]], Awaitable[str]]
 """Gets the raw permission request params; returns an optionId, or "cancelled"."""
+FormAnswer = Callable[[dict[str, Any]], tuple[str, dict[str, Any] | None]]
+"""Gets the raw elicitation/create params; returns the action and the form's content."""
 
 
 @dataclass
@@ -59,6 +66,7 @@ class EditorClient:
         answer: PermissionAnswer | str = "proceed_once",
         missing_as_empty: bool = False,
         auth_terminal: bool = False,
+        form: FormAnswer | None = None,
     ) -> None:
         self.fs = fs
         self.auth_terminal = auth_terminal  # the client can run a terminal auth method
@@ -73,6 +81,9 @@ class EditorClient:
         self.permission_requests: list[dict[str, Any]] = []
         self.terminals: dict[str, _Terminal] = {}
         self.terminal_calls: list[str] = []
+        # Given: the client shows MCP servers' forms (elicitation.form) and answers each with this.
+        self.form = form
+        self.elicitations: list[dict[str, Any]] = []
         self.checker = SchemaChecker()
         self.initialized: Any = None  # the agent's InitializeResponse, once connected
 
@@ -81,6 +92,7 @@ class EditorClient:
             fs=FileSystemCapabilities(read_text_file=self.fs, write_text_file=self.fs),
             terminal=self.terminal,
             auth=AuthCapabilities(terminal=True) if self.auth_terminal else None,
+            elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()) if self.form else None,
         )
 
     def observe(self, event: StreamEvent) -> None:
@@ -100,6 +112,17 @@ class EditorClient:
         return RequestPermissionResponse(
             outcome=AllowedOutcome(option_id=choice, outcome="selected"), field_meta=self.answer_meta
         )
+
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
+        raw = self._raw_request("elicitation/create")
+        self.elicitations.append(raw)
+        assert self.form is not None, "elicitation/create sent to a client that did not advertise it"
+        action, content = self.form(raw)
+        if action == "accept":
+            return AcceptElicitationResponse(action="accept", content=content)
+        if action == "decline":
+            return DeclineElicitationResponse(action="decline")
+        return CancelElicitationResponse(action="cancel")
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         return None
@@ -219,8 +242,16 @@ class EditorClient:
 @contextlib.asynccontextmanager
 async def connect(editor: EditorClient, argv: list[str], env: dict[str, str], cwd: Path) -> AsyncIterator[Any]:
     """Spawn the agent and yield an initialized acp.ClientSideConnection to it."""
+    # The Python SDK still files elicitation/create (stable in ACP v1's schema) under its unstable methods.
     async with spawn_agent_process(
-        editor, argv[0], *argv[1:], env=env, cwd=cwd, transport_kwargs={"limit": 1 << 26}, observers=[editor.observe]
+        editor,
+        argv[0],
+        *argv[1:],
+        env=env,
+        cwd=cwd,
+        transport_kwargs={"limit": 1 << 26},
+        observers=[editor.observe],
+        use_unstable_protocol=editor.form is not None,
     ) as (conn, _proc):
         editor.initialized = await conn.initialize(protocol_version=1, client_capabilities=editor.capabilities())
         yield conn

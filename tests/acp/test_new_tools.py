@@ -95,11 +95,15 @@ async def test_a_subagent_is_one_tool_call_showing_its_steps(project: Path, env:
     calls = [u for u in updates if u["sessionUpdate"] == "tool_call"]
     # The subagent's own calls are not tool calls of the session: the editor sees one call.
     assert [c["title"] for c in calls] == ["Delegating to agent 'codebase_investigator'"]
+    assert calls[0]["_meta"] == {"agent-lsp": {"subagent": "codebase_investigator"}}  # editors fold its steps
     call_id = calls[0]["toolCallId"]
     steps = [u for u in updates if u["sessionUpdate"] == "tool_call_update" and u["toolCallId"] == call_id]
-    shown = json.dumps(steps[-1]["content"])
+    assert any(u.get("status") == "in_progress" and "read_file" in json.dumps(u.get("content")) for u in steps)
     assert steps[-1]["status"] == "completed"
+    # Its steps first (the editors fold them), then its report.
+    shown, report_block = (c["content"]["text"] for c in steps[-1]["content"])
     assert "Reading the source" in shown and "read_file" in shown
+    assert report_block.startswith("```json\n") and json.loads(report_block[8:-4]) == report
 
 
 async def test_background_processes_are_reported_and_stopped_with_the_session(
@@ -132,6 +136,19 @@ async def test_background_processes_are_reported_and_stopped_with_the_session(
             await asyncio.sleep(0.3)
             # This editor does not take notices outside a prompt, so it is told at the next one.
             await conn.prompt(session_id=sid, prompt=[text_block("anything new?")])
+            # The user sees them too: /tasks, offered with the session's commands.
+            before = len(editor.updates(sid))
+            await conn.prompt(session_id=sid, prompt=[text_block("/tasks")])
+            listed = "".join(
+                u["content"]["text"]
+                for u in editor.updates(sid)[before:]
+                if u["sessionUpdate"] == "agent_message_chunk"
+            )
+    assert f"- [PID {server}] RUNNING: `sleep 60`" in listed
+    assert f"- [PID {short}] EXITED: `sleep 0.5; exit 3` (Exit Code: 3)" in listed
+    offered = [u for u in editor.updates(sid) if u["sessionUpdate"] == "available_commands_update"]
+    assert "tasks" in {c["name"] for c in offered[-1]["availableCommands"]}
+    assert len(fake.generation_requests()) == 4  # /tasks did not reach the model
     shown = json.dumps(editor.updates(sid))
     assert re.search(r"Background process \d+ \(`sleep 0.5; exit 3`\) exited with code 3.", shown), shown
     assert "sleep 60`) " not in shown  # stopped by the session's end, which is not news

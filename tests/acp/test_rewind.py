@@ -113,3 +113,44 @@ async def test_session_fork_copies_history_mode_model_and_checkpoints(project: P
     assert editor.checker.checked.get("ForkSessionResponse") == 1
     initialized = next(f["result"] for f in editor.checker.frames if "agentCapabilities" in f.get("result", {}))
     assert initialized["agentCapabilities"]["sessionCapabilities"]["fork"] == {}
+
+
+async def test_session_fork_from_a_message(project: Path, env: dict[str, str]) -> None:
+    """``session/fork`` with ``_meta.messageIndex``: the fork's conversation is the one before that message (the
+    next request's history says so), its text comes back in ``_meta``; the source and the files are untouched."""
+    with FakeGemini() as fake:
+        env = {**env, "GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url}
+        fake.push(
+            text_turn("one answered"),
+            call_turn(("write_file", {"file_path": "src/new.py", "content": "print('new')\n"})),
+            text_turn("two answered"),
+            text_turn("the fork answers"),
+        )
+        editor = EditorClient()
+        async with connect(editor, agent_argv(None, "--approval-mode", "auto_edit"), env, project) as conn:
+            source = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            await conn.prompt(session_id=source, prompt=[text_block("message one")])
+            await conn.prompt(session_id=source, prompt=[text_block("message two")])
+
+            fork = await conn.fork_session(session_id=source, cwd=str(project), messageIndex=1)
+            assert fork.field_meta == {"messageIndex": 1, "messageText": "message two"}
+            assert (project / "src" / "new.py").exists()  # a fork never touches the files
+            rewind = "agent-lsp/rewind"
+            listing = await conn.ext_method(rewind, {"sessionId": fork.session_id})
+            assert [m["text"] for m in listing["messages"]] == ["message one"]
+            await conn.prompt(session_id=fork.session_id, prompt=[text_block("message two, changed")])
+            assert user_texts(fake) == ["message one", "message two, changed"]
+            listing = await conn.ext_method(rewind, {"sessionId": source})
+            assert [m["text"] for m in listing["messages"]] == ["message one", "message two"]
+
+            for bad, says in ((5, "no user message 5"), ("x", "messageIndex")):
+                try:
+                    await conn.fork_session(session_id=source, cwd=str(project), messageIndex=bad)
+                except Exception as exc:  # the SDK raises the JSON-RPC error
+                    assert says in str(exc) or says in str(getattr(exc, "data", ""))
+                else:
+                    raise AssertionError(f"a fork from message {bad!r} must fail")
+        editor.checker.assert_clean()
+    assert editor.checker.checked.get("ForkSessionResponse") == 1
+    initialized = next(f["result"] for f in editor.checker.frames if "agentCapabilities" in f.get("result", {}))
+    assert initialized["agentCapabilities"]["_meta"]["agent-lsp"]["forkFromMessage"] is True

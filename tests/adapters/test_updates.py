@@ -7,6 +7,7 @@ from agent_lsp.adapters.updates import UpdateState, permission_tool_call, to_upd
 from tests.acp_schema import validate
 
 CALL = ev.ToolCallInfo("c1", "replace", {"file_path": "/w/a.py"}, "Edit a.py", "edit", (ev.Location("/w/a.py", 3),))
+SUBAGENT = ev.ToolCallInfo("s1", "invoke_agent", {"agent_name": "cli_help", "prompt": "?"}, "Delegating", "other")
 DIFF = ev.FileDiff("/w/a.py", "old\n", "new\n", "-old\n+new\n")
 
 EVENTS: list[ev.AgentEvent] = [
@@ -20,6 +21,9 @@ EVENTS: list[ev.AgentEvent] = [
     ev.ToolOutput("c1", "line 2\n"),
     ev.ToolCallResponse("c1", "replace", "success", display="done", diff=DIFF, locations=CALL.locations),
     ev.ToolCallResponse("c2", "run_shell_command", "error", error="exit 1"),
+    ev.ToolCallRequest(SUBAGENT),
+    ev.ToolOutput("s1", "🔧 get_internal_docs\n"),
+    ev.ToolCallResponse("s1", "invoke_agent", "success", display="The answer."),
     ev.Plan((ev.PlanEntry("read", "completed"), ev.PlanEntry("fix", "in_progress"), ev.PlanEntry("x", "cancelled"))),
     ev.Finished("STOP", ev.Usage(prompt_tokens=100, candidates_tokens=20, total_tokens=120)),
     ev.SessionTitle("Fix the bug"),
@@ -54,6 +58,15 @@ def test_live_output_accumulates_and_is_dropped_after_the_call() -> None:
     done, state = to_updates(ev.ToolCallResponse("c1", "run_shell_command", "success", display="ok"), state)
     assert done[0]["status"] == "completed" and "a\nb" in done[0]["content"][0]["content"]["text"]
     assert state.live_output == {}
+
+
+def test_a_subagent_call_is_marked_and_ends_with_its_steps_then_its_report() -> None:
+    [call], state = to_updates(ev.ToolCallRequest(SUBAGENT), UpdateState())
+    assert call["_meta"] == {"agent-lsp": {"subagent": "cli_help"}}
+    assert "_meta" not in to_updates(ev.ToolCallRequest(CALL), state)[0][0]
+    _, state = to_updates(ev.ToolOutput("s1", "🔧 get_internal_docs\n"), state)
+    [done], _ = to_updates(ev.ToolCallResponse("s1", "invoke_agent", "success", display="The answer."), state)
+    assert [c["content"]["text"] for c in done["content"]] == ["```\n🔧 get_internal_docs\n\n```", "The answer."]
 
 
 def test_user_messages_only_on_replay_and_permission_carries_diff() -> None:

@@ -30,10 +30,19 @@ def skeleton(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def first_request_tools(mode: str, project: Path, home: Path) -> dict[str, dict[str, Any]]:
+def first_request_tools(mode: str, project: Path, home: Path, *, trust: bool = True) -> dict[str, dict[str, Any]]:
     with FakeGemini([chunk({"text": "hi"})]) as fake:
         result = agent(
-            "-p", "say hi", "-m", "gemini-2.5-flash", "--approval-mode", mode, cwd=project, home=home, fake=fake
+            "-p",
+            "say hi",
+            "-m",
+            "gemini-2.5-flash",
+            "--approval-mode",
+            mode,
+            cwd=project,
+            home=home,
+            fake=fake,
+            trust=trust,
         )
         [request] = fake.generation_requests()
     assert result.returncode == 0, result.stderr
@@ -75,5 +84,15 @@ def test_yolo_declares_all_of_0_61s_tools_with_their_parameters(project: Path, h
 def test_the_other_modes_declare_what_0_61_declares(mode: str, project: Path, home: Path) -> None:
     ours = set(first_request_tools(mode, project, home))
     theirs = set(REFERENCE["declared"][mode])
+    assert theirs <= ours, theirs - ours
+    assert ours - theirs <= OURS_ONLY
+
+
+def test_an_untrusted_folder_gets_the_default_modes_tools_even_asked_for_yolo(project: Path, home: Path) -> None:
+    """0.61 overrides yolo to default in an untrusted folder ("Approval mode overridden to \"default\" because the
+    current folder is not trusted"), then refuses to run headless there at all (exit 55, unless the folder is
+    trusted by --skip-trust or GEMINI_CLI_TRUST_WORKSPACE); we run, with the default mode's tools."""
+    ours = set(first_request_tools("yolo", project, home, trust=False))
+    theirs = set(REFERENCE["declared"]["default"])
     assert theirs <= ours, theirs - ours
     assert ours - theirs <= OURS_ONLY

@@ -4,6 +4,7 @@ server, whose recorded requests show each subagent's own history, system prompt 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -112,3 +113,36 @@ def test_an_unknown_agent_is_a_validation_error(fake: FakeGemini, project: Path)
     fake.push(call_line("invoke_agent", {"agent_name": "nobody", "prompt": "x"}), text_line("ok"))
     assert run(fake, project, "go").returncode == 0
     assert "Subagent 'nobody' not found" in last_response(fake.generation_requests()[1].body)["error"]
+
+
+def test_cli_help_answers_from_our_documentation(fake: FakeGemini, project: Path) -> None:
+    fake.push(
+        call_line("invoke_agent", {"agent_name": "cli_help", "prompt": "How do I turn off a subagent?"}),
+        call_line("get_internal_docs", {}),
+        call_line("get_internal_docs", {"path": "extending.md"}),
+        call_line("complete_task", {"report": {"answer": "Set enabled to false.", "sources": ["extending.md"] * 2}}),
+        text_line("Set agents.overrides.<name>.enabled to false."),
+    )
+    result = run(fake, project, "how do I turn off a subagent?")
+    assert result.returncode == 0, result.stderr
+    main1, sub1, sub2, sub3, main2 = (r.body for r in fake.generation_requests())
+    assert "- cli_help -> " in system_of(main1)
+    # Its own tool (not the session's) over agent-lsp's docs, and the runtime facts in its prompt.
+    assert sorted(tools_of(sub1)) == ["complete_task", "get_internal_docs"]
+    assert re.search(r"agent-lsp \d+\.\d+\.\d+, model \S+, today is \d{4}-\d\d-\d\d\.", system_of(sub1))
+    assert "<question>\nHow do I turn off a subagent?\n</question>" in sub1["contents"][0]["parts"][0]["text"]
+    assert "- extending.md" in last_response(sub2)["output"] and "- tools.md" in last_response(sub2)["output"]
+    assert "## Subagents" in last_response(sub3)["output"]
+    answer = last_response(main2)["output"]
+    assert answer.endswith("Result:\nSet enabled to false.\n\n**Sources:**\n- extending.md")
+
+
+def test_agents_settings_turn_agents_off(fake: FakeGemini, project: Path) -> None:
+    fake.push(text_line("a"), text_line("b"))
+    overrides = {"generalist": {"enabled": False}, "cli_help": {"enabled": False}}
+    assert run(fake, project, "hi", settings={"agents": {"overrides": overrides}}).returncode == 0
+    assert run(fake, project, "hi", settings={"experimental": {"enableAgents": False}}).returncode == 0
+    some, none = (r.body for r in fake.generation_requests())
+    assert "- codebase_investigator -> " in system_of(some) and "- generalist -> " not in system_of(some)
+    assert "invoke_agent" in tools_of(some)
+    assert "invoke_agent" not in tools_of(none) and "Available Sub-Agents" not in system_of(none)

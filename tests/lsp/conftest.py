@@ -73,6 +73,9 @@ class Editor:
     report_applied_edits: bool = True
     # Set: window/showMessageRequest answers only once the test sets it (a user slow to answer).
     answer_gate: asyncio.Event | None = None
+    # agent/elicit (a client advertising experimental.agent.elicitation): the requests, and the answer given.
+    elicit_requests: list[dict[str, Any]] = field(default_factory=list)
+    elicit_answer: dict[str, Any] = field(default_factory=lambda: {"action": "cancel"})
     told: dict[str, str] = field(default_factory=dict)  # uri → the text the server was last told
 
     async def request(self, method: str, params: Any) -> Any:
@@ -258,6 +261,11 @@ async def start_editor(
         if editor.permission_meta is not None:
             answer["_meta"] = editor.permission_meta
         return answer
+
+    @client.feature("agent/elicit")
+    def on_elicit(params: Any) -> Any:
+        editor.elicit_requests.append(params)
+        return editor.elicit_answer
 
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
     async def on_message_request(params: types.ShowMessageRequestParams) -> Any:

@@ -77,3 +77,21 @@ async def test_agent_fork_over_lsp(launch: Any) -> None:
     assert [m["text"] for m in (await editor.request("agent/rewind", {"sessionId": source}))["messages"]] == ["make it"]
     done = await editor.request("agent/rewind", {"sessionId": fork, "messageIndex": 0})
     assert done["delete"] == ["made.txt"] and not (editor.project / "made.txt").exists()
+
+
+async def test_agent_fork_from_a_message_over_lsp(launch: Any) -> None:
+    editor = await launch(
+        [text_line("one answered"), text_line("two answered"), text_line("the fork answers")],
+        init_options={"agentLsp": {"approvalMode": "auto_edit"}},
+    )
+    source = await editor.new_session()
+    await editor.request("agent/prompt", {"sessionId": source, "prompt": "one"})
+    await editor.request("agent/prompt", {"sessionId": source, "prompt": "two"})
+    forked = await editor.request("agent/fork", {"sessionId": source, "messageIndex": 1})
+    assert (forked["messageIndex"], forked["messageText"]) == (1, "two")
+    listing = await editor.request("agent/rewind", {"sessionId": forked["sessionId"]})
+    assert [m["text"] for m in listing["messages"]] == ["one"]
+    listing = await editor.request("agent/rewind", {"sessionId": source})
+    assert [m["text"] for m in listing["messages"]] == ["one", "two"]
+    with pytest.raises(Exception, match="no user message 2"):
+        await editor.request("agent/fork", {"sessionId": source, "messageIndex": 2})

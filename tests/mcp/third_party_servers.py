@@ -12,7 +12,8 @@ from pathlib import Path
 
 from agent_lsp.mcp.config import McpServerSpec
 
-HERE = Path(__file__).parent / "third_party"
+# Installed outside tests/ (git-ignored) from the manifests in tests/mcp/third_party.
+HERE = Path(__file__).parents[2] / ".deps" / "mcp-servers"
 NODE_BIN = HERE / "node_modules" / ".bin"
 PY_BIN = HERE / ".venv" / "bin"
 

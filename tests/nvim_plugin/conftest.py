@@ -17,9 +17,11 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.fakes.fake_gemini import FakeGemini
 from tests.fakes.fake_openai import FakeOpenAI
 from tests.nvim_plugin.scenarios import SCENARIOS
 
@@ -42,6 +44,10 @@ class SpecResult:
     returncode: int | None
     stdout: str
     stderr: str
+
+    def model_requests(self) -> list[Any]:
+        """The bodies of the generation requests the fake Gemini server got (a scenario with ``gemini``)."""
+        return list(json.loads((self.tmp / "model-requests.json").read_text()))
 
     def lsp_log(self) -> str:
         log = self.tmp / "home" / ".local/state" / "nvim" / "lsp.log"
@@ -99,6 +105,14 @@ def run_spec(name: str, tmp: Path) -> SpecResult:
         }
     )
     cmd = [str(NVIM), "--headless", "-n", "-i", "NONE", "-u", str(HERE / "init.lua")]
+    if scenario.gemini:
+        # The script served over HTTP by the fake Gemini server, which records what the model was sent.
+        with FakeGemini(scenario.script) as fake:
+            env.update({"GEMINI_API_KEY": "nvim-spec-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url})
+            result = _run_nvim(name, cmd, project, tmp, env)
+            bodies = [r.body for r in fake.generation_requests()]
+        (tmp / "model-requests.json").write_text(json.dumps(bodies))
+        return result
     if not scenario.openai_models:
         return _run_nvim(name, cmd, project, tmp, env)
     with FakeOpenAI(models=scenario.openai_models) as endpoint:

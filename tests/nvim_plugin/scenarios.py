@@ -50,6 +50,9 @@ class Scenario:
     # When set, the spec runs against a fake OpenAI-compatible endpoint listing these models (the first is
     # OPENAI_MODEL) instead of the replay model.
     openai_models: tuple[str, ...] = ()
+    # When set, the script is served by the fake Gemini server (tests/fakes/fake_gemini.py) instead of the replay
+    # model, and the test can read what each model request carried (SpecResult.model_requests).
+    gemini: bool = False
 
 
 TODOS = {
@@ -59,11 +62,17 @@ TODOS = {
     ]
 }
 
+REPORT = {"SummaryOfFindings": "main.py prints hi.", "ExplorationTrace": [], "RelevantLocations": []}
+
 SCENARIOS: dict[str, Scenario] = {
     "chat": Scenario(
         [
             call_line("list_directory", {"dir_path": "."}, thought="Looking around"),
             call_line("write_todos", TODOS),
+            # A subagent: one tool line in the chat, its steps folded under it.
+            call_line("invoke_agent", {"agent_name": "codebase_investigator", "prompt": "What does main.py do?"}),
+            call_line("read_file", {"file_path": "main.py"}, thought="Reading main"),
+            call_line("complete_task", {"report": REPORT}),
             text_line("The project ", "has one file."),
         ],
         {"main.py": "print('hi')\n"},
@@ -120,8 +129,10 @@ SCENARIOS: dict[str, Scenario] = {
             text_line("Wrote one."),
             call_line("write_file", {"file_path": "two.txt", "content": "agent two\n"}),
             text_line("Wrote two."),
+            text_line("Wrote three."),  # the edited second message, sent again after the rewind
         ],
         {"one.txt": "mine one\n"},
+        gemini=True,
     ),
     "mode": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
     "actions": Scenario(

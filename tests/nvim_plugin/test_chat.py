@@ -28,5 +28,10 @@ def test_at_completes_workspace_files_and_agent_add_puts_lines_in_the_prompt(nvi
 
 
 @pytest.mark.nvim_spec("rewind")
-def test_rewind_from_the_chat_restores_files_and_puts_the_message_back(nvim_specs: SpecPool) -> None:
-    nvim_specs.result("rewind").check()
+def test_rewind_undo_edit_and_fork_from_the_chat(nvim_specs: SpecPool) -> None:
+    result = nvim_specs.result("rewind")
+    result.check()
+    # The model's last request (the edited message, after the rewind): the cut turn is not in its history.
+    last = result.model_requests()[-1]
+    asked = [p["text"] for c in last["contents"] if c["role"] == "user" for p in c["parts"] if "text" in p]
+    assert [t for t in asked if t.startswith("write ")] == ["write one", "write three"], asked

@@ -94,3 +94,28 @@ def _pgid(pid: int) -> int | None:
         return os.getpgid(pid)
     except OSError:
         return None
+
+
+async def test_the_tasks_command_lists_shows_and_stops_them_for_the_user(ctx: ToolContext) -> None:
+    from agent_lsp.tools.background_command import tasks_command
+
+    processes = ctx.processes
+    assert (await tasks_command(processes, "")).startswith("No background processes.")
+    server = await start(ctx, "echo listening on 8000; sleep 30", delay_ms=200)
+    try:
+        listed = await tasks_command(processes, "")
+        assert f"- [PID {server}] RUNNING: `echo listening on 8000; sleep 30`" in listed
+        shown = await tasks_command(processes, str(server))
+        assert shown == (
+            f"[PID {server}] RUNNING: `echo listening on 8000; sleep 30`, the end of its output:\n\n"
+            "```\nlistening on 8000\n```"
+        )
+        stopped = await tasks_command(processes, f"stop {server}")
+        assert stopped == f"Stopped process {server} (`echo listening on 8000; sleep 30`): it was killed by SIGTERM."
+        assert await wait_gone(server)
+        assert "has already ended" in await tasks_command(processes, f"stop {server}")
+        assert "has PID 1." in await tasks_command(processes, "1") and "Usage:" in await tasks_command(
+            processes, "x y z"
+        )
+    finally:
+        await processes.aclose()

@@ -182,7 +182,7 @@ def test_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
 @pytest.mark.timeout(480)
 def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
     """The composer in the real panel (e2e/panel.mjs, on this checkout's Python): the @ picker's chips reach the
-    model; queued prompts and send now."""
+    model; queued prompts and send now; server-everything's form, resources and the MCP Servers view."""
     proc = _run(["node", "e2e/panel.mjs", "--python", sys.executable, "--screenshots", str(tmp_path)], timeout=360)
     assert "panel e2e: passed" in proc.stdout, proc.stdout[-3000:]
     assert "mentions ok: file, folder, symbol, selection, problems, terminal and URL chips reached the model" in (
@@ -195,10 +195,24 @@ def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Pa
     assert (
         "changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened" in proc.stdout
     )
+    for line in (
+        "rewind ok: the preview listed greet.py restored, later.py removed, extra.py kept (the user's edit); disk, "
+        "editor, chat and box followed",
+        "undo ok: the files, the editor and the chat came back",
+        "edit ok: the edited message went out with the history cut before the old one",
+        "fork ok: the fork shows the conversation before the message and has it in the box",
+    ):
+        assert line in proc.stdout, proc.stdout[-3000:]
     assert "message actions ok: Retry sent the answered message again; Copy put the response on the clipboard" in (
         proc.stdout
     )
+    assert "mcp form ok: server-everything's form was filled in the panel" in proc.stdout
+    assert "mcp resources ok: a listed resource and a template completed by the server were picked" in proc.stdout
+    assert "mcp view ok: everything connected with its tools and prompts, broken failed with its reason" in proc.stdout
     for shot in (
+        "vscode-mcp-form.png",
+        "vscode-mcp-mention.png",
+        "vscode-mcp-view.png",
         "vscode-panel-queue.png",
         "vscode-panel-mention.png",
         "vscode-panel-chips.png",

@@ -128,6 +128,44 @@ export async function openWorkbench(codeServerRun, profileDir, workspace) {
   return { browser, page };
 }
 
+/**
+ * One of the repository's fake model servers (tests/fakes/), run with `python args…` from the repository root: it
+ * prints its base URL as its first line and stops when its stdin closes (or on SIGTERM).
+ */
+export async function startFake(python, args, what) {
+  const child = spawn(python, args, {
+    cwd: path.resolve(extensionDir, ".."),
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  await waitFor(`${what} to listen`, () => out.includes("\n") || child.exitCode !== null, 30000);
+  if (child.exitCode !== null) {
+    throw new Error(`${what} did not start (${child.exitCode}): ${err}`);
+  }
+  return {
+    url: out.split("\n")[0].trim(),
+    stop: () => {
+      child.stdin.end();
+      child.kill("SIGTERM");
+    },
+  };
+}
+
+/** The panel's chord from the editor (Ctrl+Alt+G, then `letter`), then a click on the quick pick row naming each of
+ * `rows` in turn. */
+export async function chord(page, letter, ...rows) {
+  await page.locator(".part.editor .monaco-editor").first().click();
+  await page.keyboard.press("Control+Alt+G");
+  await page.keyboard.press(letter);
+  for (const row of rows) {
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: row }).first().click();
+  }
+}
+
 export function need(file, what) {
   if (!fs.existsSync(file)) {
     throw new Error(`${what} is missing (${file}); run scripts/install-vscode-deps.sh and 'npm run package' first`);

@@ -1,10 +1,13 @@
 // End-to-end check of the panel's composer in a real VS Code (code-server + headless Chromium): the @ context
 // picker (files, folders, symbols, selection, problems, terminal output, URL as chips) and queued prompts (queue,
-// edit, remove, sent at the turn's end, send now interrupts).
+// edit, remove, sent at the turn's end, send now interrupts), and the actions on a user message (rewind with its
+// preview, undo, edit and resend, fork).
 //
 // node e2e/panel.mjs [--python <venv python>] [--screenshots <dir>] [--keep]
 // Needs `scripts/install-vscode-deps.sh` and `make vsix`. The extension runs that Python's agent_lsp
-// (agentLsp.pythonPath, default the checkout's .venv) on the replay model, in yolo mode so no question interrupts.
+// (agentLsp.pythonPath, default the checkout's .venv) in yolo mode so no question interrupts, against the fake
+// Gemini server (tests/fakes/fake_gemini.py, run with that Python) serving the script below and recording every
+// request, so a step can check what the model was sent.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -12,6 +15,7 @@ import {
   NO_GALLERY,
   QUIET_USER_SETTINGS,
   agentLog,
+  chord,
   chromiumPath,
   codeServer,
   extensionDir,
@@ -27,9 +31,11 @@ import {
   runDirs,
   shutDown,
   startCodeServer,
+  startFake,
   transcript,
   waitFor,
 } from "./harness.mjs";
+import { checkSubagent, subagentScript } from "./subagent.mjs";
 
 const argv = process.argv.slice(2);
 const python = option("--python") ?? path.resolve(extensionDir, "..", ".venv", "bin", "python");
@@ -47,7 +53,22 @@ const done = (response) => {
 const say = (...texts) => done(texts.map((text) => chunk({ text })));
 const shell = (id, command) => done([chunk({ functionCall: { name: "run_shell_command", id, args: { command, description: id } } })]);
 
-/** The replay model's answers, one model request a line, in the order the steps below ask. */
+const call = (id, name, args) => done([chunk({ functionCall: { name, id, args } })]);
+
+/** The rewind steps' model answers: turn one edits greet.py; turn two edits it again and creates two files. */
+function rewindScript() {
+  return [
+    call("rw-1", "replace", { file_path: "greet.py", instruction: "Say Hi.", old_string: 'f"Hello {name}"', new_string: 'f"Hi {name}"' }),
+    say("Now it ", "says Hi."),
+    call("rw-2", "write_file", { file_path: "later.py", content: "LATER = 1\n" }),
+    call("rw-3", "write_file", { file_path: "extra.py", content: "EXTRA = 1\n" }),
+    call("rw-4", "replace", { file_path: "greet.py", instruction: "Punctuate.", old_string: 'f"Hi {name}"', new_string: 'f"Hi, {name}!"' }),
+    say("Added two ", "files."),
+    say("Only the ", "edited request."),
+  ];
+}
+
+/** The model's answers (Gemini CLI --fake-responses lines), one model request a line, in the order the steps ask. */
 function script() {
   return [
     // Mentions: the answer to the prompt that carries every kind of chip.
@@ -87,6 +108,14 @@ function script() {
     say("Ran ", "unasked."),
     shell("asked-shell", "echo asked-ran"),
     say("Ran ", "when allowed."),
+    // Subagents: one card with its steps folded under it (e2e/subagent.mjs).
+    ...subagentScript(say),
+    // Rewind: a two-edit conversation in a new chat, gone back to, undone, edited and sent again, then forked.
+    ...rewindScript(),
+    // MCP: server-everything's form (elicitation), answered in the panel; then two resources picked with @.
+    done([chunk({ functionCall: { name: "mcp_everything_trigger-elicitation-request", id: "form-1", args: {} } })]),
+    say("Thanks ", "for the details."),
+    say("Read ", "both resources."),
   ]
     .map((line) => JSON.stringify(line))
     .join("\n");
@@ -115,13 +144,12 @@ async function main() {
     fs.mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
     fs.writeFileSync(path.join(workspace, rel), text);
   }
-  const scriptFile = path.join(tmp, "replay.jsonl");
+  const scriptFile = path.join(tmp, "model-script.jsonl");
   fs.writeFileSync(scriptFile, script() + "\n");
+  const fakeGemini = await startFake(python, ["-m", "tests.fakes.fake_gemini", "--script", scriptFile], "the fake Gemini server");
+  process.on("exit", () => fakeGemini.stop()); // also when code-server fails to start
   fs.mkdirSync(path.join(dirs["user-data"], "Machine"), { recursive: true });
-  fs.writeFileSync(
-    path.join(dirs["user-data"], "Machine", "settings.json"),
-    JSON.stringify({ "agentLsp.pythonPath": python, "agentLsp.server.args": ["--fake-responses", scriptFile] }),
-  );
+  fs.writeFileSync(path.join(dirs["user-data"], "Machine", "settings.json"), JSON.stringify({ "agentLsp.pythonPath": python }));
   fs.mkdirSync(path.join(dirs["user-data"], "User"), { recursive: true });
   fs.writeFileSync(
     path.join(dirs["user-data"], "User", "settings.json"),
@@ -130,6 +158,8 @@ async function main() {
   const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     ...homeEnv(dirs),
+    GEMINI_API_KEY: "e2e-key-not-real",
+    GOOGLE_GEMINI_BASE_URL: fakeGemini.url,
     LANG: "C.UTF-8",
     EXTENSIONS_GALLERY: NO_GALLERY,
   };
@@ -433,13 +463,107 @@ async function main() {
     await chat.locator("#progress").waitFor({ state: "hidden" });
     log("auto-approve ok: Edit (session) and Shell (workspace, saved in the user's state) ran unasked; Shell off asked again");
     // Keyboard: the chord Ctrl+Alt+G, A asks which kind and for how long (the same request as the panel's buttons).
-    await page.locator(".part.editor .monaco-editor").first().click();
-    await page.keyboard.press("Control+Alt+G");
-    await page.keyboard.press("A");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "MCP" }).first().click();
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Auto-approve for this session" }).first().click();
+    await chord(page, "A", "MCP", "Auto-approve for this session");
     await waitFor("MCP on from the keyboard", async () => (await pressed()).includes("MCP ✓"));
     log("keyboard ok: Ctrl+Alt+G A switched MCP on for the session through the command's pickers");
+
+    // --- Subagents: one card, its steps folded under it (e2e/subagent.mjs) ------------------------------------
+    await openAgentView(page);
+    await checkSubagent(chat, input, shot);
+    await rewindSteps({ page, chat, input, workspace, modelUrl: fakeGemini.url, messageTexts, shot, openFile });
+    // --- MCP: a server's form in the panel, its resources in the @ picker, the MCP Servers view -------------
+    // server-everything (installed for the MCP tests) and a server that cannot start, in the user's settings; a new
+    // chat reads them.
+    const everything = path.resolve(extensionDir, "..", ".deps", "mcp-servers", "node_modules", ".bin", "mcp-server-everything");
+    need(everything, "server-everything (scripts/install-mcp-servers.sh)");
+    fs.mkdirSync(path.join(dirs.home, ".gemini"), { recursive: true });
+    const mcpServers = { broken: { command: path.join(tmp, "no-such-mcp-server") }, everything: { command: everything, args: ["stdio"] } };
+    fs.writeFileSync(path.join(dirs.home, ".gemini", "settings.json"), JSON.stringify({ mcpServers }));
+    await chat.locator('[data-action="newChat"]').click();
+    await waitFor("the new chat", async () => (await chat.locator(".msg").count()) === 0);
+    await input.fill("Ask me for my details");
+    await input.press("Enter");
+    const form = chat.locator("form.mcp-form");
+    await form.waitFor({ timeout: 60000 });
+    await form.locator(".form-message", { hasText: "Please provide inputs for the following fields:" }).waitFor();
+    await form.getByRole("button", { name: "Submit" }).click(); // the name is required: the form says so
+    await form.locator(".form-problem", { hasText: "String is required." }).waitFor();
+    await form.locator('[data-field="name"]').fill("Ada Lovelace");
+    await form.locator('[data-field="check"]').check();
+    await form.locator('[data-field="integer"]').fill("7");
+    await form.locator('[data-field="titledSingleSelectEnum"]').selectOption({ label: "Wonder Woman" });
+    await form.evaluate((node) => (node.scrollTop = 0));
+    await shot("vscode-mcp-form.png");
+    await form.getByRole("button", { name: "Submit" }).click();
+    await chat.locator(".msg.agent", { hasText: "Thanks for the details." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    const answered = transcript(dirs["agent-home"]);
+    for (const needle of ["- Name: Ada Lovelace", "- Agreed to terms: true", "- Favorite Integer: 7", String.raw`\"titledSingleSelectEnum\": \"hero-3\"`]) {
+      if (!answered.includes(needle)) throw new Error(`the server did not get ${needle}:\n${answered.slice(-3000)}`);
+    }
+    if ((await form.count()) !== 0) throw new Error("the answered form stayed in the panel");
+    log("mcp form ok: server-everything's form was filled in the panel (a missing required field refused) and its values reached the server");
+
+    await input.fill("Read ");
+    await pick("@architecture", "everything:demo://resource/static/document/architecture.md");
+    // A template: its row puts the fixed part in the box; the value typed next is completed by the server.
+    await input.press("End");
+    await input.pressSequentially("@everything:demo://resource/dynamic/text/");
+    await picker.locator(".mention", { hasText: "{resourceId}" }).first().click();
+    await waitFor("the template's text in the box", async () => (await input.inputValue()).endsWith("@everything:demo://resource/dynamic/text/"));
+    await input.pressSequentially("3");
+    await picker.locator(".mention", { hasText: "everything:demo://resource/dynamic/text/3" }).first().waitFor();
+    await shot("vscode-mcp-mention.png");
+    await input.press("Enter");
+    await waitFor("the resource chips", async () => (await chips()).length === 2);
+    const resourceChips = await chips();
+    if (JSON.stringify(resourceChips) !== JSON.stringify(["everything:demo://resource/static/document/architecture.md", "everything:demo://resource/dynamic/text/3"])) {
+      throw new Error(`the resource chips read ${JSON.stringify(resourceChips)}`);
+    }
+    await input.press("End");
+    await input.pressSequentially("please");
+    await input.press("Enter");
+    await chat.locator(".msg.agent", { hasText: "Read both resources." }).waitFor();
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    const read = transcript(dirs["agent-home"]);
+    if (!read.includes("Everything Server – Architecture") || !read.includes("Resource 3: This is a plaintext resource")) {
+      throw new Error(`the model did not get both resources:\n${read.slice(-3000)}`);
+    }
+    log("mcp resources ok: a listed resource and a template completed by the server were picked with @ and reached the model");
+
+    // The MCP Servers view below the chat: state, why a server failed, what one offers, Restart.
+    await page.locator(".pane-header", { hasText: "MCP Servers" }).click();
+    let mcpView;
+    /** The view's frame among the side bar's webviews (their order changes as views open and fold). */
+    const findMcpView = () =>
+      waitFor("the MCP Servers view", async () => {
+        const frames = page.frameLocator("iframe.webview.ready");
+        for (let i = 0; i < (await page.locator("iframe.webview.ready").count()); i++) {
+          const inner = frames.nth(i).frameLocator("iframe#active-frame");
+          if ((await inner.locator("body.mcp-view").count()) > 0) mcpView = inner;
+        }
+        return mcpView !== undefined;
+      }, 30000);
+    await findMcpView();
+    const server = (name) => mcpView.locator(`details.server[data-server="${name}"]`);
+    await server("everything").locator(".state", { hasText: /^connected · \d+ tools/ }).waitFor({ timeout: 30000 });
+    await server("broken").locator(".reason", { hasText: "no-such-mcp-server" }).waitFor();
+    await server("broken").locator(".log a", { hasText: "mcp-broken.log" }).waitFor();
+    await server("everything").locator("summary").click();
+    await server("everything").locator("code", { hasText: "mcp_everything_echo" }).waitFor();
+    await server("everything").locator("code", { hasText: "/simple-prompt" }).waitFor();
+    const chatHeader = page.locator(".pane-header", { hasText: /^Chat/ }).first();
+    await chatHeader.click(); // the chat folded away: the view has the side bar to itself for the picture
+    mcpView = undefined;
+    await findMcpView();
+    await server("everything").locator("code", { hasText: "mcp_everything_echo" }).waitFor();
+    await mcpView.locator("body").evaluate(() => window.scrollTo(0, 0));
+    await shot("vscode-mcp-view.png");
+    await server("everything").getByRole("button", { name: "Restart" }).click();
+    await server("everything").locator(".state", { hasText: "restarting…" }).waitFor();
+    await server("everything").locator(".state", { hasText: /^connected/ }).waitFor({ timeout: 30000 });
+    await chatHeader.click();
+    log("mcp view ok: everything connected with its tools and prompts, broken failed with its reason and log, Restart reconnected everything");
 
     // --- Themes: the panel in light, dark and high contrast (screenshots only) -----------------------------------
     if (shots) {
@@ -465,8 +589,113 @@ async function main() {
     await reportFailure(browser, tmp, run, dirs["user-data"]);
     throw err;
   } finally {
+    fakeGemini.stop();
     await shutDown(browser, run, tmp, keep || failed);
   }
+}
+
+/** The user's texts in the last model request the fake Gemini server recorded (the history it was sent). */
+async function lastRequestTexts(modelUrl) {
+  const recorded = await (await fetch(`${modelUrl}/_fake/requests`)).json();
+  const last = recorded.filter((r) => r.action === "streamGenerateContent").at(-1);
+  return last.body.contents.filter((c) => c.role === "user").flatMap((c) => c.parts.filter((p) => typeof p.text === "string").map((p) => p.text));
+}
+
+/**
+ * Rewind, Edit, Undo and Fork from the user messages' action bar, in a new chat of two turns that edit files: the
+ * preview lists what will be restored (a file the user edited since is kept), the disk and the open editor go back,
+ * the box gets the message, Undo puts it all back, and the resent message's request no longer has the cut turn.
+ */
+async function rewindSteps({ page, chat, input, workspace, modelUrl, messageTexts, shot, openFile }) {
+  const read = (name) => (fs.existsSync(path.join(workspace, name)) ? fs.readFileSync(path.join(workspace, name), "utf8") : undefined);
+  const hasLine = (text) => page.locator(".editor-instance .monaco-editor .view-line:visible", { hasText: text }).first();
+  fs.writeFileSync(path.join(workspace, "greet.py"), 'def greet(name):\n    return f"Hello {name}"\n');
+  await chat.getByRole("button", { name: "+ New chat" }).click();
+  await waitFor("the new chat", async () => (await chat.locator(".msg").count()) === 0, 15000);
+  await input.fill("Greet with Hi");
+  await input.press("Enter");
+  await chat.locator(".msg.agent", { hasText: "Now it says Hi." }).waitFor();
+  await chat.locator("#progress").waitFor({ state: "hidden" });
+  await input.fill("Add later.py and extra.py, punctuate");
+  await input.press("Enter");
+  await chat.locator(".msg.agent", { hasText: "Added two files." }).waitFor();
+  await chat.locator("#progress").waitFor({ state: "hidden" });
+  await waitFor("the second turn's edits on disk", async () => read("greet.py")?.includes('f"Hi, {name}!"') && read("extra.py") !== undefined);
+  fs.writeFileSync(path.join(workspace, "extra.py"), "EXTRA = 2  # mine\n"); // the user's own edit: a conflict
+  // greet.py open in an editor of its own, its tab in front: its buffer must follow.
+  await openFile("greet.py");
+  await page.getByRole("tab", { name: /^greet\.py($|,)/ }).first().click();
+  await hasLine('f"Hi, {name}!"').waitFor();
+
+  const second = chat.locator(".msg.user", { hasText: "Add later.py and extra.py" }).last();
+  await second.hover();
+  await second.getByRole("button", { name: "Edit this message" }).waitFor();
+  await shot("vscode-panel-rewind-actions.png");
+  await second.getByRole("button", { name: "Edit this message" }).click();
+  const dialog = chat.getByRole("alertdialog", { name: "Edit this message?" });
+  await dialog.waitFor();
+  const group = async (cls) => (await dialog.locator(`.rewind-group.${cls} li`).allInnerTexts()).map((t) => t.trim());
+  const shown = { restore: await group("restore"), delete: await group("delete"), conflicts: await group("conflict") };
+  if (JSON.stringify(shown) !== JSON.stringify({ restore: ["greet.py"], delete: ["later.py"], conflicts: ["extra.py"] })) {
+    throw new Error(`the preview lists ${JSON.stringify(shown)}`);
+  }
+  if (read("later.py") === undefined) throw new Error("the preview changed the files");
+  await shot("vscode-panel-rewind-preview.png");
+  // The keyboard is on the dialog's answer: Enter confirms.
+  const focused = await chat.locator(":focus").getAttribute("id");
+  if (focused !== "rewind-confirm") throw new Error(`the focus is on ${focused}, not the dialog's confirm button`);
+  await page.keyboard.press("Enter");
+  await chat.locator(".rewind-done").waitFor();
+  await waitFor("the message back in the box", async () => (await input.inputValue()) === "Add later.py and extra.py, punctuate", 10000);
+  if (!read("greet.py").includes('f"Hi {name}"')) throw new Error(`greet.py after the rewind:\n${read("greet.py")}`);
+  if (read("later.py") !== undefined) throw new Error("later.py (the agent created it) is still there");
+  if (read("extra.py") !== "EXTRA = 2  # mine\n") throw new Error("the user's own edit of extra.py was overwritten");
+  const users = await messageTexts(".msg.user");
+  if (JSON.stringify(users) !== JSON.stringify(["Greet with Hi"])) throw new Error(`after the rewind the chat shows ${JSON.stringify(users)}`);
+  await hasLine('f"Hi {name}"').waitFor({ timeout: 15000 }); // the open editor reloaded from disk
+  await shot("vscode-panel-rewind-done.png");
+  log("rewind ok: the preview listed greet.py restored, later.py removed, extra.py kept (the user's edit); disk, editor, chat and box followed");
+
+  await chat.getByRole("button", { name: "Undo rewind" }).click();
+  await waitFor("the undo on disk", async () => read("greet.py")?.includes('f"Hi, {name}!"') && read("later.py") !== undefined, 15000);
+  await waitFor("the chat put back", async () => (await messageTexts(".msg.user")).length === 2, 10000);
+  await hasLine('f"Hi, {name}!"').waitFor({ timeout: 15000 });
+  log("undo ok: the files, the editor and the chat came back");
+
+  // Edit again, change the text, send: the model's next request has no trace of the cut turn.
+  await input.fill("");
+  await chat.locator(".msg.user", { hasText: "Add later.py and extra.py" }).last().hover();
+  await chat.locator(".msg.user", { hasText: "Add later.py and extra.py" }).last().getByRole("button", { name: "Edit this message" }).click();
+  await chat.getByRole("button", { name: "Rewind and edit" }).click();
+  await waitFor("the message back in the box", async () => (await input.inputValue()) === "Add later.py and extra.py, punctuate", 10000);
+  await input.fill("Add only later.py");
+  await input.press("Enter");
+  await chat.locator(".msg.agent", { hasText: "Only the edited request." }).waitFor();
+  await chat.locator("#progress").waitFor({ state: "hidden" });
+  if ((await chat.locator(".rewind-done").count()) !== 0) throw new Error("Undo rewind is still offered after a prompt");
+  const asked = (await lastRequestTexts(modelUrl)).filter((t) => /Greet with Hi|Add later\.py|Add only later\.py/.test(t));
+  if (asked.length !== 2 || !asked[0].includes("Greet with Hi") || !asked[1].includes("Add only later.py")) {
+    throw new Error(`the model's request after the resend holds ${JSON.stringify(asked)}`);
+  }
+  log("edit ok: the edited message went out with the history cut before the old one");
+
+  // Fork from the resent message: a new chat with the conversation before it, the message in the box.
+  const resent = chat.locator(".msg.user", { hasText: "Add only later.py" }).last();
+  await resent.hover();
+  await resent.getByRole("button", { name: "Fork from this message" }).click();
+  await waitFor("the fork's box", async () => (await input.inputValue()) === "Add only later.py", 15000);
+  await waitFor("the fork's chat", async () => JSON.stringify(await messageTexts(".msg.user")) === JSON.stringify(["Greet with Hi"]), 15000);
+  log("fork ok: the fork shows the conversation before the message and has it in the box");
+
+  // From the keyboard anywhere: Ctrl+Alt+G W picks a message and an action; the panel asks; Escape cancels.
+  await chord(page, "W", "Greet with Hi", "Rewind");
+  const question = chat.getByRole("alertdialog", { name: "Rewind to before this message?" });
+  await question.waitFor();
+  if ((await question.locator(".rewind-group.restore li").allInnerTexts()).join() !== "greet.py") throw new Error("the fork's rewind does not list greet.py");
+  await chat.locator("#rewind-confirm").press("Escape");
+  await question.waitFor({ state: "detached" });
+  if (!read("greet.py").includes('f"Hi {name}"')) throw new Error("a cancelled rewind changed greet.py");
+  log("keyboard ok: Ctrl+Alt+G W asked to rewind the fork to its first message (greet.py listed); Escape left everything as it was");
 }
 
 main().catch((err) => {

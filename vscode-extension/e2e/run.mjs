@@ -7,7 +7,7 @@
 // --bootstrap nothing is prepared: no agent-lsp on PATH, no venv; the extension installs the server bundled in the
 // .vsix into its global storage on first start, as it does for a user.
 
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
@@ -29,6 +29,7 @@ import {
   reportFailure,
   runDirs,
   shutDown,
+  startFake,
   startCodeServer,
   transcript,
   waitFor,
@@ -709,27 +710,8 @@ async function main() {
 }
 
 /** The fake OpenAI-compatible endpoint on 127.0.0.1, listing ENDPOINT_MODELS; it stops when its stdin closes. */
-async function startEndpoint() {
-  const child = spawn(harnessPython, ["-c", FAKE_OPENAI, ...ENDPOINT_MODELS], {
-    cwd: path.resolve(extensionDir, ".."),
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
-  await waitFor("the fake OpenAI endpoint to listen", () => out.includes("\n") || child.exitCode !== null, 30000);
-  if (child.exitCode !== null) {
-    throw new Error(`the fake OpenAI endpoint did not start (${child.exitCode}): ${err}`);
-  }
-  return {
-    url: out.split("\n")[0].trim(),
-    stop: () => {
-      child.stdin.end();
-      child.kill("SIGTERM");
-    },
-  };
+function startEndpoint() {
+  return startFake(harnessPython, ["-c", FAKE_OPENAI, ...ENDPOINT_MODELS], "the fake OpenAI endpoint");
 }
 
 /** The text decorations inject into the editor's lines (rendered as ::before / ::after content). */

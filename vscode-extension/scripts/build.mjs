@@ -1,4 +1,4 @@
-// Bundles the extension (Node, CommonJS, `vscode` external) and the chat webview (browser IIFE) with esbuild.
+// Bundles the extension (Node, CommonJS, `vscode` external) and the chat and MCP webviews (browser IIFE) with esbuild.
 import * as esbuild from "esbuild";
 
 const production = process.argv.includes("--production");
@@ -13,6 +13,14 @@ await Promise.all([
     format: "cjs",
     target: "node20",
     external: ["vscode"],
+  }),
+  esbuild.build({
+    ...common,
+    entryPoints: ["src/webview/mcp.ts"],
+    outfile: "dist/mcp.js",
+    platform: "browser",
+    format: "iife",
+    target: "es2022",
   }),
   esbuild.build({
     ...common,

@@ -1,6 +1,5 @@
 // The "Agent" side panel: a WebviewView with a strict CSP and nonce that draws the ChatState and sends user actions.
 
-import * as crypto from "node:crypto";
 import * as vscode from "vscode";
 import type { ChatController } from "./controller";
 import type { Attachment } from "./composer";
@@ -8,6 +7,7 @@ import type { MentionSource } from "./mentionSource";
 import type { PanelActions } from "./panelActions";
 import { parseWebviewMessage, type ToWebview } from "./messages";
 import type { ChatState } from "./state";
+import { webviewHtml } from "./webviewHtml";
 
 export const VIEW_ID = "agentLsp.chat";
 const POST_INTERVAL_MS = 40; // streaming sends many small updates; the page redraws at most this often
@@ -114,29 +114,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
   }
 
   private html(webview: vscode.Webview): string {
-    const nonce = crypto.randomBytes(16).toString("base64");
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, "dist", "webview.js"));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, "media", "chat.css"));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource} data:`,
-      `font-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-    ].join("; ");
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
-<title>Agent</title>
-</head>
-<body>
-<div id="app"></div>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+    return webviewHtml(webview, this.extensionUri, { script: "webview.js", title: "Agent", images: true });
   }
 }

@@ -7,7 +7,7 @@ export type ContentBlock =
   | { type: "resource"; resource: { uri: string; text: string } }
   | { type: "image"; mimeType: string; data: string };
 
-export type AttachmentKind = "file" | "folder" | "symbol" | "problems" | "selection" | "terminal" | "url" | "image";
+export type AttachmentKind = "file" | "folder" | "symbol" | "problems" | "selection" | "terminal" | "url" | "image" | "resource";
 
 /** One chip in the composer: what the user sees (label, detail) and what reaches the model (block). */
 export interface Attachment {
@@ -43,7 +43,7 @@ export function transcriptText(draft: Draft): string {
   return text ? `${text}\n\n${chips}` : chips;
 }
 
-const KINDS = new Set<AttachmentKind>(["file", "folder", "symbol", "problems", "selection", "terminal", "url", "image"]);
+const KINDS = new Set<AttachmentKind>(["file", "folder", "symbol", "problems", "selection", "terminal", "url", "image", "resource"]);
 
 function isBlock(value: unknown): value is ContentBlock {
   if (typeof value !== "object" || value === null) {

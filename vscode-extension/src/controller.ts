@@ -4,8 +4,10 @@ import type { DiffReview, ProposalStore } from "./diffReview";
 import type { InlineReview } from "./inlineReview";
 import type { Cancellation, Connection, Host } from "./host";
 import { changedFiles, openChange } from "./changedFiles";
+import { type ElicitParams, type ElicitResult, FormBroker, formNotice } from "./elicitation";
 import { type Draft, promptOf, transcriptText } from "./composer";
 import type { FromWebview } from "./messages";
+import { MESSAGE_ACTION_TYPES, MessageActions } from "./messageActions";
 import {
   REVIEW_DIFF,
   choices,
@@ -58,6 +60,15 @@ export class ChatController {
   inline: InlineReview | undefined;
   /** Where "before the turn" texts live while their diff is open (the proposals' in-memory files). */
   store: ProposalStore | undefined;
+  /** Rewind, Edit and Fork on the user's messages. */
+  readonly messageActions = new MessageActions({
+    state: () => this.state,
+    set: (next) => this.set(next),
+    request: (method, params) => this.request(method, params),
+    warn: async (message) => void (await this.host.showMessage("warning", message)),
+  });
+  /** MCP servers' forms waiting in the panel (agent/elicit). */
+  readonly forms = new FormBroker();
 
   constructor(
     private readonly host: Host,
@@ -111,6 +122,7 @@ export class ChatController {
     this.connection = undefined;
     this.creating = undefined;
     this.broker.cancelAll();
+    this.forms.cancelAll();
     let next = S.setServerStatus(this.state, "starting");
     next = S.setBusy(next, false);
     next = S.interruptTools(next);
@@ -168,6 +180,7 @@ export class ChatController {
     this.connection = undefined;
     this.creating = undefined;
     this.broker.cancelAll();
+    this.forms.cancelAll();
     let next = S.setServerStatus(this.state, status, message);
     next = S.setBusy(next, false);
     next = { ...next, sessionId: undefined };
@@ -313,8 +326,7 @@ export class ChatController {
     }
   }
 
-  /** Retry: the message a response answered goes again (queued when a turn runs). Rewind, edit and fork are to
-   * come from the rewind work; they will take the same item id. */
+  /** Retry: the message a response answered goes again (queued when a turn runs). */
   async retry(itemId: string): Promise<void> {
     const draft = S.promptBefore(this.state, itemId);
     if (draft !== undefined) {
@@ -342,6 +354,7 @@ export class ChatController {
       await this.host.showMessage("warning", "The agent is still working; stop it first or wait for it to finish.");
       return undefined;
     }
+    this.messageActions.forget(); // a prompt makes the last rewind final
     this.set(S.setBusy(this.state, true, "Thinking…"));
     let connection: Connection | undefined;
     let stop: string | undefined;
@@ -390,6 +403,7 @@ export class ChatController {
       await this.host.showMessage("warning", "The agent is still working; stop it first or wait for it to finish.");
       return;
     }
+    this.messageActions.forget();
     this.set(S.setBusy(this.state, true, "Thinking…"));
     let connection: Connection | undefined;
     let stop: string | undefined;
@@ -438,6 +452,7 @@ export class ChatController {
 
   async cancel(): Promise<void> {
     this.broker.cancelAll();
+    this.forms.cancelAll();
     if (this.connection !== undefined && this.state.sessionId !== undefined) {
       await this.connection.sendNotification(METHODS.cancel, { sessionId: this.state.sessionId });
     }
@@ -462,6 +477,23 @@ export class ChatController {
       state = S.setProgress(state, S.progressText(state));
     }
     this.set(state);
+  }
+
+  /** agent/elicit: an MCP server's form, filled in the panel (a notification brings a hidden panel up). */
+  async onElicit(params: ElicitParams, token?: Cancellation): Promise<ElicitResult> {
+    const { requestId, answer } = this.forms.ask();
+    const withdrawn = token?.onCancellationRequested(() => this.forms.answer(requestId, { action: "cancel" }));
+    const form = { requestId, server: params.server, message: params.message, fields: params.fields };
+    this.set({ ...this.state, forms: [...(this.state.forms ?? []), form] });
+    if (!this.host.panelVisible()) {
+      void this.host.showMessage("info", formNotice(params), "Open").then((picked) => (picked === "Open" ? this.host.revealPanel() : undefined));
+    }
+    try {
+      return await answer;
+    } finally {
+      withdrawn?.dispose();
+      this.set({ ...this.state, forms: (this.state.forms ?? []).filter((f) => f.requestId !== requestId) });
+    }
   }
 
   /** agent/requestPermission: asked in the panel, or by a notification when the panel is not on screen. */
@@ -527,6 +559,10 @@ export class ChatController {
 
   async handleMessage(msg: FromWebview): Promise<void> {
     try {
+      if (MESSAGE_ACTION_TYPES.has(msg.type)) {
+        await this.messageActions.handle(msg as Parameters<MessageActions["handle"]>[0]);
+        return;
+      }
       switch (msg.type) {
         case "ready":
           this.panelReady = true;
@@ -577,6 +613,9 @@ export class ChatController {
           return;
         case "permission":
           this.broker.answer(msg.requestId, msg.optionId);
+          return;
+        case "elicit":
+          this.forms.answer(msg.requestId, msg.result);
           return;
         case "reviewDiff":
           await this.openReview(msg.requestId);

@@ -1,6 +1,7 @@
 // Activation: wires the server, chat panel, diff review, status bar and commands together (no logic of its own).
 
 import { PanelActions } from "./panelActions";
+import { registerMessageCommands } from "./messageCommands";
 import { registerPanelCommands } from "./panelCommands";
 import * as path from "node:path";
 import * as vscode from "vscode";
@@ -11,6 +12,7 @@ import { DiffReview, PROPOSAL_SCHEME, ProposalStore } from "./diffReview";
 import { editorContext } from "./editorContext";
 import { ProposalFileSystem } from "./fsProvider";
 import { registerInlineReview } from "./inlineView";
+import { MCP_VIEW_ID, McpViewProvider } from "./mcpView";
 import { MentionSource, TerminalOutputs, selectionAttachment } from "./mentionSource";
 import { PermissionBroker } from "./permissions";
 import { CONFIG_SECTION, SERVER_COMMANDS } from "./protocol";
@@ -166,9 +168,11 @@ export function activate(context: vscode.ExtensionContext): void {
     status,
     server,
     vscode.window.registerWebviewViewProvider(VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: false } }),
+    vscode.window.registerWebviewViewProvider(MCP_VIEW_ID, new McpViewProvider(context.extensionUri, controller)),
     vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, new ProposalFileSystem(store, PROPOSAL_SCHEME)),
     vscode.languages.registerCodeLensProvider({ scheme: PROPOSAL_SCHEME }, codeLens),
     ...registerPanelCommands(controller, actions, chatView, host),
+    ...registerMessageCommands(controller, host),
     vscode.commands.registerCommand("agentLsp.newChat", async () => {
       await host.revealPanel();
       await controller.handleMessage({ type: "newChat" });

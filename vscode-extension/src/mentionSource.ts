@@ -7,6 +7,7 @@ import type { ChatController } from "./controller";
 import {
   type EditorOffers,
   type FoundFile,
+  type FoundResource,
   type MentionCandidate,
   type ProblemLine,
   type SymbolHit,
@@ -14,6 +15,7 @@ import {
   mentionCandidates,
   pathAttachment,
   problemsAttachment,
+  resourceAttachment,
   terminalAttachment,
   urlAttachment,
 } from "./mentions";
@@ -93,16 +95,19 @@ export class MentionSource {
 
   /** The picker's rows for the text typed after @. */
   async candidates(query: string): Promise<MentionCandidate[]> {
-    const [files, symbols] = await Promise.all([this.files(query), this.symbols(query)]);
-    return mentionCandidates(query, files, symbols, this.offers());
+    const [{ files, resources }, symbols] = await Promise.all([this.files(query), this.symbols(query)]);
+    return mentionCandidates(query, files, symbols, this.offers(), resources);
   }
 
-  private async files(query: string): Promise<FoundFile[]> {
+  /** The server's files, and with the chat's session its MCP servers' resources. */
+  private async files(query: string): Promise<{ files: FoundFile[]; resources: FoundResource[] }> {
     try {
-      const answer = await this.controller.request<{ items: FoundFile[] }>(METHODS.findFiles, { query, limit: FILE_LIMIT });
-      return answer.items;
+      const sessionId = this.controller.state.sessionId;
+      const params = sessionId === undefined ? { query, limit: FILE_LIMIT } : { query, limit: FILE_LIMIT, sessionId };
+      const answer = await this.controller.request<{ items: FoundFile[]; resources?: FoundResource[] }>(METHODS.findFiles, params);
+      return { files: answer.items, resources: answer.resources ?? [] };
     } catch {
-      return []; // no server (yet): the other rows still help
+      return { files: [], resources: [] }; // no server (yet): the other rows still help
     }
   }
 
@@ -148,6 +153,8 @@ export class MentionSource {
         const kept = this.terminals.of(terminal);
         return terminal && kept ? terminalAttachment(terminal.name, kept.command, kept.text) : undefined;
       }
+      case "resource":
+        return resourceAttachment(pick.ref);
       case "symbol":
         return symbolAttachment(JSON.parse(pick.ref) as { uri: string; line: number; name: string });
     }

@@ -9,6 +9,18 @@ export interface MentionCandidate {
   label: string;
   detail?: string;
   ref: string;
+  /** A resource template's row: picking it puts `@insert` in the box to type the rest (no chip yet). */
+  insert?: string;
+}
+
+/** An MCP resource agent/findFiles offered (with a sessionId): `mention` is what follows the @ (server:uri). */
+export interface FoundResource {
+  mention: string;
+  server: string;
+  name: string;
+  description?: string;
+  template?: boolean;
+  prefix?: string;
 }
 
 export interface FoundFile {
@@ -42,7 +54,13 @@ function matches(query: string, ...words: string[]): boolean {
 }
 
 /** The picker's rows for `query` (the text after @): editor context first, then files and folders, then symbols. */
-export function mentionCandidates(query: string, files: FoundFile[], symbols: SymbolHit[], offers: EditorOffers): MentionCandidate[] {
+export function mentionCandidates(
+  query: string,
+  files: FoundFile[],
+  symbols: SymbolHit[],
+  offers: EditorOffers,
+  resources: FoundResource[] = [],
+): MentionCandidate[] {
   const out: MentionCandidate[] = [];
   if (URL_PATTERN.test(query)) {
     return [{ kind: "url", label: query, detail: "Attach this web page (the agent fetches it)", ref: query }];
@@ -70,6 +88,10 @@ export function mentionCandidates(query: string, files: FoundFile[], symbols: Sy
     const ref = JSON.stringify({ uri: s.uri, line: s.line, name: s.name });
     out.push({ kind: "symbol", label: s.name, detail: `${s.kind} · ${s.path}:${s.line + 1}`, ref });
   }
+  for (const r of resources) {
+    const detail = `MCP ${r.template ? "resource template" : "resource"} · ${r.description || r.name}`;
+    out.push({ kind: "resource", label: r.mention, detail, ref: r.mention, ...(r.template && r.prefix ? { insert: r.prefix } : {}) });
+  }
   return out;
 }
 
@@ -82,6 +104,11 @@ function attachment(kind: AttachmentKind, label: string, block: ContentBlock, de
 /** A file or folder: a resource link the server reads like an @path mention (folders recursively). */
 export function pathAttachment(kind: "file" | "folder", uri: string, path: string): Attachment {
   return attachment(kind, path, { type: "resource_link", uri, name: path });
+}
+
+/** An MCP resource: its `@server:uri` mention, which the server reads from the server named. */
+export function resourceAttachment(mention: string): Attachment {
+  return attachment("resource", mention, { type: "text", text: ` @${mention} ` });
 }
 
 export function urlAttachment(url: string): Attachment {

@@ -2,7 +2,9 @@
 
 import { type AutoKind, type AutoScope, isAutoKind, isAutoScope } from "./autoApprove";
 import { type Attachment, parseAttachments } from "./composer";
+import { type ElicitResult, parseFormAnswer } from "./elicitation";
 import type { MentionCandidate } from "./mentions";
+import { MESSAGE_ACTION_TYPES, type MessageActionMessage, parseMessageAction } from "./messageActions";
 import type { ChatState } from "./state";
 
 export type FromWebview =
@@ -11,8 +13,9 @@ export type FromWebview =
   /** Stop the running turn and send this next: a queued message (`id`) or the composer's draft. */
   | { type: "sendNow"; id?: string; text?: string; attachments?: Attachment[] }
   | { type: "queueRemove"; id: string }
-  /** Per-message actions, by transcript item id (rewind, edit and fork will join them). */
+  /** Per-message actions, by transcript item id (Rewind, Edit and Fork: messageActions.ts). */
   | { type: "retry"; itemId: string }
+  | MessageActionMessage
   | { type: "copy"; itemId: string }
   /** The diff of a file the last turn changed (before the turn ↔ now). */
   | { type: "openChange"; path: string }
@@ -23,6 +26,8 @@ export type FromWebview =
   | { type: "setMode"; modeId: string }
   | { type: "setModel"; modelId: string }
   | { type: "permission"; requestId: string; optionId: string }
+  /** An MCP server's form answered (elicitation.ts). */
+  | { type: "elicit"; requestId: string; result: ElicitResult }
   | { type: "reviewDiff"; requestId: string }
   | { type: "openLocation"; path: string; line?: number }
   | { type: "restartServer" }
@@ -57,6 +62,7 @@ const KNOWN = new Set([
   "setMode",
   "setModel",
   "permission",
+  "elicit",
   "reviewDiff",
   "openLocation",
   "restartServer",
@@ -66,7 +72,7 @@ const KNOWN = new Set([
   "keepAll",
   "revertAll",
 ]);
-const MENTION_KINDS = new Set(["file", "folder", "symbol", "problems", "selection", "terminal", "url"]);
+const MENTION_KINDS = new Set(["file", "folder", "symbol", "problems", "selection", "terminal", "url", "resource"]);
 
 /** A webview message checked for shape; anything else (a compromised or stale page) is dropped. */
 export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
@@ -74,6 +80,9 @@ export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
     return undefined;
   }
   const msg = raw as Record<string, unknown>;
+  if (typeof msg.type === "string" && MESSAGE_ACTION_TYPES.has(msg.type)) {
+    return parseMessageAction(msg);
+  }
   if (typeof msg.type !== "string" || !KNOWN.has(msg.type)) {
     return undefined;
   }
@@ -116,6 +125,10 @@ export function parseWebviewMessage(raw: unknown): FromWebview | undefined {
       return str("requestId") && str("optionId") ? (msg as FromWebview) : undefined;
     case "reviewDiff":
       return str("requestId") ? (msg as FromWebview) : undefined;
+    case "elicit": {
+      const result = typeof msg.result === "object" && msg.result !== null ? parseFormAnswer(msg.result as Record<string, unknown>) : undefined;
+      return str("requestId") && result !== undefined ? { type: "elicit", requestId: msg.requestId as string, result } : undefined;
+    }
     case "openLocation":
       return str("path") && (msg.line === undefined || typeof msg.line === "number") ? (msg as FromWebview) : undefined;
     default:

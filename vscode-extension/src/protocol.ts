@@ -8,9 +8,15 @@ export const METHODS = {
   setMode: "agent/setMode",
   setModel: "agent/setModel",
   findFiles: "agent/findFiles",
+  rewind: "agent/rewind",
+  fork: "agent/fork",
   cancel: "agent/cancel",
   update: "agent/update",
   requestPermission: "agent/requestPermission",
+  /** MCP: a server's form (asked of us), the session's servers, and restarting them (docs/protocol.md). */
+  elicit: "agent/elicit",
+  mcpServers: "agent/mcpServers",
+  mcpRestart: "agent/mcpRestart",
 } as const;
 
 export const SERVER_COMMANDS = {
@@ -174,6 +180,8 @@ export type SessionUpdate =
       locations?: Location[];
       rawInput?: unknown;
       content?: ToolContent[];
+      /** agent-lsp's mark on a subagent's call (invoke_agent). */
+      _meta?: { "agent-lsp"?: { subagent?: string } };
     }
   | {
       sessionUpdate: "tool_call_update";

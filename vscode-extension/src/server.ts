@@ -20,6 +20,7 @@ import {
 import type { ChatController } from "./controller";
 import { errorText } from "./controller";
 import { stripConfirmation } from "./edits";
+import type { ElicitParams } from "./elicitation";
 import { METHODS, SERVER_COMMANDS, type RequestPermissionParams, type UpdateParams } from "./protocol";
 import { missingServerMessage, resolveExecutable, serverCommand, serverSettings, type SettingReader } from "./settings";
 import { type Credentials, loginCheck, serverEnvironment } from "./signIn";
@@ -27,10 +28,10 @@ import { type Credentials, loginCheck, serverEnvironment } from "./signIn";
 /** Installs (or finds) the server bundled with the extension and returns its venv's Python; see bootstrap.ts. */
 export type BundledServer = () => Promise<string>;
 
-/** Advertises that this client answers agent/requestPermission (and draws agent/update itself). */
+/** Advertises that this client answers agent/requestPermission and agent/elicit (and draws agent/update itself). */
 const agentCapabilities: StaticFeature = {
   fillClientCapabilities(capabilities) {
-    capabilities.experimental = { ...(capabilities.experimental ?? {}), agent: { permissionRequests: true } };
+    capabilities.experimental = { ...(capabilities.experimental ?? {}), agent: { permissionRequests: true, elicitation: true } };
   },
   initialize() {},
   getState() {
@@ -154,6 +155,7 @@ export class AgentServer implements vscode.Disposable {
     client.onRequest(METHODS.requestPermission, (params: RequestPermissionParams, token) =>
       this.controller.onRequestPermission(params, token),
     );
+    client.onRequest(METHODS.elicit, (params: ElicitParams, token) => this.controller.onElicit(params, token));
     client.onDidChangeState((event) => {
       if (this.client !== client) {
         return;

@@ -1,6 +1,7 @@
 // The chat panel's model: a pure reducer from agent/update payloads to a serialisable transcript the webview draws.
 
 import type { AutoApproveState } from "./autoApprove";
+import type { PendingForm } from "./elicitation";
 import type {
   CommandInfo,
   Location,
@@ -15,6 +16,7 @@ import type {
   ToolStatus,
 } from "./protocol";
 import type { Draft } from "./composer";
+import type { RewindView } from "./messageActions";
 
 export interface UserItem {
   kind: "user";
@@ -46,6 +48,8 @@ export interface ToolItem {
   status: ToolStatus;
   content: ToolContent[];
   locations: Location[];
+  /** The subagent's name when the call runs one: its steps fold under the call. */
+  subagent?: string;
 }
 
 export interface NoticeItem {
@@ -98,6 +102,8 @@ export interface ChatState {
   busy: boolean;
   progress?: string;
   permissions: PendingPermission[];
+  /** MCP servers' forms waiting for the user (agent/elicit; elicitation.ts). */
+  forms?: PendingForm[];
   /** Messages waiting for the running turn to end (see queue.ts). */
   queue: QueuedPrompt[];
   /** The turn was stopped or failed: the queue waits for "Send now" instead of going out by itself. */
@@ -105,6 +111,8 @@ export interface ChatState {
   sessions: SessionInfo[];
   serverStatus: "starting" | "running" | "stopped" | "failed";
   serverMessage?: string;
+  /** A rewind's preview waiting for confirmation, the last rewind (undoable), text for the box (messageActions.ts). */
+  rewind?: RewindView;
   /** Bumped on each change so the webview can tell stale snapshots apart. */
   revision: number;
 }
@@ -161,6 +169,12 @@ function appendThought(items: ChatItem[], text: string): ChatItem[] {
     return [...items.slice(0, -1), { ...last, text: last.text + body }];
   }
   return [...items, { kind: "thought", id: nextId("thought"), subject: subject || "Thinking", text: body }];
+}
+
+/** The server's mark on a subagent's call (`_meta["agent-lsp"].subagent`), as a ToolItem field. */
+function subagentOf(meta: { "agent-lsp"?: { subagent?: string } } | undefined): { subagent?: string } {
+  const name = meta?.["agent-lsp"]?.subagent;
+  return typeof name === "string" ? { subagent: name } : {};
 }
 
 function upsertTool(items: ChatItem[], toolCallId: string, patch: (tool: ToolItem) => ToolItem): ChatItem[] {
@@ -245,6 +259,7 @@ export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState 
           status: update.status ?? tool.status,
           locations: update.locations ?? tool.locations,
           content: update.content ?? tool.content,
+          ...subagentOf(update._meta),
         })),
       });
     case "tool_call_update":

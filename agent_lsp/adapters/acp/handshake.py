@@ -51,6 +51,7 @@ class ClientCapabilities:
     terminal: bool = False
     terminal_auth: bool = False  # the client can run our terminal auth method
     notices: bool = False
+    elicitation_form: bool = False  # the client shows MCP servers' forms (elicitation/create, form mode)
     name: str = ""
 
     @classmethod
@@ -59,7 +60,9 @@ class ClientCapabilities:
             return cls()
         top = Fields(params)
         caps = Fields(_object(top, "clientCapabilities"))
-        fs, session, auth, meta = (_object(caps, key) for key in ("fs", "session", "auth", "_meta"))
+        fs, session, auth, meta, elicitation = (
+            _object(caps, key) for key in ("fs", "session", "auth", "_meta", "elicitation")
+        )
         return cls(
             read_text_file=fs.get("readTextFile") is True,
             write_text_file=fs.get("writeTextFile") is True,
@@ -67,6 +70,7 @@ class ClientCapabilities:
             # auth.terminal is ACP's opt-in; _meta["terminal-auth"] the older one (the ACP Registry's check sends it).
             terminal_auth=auth.get("terminal") is True or meta.get("terminal-auth") is True,
             notices=Fields(session).take("notices", dict, _ABSENT) is not None,
+            elicitation_form=Fields(elicitation).take("form", dict, _ABSENT) is not None,
             name=Fields(_object(top, "clientInfo")).take("name", str, _ABSENT) or "",
         )
 
@@ -111,7 +115,8 @@ def initialize_result(*, auth_required: bool, terminal_auth: bool = False) -> di
             },
             "auth": {"logout": {}},
             # Our extension methods (docs/protocol-acp.md#extensions): a client that knows them may call them.
-            "_meta": {"agent-lsp": {"rewind": "_agent-lsp/rewind"}},
+            # forkFromMessage: session/fork takes _meta.messageIndex (docs/protocol-acp.md)
+            "_meta": {"agent-lsp": {"rewind": "_agent-lsp/rewind", "forkFromMessage": True}},
         },
         "authMethods": methods if auth_required else [],
         "agentInfo": {"name": "agent-lsp", "title": "agent-lsp (Gemini)", "version": __version__},

@@ -11,6 +11,7 @@ from typing_extensions import TypedDict  # pydantic reads typing's TypedDict onl
 
 from agent_lsp.adapters.acp.channel import SessionChannel
 from agent_lsp.adapters.acp.confirmer import AcpConfirmer
+from agent_lsp.adapters.acp.elicitation import AcpElicitor
 from agent_lsp.adapters.acp.handshake import ClientCapabilities
 from agent_lsp.adapters.acp.jsonrpc import Connection, RpcError
 from agent_lsp.adapters.acp.live import SessionTable
@@ -56,6 +57,7 @@ def session_setup(
         notice_sink=channel.notice,
         replace_tools=_editor_tools(conn, channel, client),
         commands_changed=lambda: _announce_commands(channel, sessions, sid),
+        elicitor=AcpElicitor(conn, sid, form=client.elicitation_form),
     )
     if client.read_text_file or client.write_text_file:
         from agent_lsp.adapters.acp.client_fs import ClientFileSystem

@@ -76,18 +76,26 @@ class SessionLifecycle:
 
     async def fork(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         """ACP's unstable ``session/fork``: a new session with the source's conversation (its recording copied
-        under the new id), mode, model and checkpoints; the source goes on untouched."""
-        from agent_lsp.adapters.rewind import copy_for_fork
+        under the new id), mode, model and checkpoints; the source goes on untouched. ``_meta.messageIndex``:
+        fork from that user message (the conversation before it; its text comes back in ``_meta``)."""
+        from agent_lsp.adapters.rewind import BadRewindParams, copy_for_fork, fork_index, fork_point
+        from agent_lsp.core.rewind import RewindError
         from agent_lsp.errors import AuthError
         from agent_lsp.runtime import SessionOpening
 
         source = await opened(self.sessions.require(require_str(params, "sessionId")))
+        try:
+            at = fork_point(source.session, fork_index(meta(params).get("messageIndex")))
+        except BadRewindParams as exc:
+            raise RpcError.invalid_params(f"_meta.{exc.field}", exc.why) from exc
+        except RewindError as exc:
+            raise RpcError.of(exc.meaning, str(exc)) from exc
         runtime = self.access.runtime()
         channel = self._channel(runtime.new_session_id())
         setup = self._setup(params, channel, mcp_required=False)
         setup = dataclasses.replace(setup, approval_mode=source.session.policy.mode, model=source.session.model)
         try:
-            await asyncio.to_thread(copy_for_fork, source, channel.id, setup.cwd)
+            await asyncio.to_thread(copy_for_fork, source, channel.id, setup.cwd, at)
         except ValueError as exc:
             raise RpcError.of("invalid_request", str(exc)) from exc
         try:
@@ -95,7 +103,10 @@ class SessionLifecycle:
         except AuthError as exc:
             raise _auth_required(exc) from exc
         live = self._open(channel, SessionOpening.done(handle), setup)
-        return {"sessionId": channel.id, **self._answer(live, ctx)}
+        answer = {"sessionId": channel.id, **self._answer(live, ctx)}
+        if at is not None:
+            answer["_meta"] = {**answer.get("_meta", {}), "messageIndex": at.index, "messageText": at.text}
+        return answer
 
     async def list(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         from agent_lsp.adapters.acp.session_setup import absolute_dir

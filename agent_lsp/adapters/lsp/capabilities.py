@@ -24,6 +24,8 @@ REQUESTS = (
     "agent/findFiles",
     "agent/rewind",
     "agent/fork",
+    "agent/mcpServers",
+    "agent/mcpRestart",
 )
 NOTIFICATIONS = ("agent/cancel",)
 PROTOCOL_VERSION = 1
@@ -41,5 +43,6 @@ def experimental() -> dict[str, Any]:
             "notifications": list(NOTIFICATIONS),
             "updates": "agent/update",
             "permissionRequests": "agent/requestPermission",
+            "elicitation": "agent/elicit",  # asked of clients that advertise experimental.agent.elicitation
         }
     }

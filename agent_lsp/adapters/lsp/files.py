@@ -1,4 +1,5 @@
-"""``agent/findFiles``: the workspace's files and folders for an editor's ``@`` picker (see docs/protocol.md)."""
+"""``agent/findFiles``: the workspace's files and folders for an editor's ``@`` picker, and with a ``sessionId``
+its MCP servers' resources (see docs/protocol.md)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_lsp.adapters.lsp.configuration import Configuration
+from agent_lsp.adapters.lsp.mcp_servers import McpServers
 from agent_lsp.adapters.lsp.params import opt_int, opt_str
 from agent_lsp.workspace.file_search import FileSearch
 
@@ -14,12 +16,14 @@ MAX_LIMIT = 200
 
 
 class FileFinder:
-    def __init__(self, config: Configuration) -> None:
+    def __init__(self, config: Configuration, mcp: McpServers) -> None:
         self.config = config
+        self.mcp = mcp
         self.search = FileSearch()
 
     async def find(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """``{query?, limit?}`` → ``{items: [{path, uri, isDirectory, root?}], truncated}``, best match first."""
+        """``{query?, limit?, sessionId?}`` → ``{items: [{path, uri, isDirectory, root?}], truncated, resources?:
+        [{mention, server, name, description?, template?, prefix?}]}``, best match first."""
         query = opt_str(params, "query") or ""
         limit = min(opt_int(params, "limit", 50), MAX_LIMIT)
         roots = list(self.config.roots)
@@ -30,4 +34,7 @@ class FileFinder:
             if len(roots) > 1:
                 item["root"] = str(entry.root)
             items.append(item)
-        return {"items": items, "truncated": truncated}
+        answer: dict[str, Any] = {"items": items, "truncated": truncated}
+        if params.get("sessionId"):
+            answer["resources"] = await self.mcp.resources(params, query, limit)
+        return answer

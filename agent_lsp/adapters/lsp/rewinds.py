@@ -11,7 +11,14 @@ from typing import Any
 from agent_lsp.adapters.live import BUSY
 from agent_lsp.adapters.lsp.params import RequestError, opt_str
 from agent_lsp.adapters.lsp.sessions import Sessions
-from agent_lsp.adapters.rewind import BadRewindParams, copy_for_fork, rewind_answer, rewind_params
+from agent_lsp.adapters.rewind import (
+    BadRewindParams,
+    copy_for_fork,
+    fork_index,
+    fork_point,
+    rewind_answer,
+    rewind_params,
+)
 
 
 async def rewind(sessions: Sessions, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -36,14 +43,24 @@ async def rewind(sessions: Sessions, params: Mapping[str, Any]) -> dict[str, Any
 
 async def fork(sessions: Sessions, params: Mapping[str, Any]) -> dict[str, Any]:
     """A new session with the source's conversation, mode, model and checkpoints, opened as a loaded one (its
-    conversation is replayed as ``agent/update``s, so the editor can draw the fork)."""
+    conversation is replayed as ``agent/update``s, so the editor can draw the fork). With ``messageIndex`` the
+    fork's conversation is the one before that user message, whose text the answer carries (``messageText``)."""
+    from agent_lsp.core.rewind import RewindError
+
     source = await sessions.live(params).handle()
+    try:
+        at = fork_point(source.session, fork_index(params.get("messageIndex")))
+    except BadRewindParams as exc:
+        raise RequestError("invalid_params", str(exc)) from exc
+    except RewindError as exc:
+        raise RequestError(exc.meaning, str(exc)) from exc
     new_id = sessions.config.runtime().new_session_id()
     raw_cwd = opt_str(params, "cwd")
     cwd = Path(raw_cwd) if raw_cwd else sessions.config.default_cwd()
     try:
-        await asyncio.to_thread(copy_for_fork, source, new_id, cwd)
+        await asyncio.to_thread(copy_for_fork, source, new_id, cwd, at)
     except ValueError as exc:
         raise RequestError("invalid_request", str(exc)) from exc
     mode, model = source.session.policy.mode, source.session.model
-    return await sessions.load_session({**params, "sessionId": new_id, "approvalMode": mode, "model": model})
+    answer = await sessions.load_session({**params, "sessionId": new_id, "approvalMode": mode, "model": model})
+    return answer if at is None else {**answer, "messageIndex": at.index, "messageText": at.text}

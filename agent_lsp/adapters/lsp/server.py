@@ -33,6 +33,7 @@ from agent_lsp.adapters.lsp import transport
 from agent_lsp.adapters.lsp.auto_approve import auto_approve
 from agent_lsp.adapters.lsp.files import FileFinder
 from agent_lsp.adapters.lsp.framing import FrameReader
+from agent_lsp.adapters.lsp.mcp_servers import McpServers
 from agent_lsp.adapters.lsp.ordering import AnswersFirst
 from agent_lsp.adapters.lsp.outbox import Outbox
 from agent_lsp.adapters.lsp.params import RequestError
@@ -190,7 +191,8 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     server = AgentServer(options, out)
     service = server.service
     sessions, prompts, commands, fs = service.sessions, service.prompts, service.commands, service.fs
-    finder = FileFinder(service.config)
+    mcp = McpServers(sessions)
+    finder = FileFinder(service.config, mcp)
 
     @server.feature(types.INITIALIZED)
     async def initialized(_params: Any) -> None:
@@ -213,6 +215,8 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     _request(server, "agent/findFiles", lambda p, _id: finder.find(p))
     _request(server, "agent/rewind", lambda p, _id: rewind(sessions, p))
     _request(server, "agent/fork", lambda p, _id: fork(sessions, p))
+    _request(server, "agent/mcpServers", lambda p, _id: mcp.servers(p))
+    _request(server, "agent/mcpRestart", lambda p, _id: mcp.restart(p))
     _request(server, "agent/autoApprove", lambda p, _id: auto_approve(sessions, p))
 
     @server.feature("agent/cancel")

@@ -20,6 +20,7 @@ from agent_lsp.adapters.lsp.client import LspClient
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.configuration import Configuration
 from agent_lsp.adapters.lsp.confirmer import LspConfirmer
+from agent_lsp.adapters.lsp.elicitation import LspElicitor
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
 from agent_lsp.adapters.lsp.sign_in import open_sign_in_page
@@ -106,8 +107,7 @@ class Sessions:
     def _setup(self, params: Mapping[str, Any], sid: str) -> SessionSetup:
         from agent_lsp.runtime import SessionSetup
 
-        raw_cwd, model = opt_str(params, "cwd"), opt_str(params, "model")
-        cwd = Path(raw_cwd) if raw_cwd else self.config.default_cwd()
+        cwd = Path(raw_cwd) if (raw_cwd := opt_str(params, "cwd")) else self.config.default_cwd()
         mode: ApprovalMode | None = self.config.config.approval_mode
         if params.get("approvalMode") not in (None, ""):
             try:
@@ -121,7 +121,7 @@ class Sessions:
             fs=self.fs,
             extra_roots=[r for r in self.config.roots if r != cwd],
             approval_mode=mode,
-            model=model or settings.model,
+            model=opt_str(params, "model") or settings.model,
             client_mcp_servers=settings.mcp_servers,
             overrides=dict(settings.overrides) or None,
             editor_trust=settings.trust,
@@ -130,6 +130,7 @@ class Sessions:
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
             commands_changed=lambda: self._announce_commands(sid),
             open_url=lambda url: open_sign_in_page(self.client, url),
+            elicitor=LspElicitor(self.client, sid),
         )
 
     def _open(self, opening: SessionOpening) -> LspSession:

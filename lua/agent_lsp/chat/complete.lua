@@ -1,6 +1,8 @@
 --- Completion in the chat's prompt buffer: slash commands (the server's, custom `.toml` ones included) as the
 --- first word, and `@path` mentions of the workspace's files and folders anywhere (the server's agent/findFiles:
---- fuzzy, ignore files respected; the server reads a mentioned file or folder with the prompt).
+--- fuzzy, ignore files respected; the server reads a mentioned file or folder with the prompt), with the
+--- session's MCP resources as `@server:uri` (a resource template offers its fixed part; typing on, the server
+--- completes the value).
 ---
 --- Set as the prompt buffer's 'omnifunc' and 'completefunc' (<C-x><C-o> / <C-x><C-u>), so completion plugins
 --- that read omnifunc offer the same list.
@@ -31,7 +33,8 @@ end
 
 local FIND_TIMEOUT_MS = 2000
 
----Files and folders matching `base` (with or without its @), as complete-items `@path` (spaces escaped).
+---Files and folders matching `base` (with or without its @), as complete-items `@path` (spaces escaped), then
+---the session's MCP resources as `@server:uri`.
 ---@param base string
 ---@return table[]
 function M.file_items(base)
@@ -40,14 +43,27 @@ function M.file_items(base)
     return {}
   end
   local query = base:gsub("^@", "")
-  local answer = client:request_sync("agent/findFiles", { query = query, limit = 50 }, FIND_TIMEOUT_MS)
+  local s = require("agent_lsp.session").current
+  local params = { query = query, limit = 50, sessionId = s and s.id or nil }
+  local answer = client:request_sync("agent/findFiles", params, FIND_TIMEOUT_MS)
   local items = answer and answer.result and answer.result.items or {}
+  local resources = answer and answer.result and answer.result.resources or {}
   local out = {}
   for _, f in ipairs(items) do
     out[#out + 1] = {
       word = "@" .. f.path:gsub(" ", "\\ "),
       abbr = f.path,
       menu = f.isDirectory and "folder" or "file",
+      icase = 1,
+    }
+  end
+  for _, r in ipairs(resources) do
+    local template = r.template == true
+    out[#out + 1] = {
+      word = "@" .. (template and r.prefix or r.mention),
+      abbr = r.mention,
+      menu = template and "MCP template" or "MCP resource",
+      info = type(r.description) == "string" and r.description or r.name,
       icase = 1,
     }
   end

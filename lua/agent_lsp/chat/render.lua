@@ -15,12 +15,16 @@
 ---@field status string? Tool call status
 ---@field tool_kind string? Tool call kind (read, edit, execute, …)
 ---@field detail string? A failed tool call's message
+---@field subagent string? The subagent a call runs (invoke_agent): its steps fold under the call
+---@field steps string[]? That subagent's steps so far
 ---@field entries agent_lsp.PlanEntry[]? Plan entries
 
 local M = {}
 
 -- Lines of a thought start with this, so the chat window's foldexpr can fold them without extra state.
 M.THOUGHT_PREFIX = "┊ "
+-- Lines of a subagent's steps, under its call (folded the same way).
+M.STEP_PREFIX = "  ┆ "
 
 M.STATUS_ICONS = {
   pending = "○",
@@ -70,8 +74,11 @@ function M.lines(block)
     end
   elseif kind == "tool" then
     out[1] = M.tool_line(block)
+    for _, step in ipairs(block.steps or {}) do
+      out[#out + 1] = M.STEP_PREFIX .. step
+    end
     if block.detail and block.detail ~= "" then
-      out[2] = "  " .. vim.split(block.detail, "\n", { plain = true })[1]
+      out[#out + 1] = "  " .. vim.split(block.detail, "\n", { plain = true })[1]
     end
   elseif kind == "plan" then
     out[1] = "**Plan**"
@@ -97,6 +104,20 @@ function M.content_text(content)
     end
   end
   return nil
+end
+
+---A subagent's steps: the lines of its call's first content block (sent as a fenced code block).
+---@param content table[]?
+---@return string[]
+function M.step_lines(content)
+  local text = M.content_text({ (content or {})[1] }) or ""
+  local out = {} ---@type string[]
+  for _, line in ipairs(vim.split(text, "\n", { plain = true })) do
+    if line:match("%S") and not line:match("^```") then
+      out[#out + 1] = line
+    end
+  end
+  return out
 end
 
 return M

@@ -115,6 +115,7 @@ end
 
 ---Drop user message `n` (1 first) and everything after it: the chat after a rewind.
 ---@param n integer
+---@return agent_lsp.Block[] removed What was dropped, for put_back (an undone rewind)
 function Transcript:cut_at_user(n)
   local users = 0
   for i, block in ipairs(self.blocks) do
@@ -122,6 +123,7 @@ function Transcript:cut_at_user(n)
       users = users + 1
       if users == n then
         local start = self:_offset(i)
+        local removed = vim.list_slice(self.blocks, i)
         for j = #self.blocks, i, -1 do
           self.blocks[j], self.rendered[j] = nil, nil
         end
@@ -129,9 +131,18 @@ function Transcript:cut_at_user(n)
         self:_write(function()
           vim.api.nvim_buf_set_lines(self.buf, start, -1, false, {})
         end)
-        return
+        return removed
       end
     end
+  end
+  return {}
+end
+
+---Append blocks a rewind dropped (its undo).
+---@param blocks agent_lsp.Block[]
+function Transcript:put_back(blocks)
+  for _, block in ipairs(blocks) do
+    self:_push(block)
   end
 end
 
@@ -181,8 +192,15 @@ function Transcript:_tool(update)
   block.title = update.title or block.title
   block.status = update.status or block.status
   block.tool_kind = update.kind or block.tool_kind
+  local meta = type(update._meta) == "table" and update._meta["agent-lsp"] or nil
+  block.subagent = type(meta) == "table" and meta.subagent or block.subagent
+  local content = update.content
+  if block.subagent and type(content) == "table" and #content > 0 then
+    block.steps = render.step_lines(content) -- its first block; what follows is its report or error
+    content = vim.list_slice(content, 2)
+  end
   if block.status == "failed" then
-    block.detail = render.content_text(update.content) or block.detail
+    block.detail = render.content_text(content) or block.detail
   end
   self:_redraw(index)
 end

@@ -44,9 +44,16 @@ function M.transcript()
   local buf = scratch("agent://chat", "markdown")
   vim.bo[buf].modifiable = false
   map_common(buf)
-  vim.keymap.set("n", config.options.keymaps.rewind, function()
+  local keys = config.options.keymaps
+  vim.keymap.set("n", keys.rewind, function()
     require("agent_lsp.rewind").rewind()
   end, { buffer = buf, desc = "Rewind to before the message under the cursor" })
+  vim.keymap.set("n", keys.edit, function()
+    require("agent_lsp.rewind").edit()
+  end, { buffer = buf, desc = "Rewind to before the message under the cursor and edit it in the prompt" })
+  vim.keymap.set("n", keys.fork, function()
+    require("agent_lsp.rewind").fork()
+  end, { buffer = buf, desc = "Fork: a new session with the conversation before the message under the cursor" })
   state.transcript = transcript_mod.new(buf)
   return state.transcript
 end
@@ -83,11 +90,16 @@ local function window_of(buf)
   return nil
 end
 
----Fold text for thoughts: one line saying how long the folded thought is.
+---Fold text for a thought or a subagent's steps: one line saying how long the folded part is.
 ---@return string
 function M.foldtext()
-  local first = vim.fn.getline(vim.v.foldstart):gsub("^" .. vim.pesc(render.THOUGHT_PREFIX), "")
   local count = vim.v.foldend - vim.v.foldstart + 1
+  local line = vim.fn.getline(vim.v.foldstart)
+  if vim.startswith(line, render.STEP_PREFIX) then
+    local last = vim.fn.getline(vim.v.foldend):sub(#render.STEP_PREFIX + 1)
+    return ("%s%d step%s, the last: %s (zo to open)"):format(render.STEP_PREFIX, count, count == 1 and "" or "s", last)
+  end
+  local first = line:gsub("^" .. vim.pesc(render.THOUGHT_PREFIX), "")
   return ("%s💭 %s (%d line%s, zo to open)"):format(render.THOUGHT_PREFIX, first, count, count == 1 and "" or "s")
 end
 
@@ -96,7 +108,7 @@ local function style_transcript(win)
   local wo = vim.wo[win]
   wo.wrap, wo.linebreak, wo.number, wo.relativenumber, wo.signcolumn = true, true, false, false, "no"
   wo.foldmethod = "expr"
-  wo.foldexpr = ("getline(v:lnum)=~'^%s'?1:0"):format(render.THOUGHT_PREFIX)
+  wo.foldexpr = ("getline(v:lnum)=~'^\\(%s\\|%s\\)'?1:0"):format(render.THOUGHT_PREFIX, render.STEP_PREFIX)
   wo.foldtext = "v:lua.require'agent_lsp.chat.view'.foldtext()"
   wo.foldlevel, wo.foldminlines, wo.foldenable = 0, 0, true
   wo.conceallevel = 2

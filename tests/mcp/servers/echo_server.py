@@ -18,13 +18,17 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import EmbeddedResource, TextResourceContents
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 # A 1x1 transparent PNG: enough to prove binary content survives the trip.
 PNG_1x1 = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
 )
+
+
+class Proceed(BaseModel):
+    proceed: bool = Field(title="Proceed")
 
 
 class Point(BaseModel):
@@ -86,6 +90,11 @@ def build(name: str) -> MCPServer:
     @server.tool(description="Exit the server process at once, mid-call.")
     def die() -> str:
         os._exit(3)
+
+    @server.tool(description="Ask the user a yes/no question (elicitation) and report the answer.")
+    async def confirm(question: str, ctx: Context) -> str:
+        answer = await ctx.elicit(question, Proceed)
+        return f"{answer.action}: {answer.data.proceed}" if answer.action == "accept" else answer.action
 
     @server.tool(name="a.very-long:tool name " + "x" * 80, description="A name that needs sanitising.")
     def long_name() -> str:

@@ -14,11 +14,13 @@ function H.setup(extra)
   require("agent_lsp").setup(vim.tbl_extend("force", { cmd = cmd }, extra or {}))
 end
 
----The plugin set up to run the repository's server on the spec's OpenAI-compatible endpoint (the fake server the
----test started, named by OPENAI_BASE_URL / OPENAI_MODEL / OPENAI_API_KEY in the environment) rather than a replay.
+---The plugin set up to run the repository's server on the spec's model endpoint rather than a replay: the fake
+---OpenAI-compatible server (OPENAI_BASE_URL / OPENAI_MODEL / OPENAI_API_KEY in the environment) or the fake Gemini
+---server (GOOGLE_GEMINI_BASE_URL / GEMINI_API_KEY) the test started.
 ---@param extra agent_lsp.UserConfig?
 function H.setup_endpoint(extra)
-  assert(os.getenv("OPENAI_BASE_URL"), "the spec's scenario starts no OpenAI-compatible endpoint")
+  local endpoint = os.getenv("OPENAI_BASE_URL") or os.getenv("GOOGLE_GEMINI_BASE_URL")
+  assert(endpoint, "the spec's scenario starts no model endpoint")
   local cmd = { H.python, "-m", "agent_lsp", "lsp" }
   require("agent_lsp").setup(vim.tbl_extend("force", { cmd = cmd }, extra or {}))
 end

@@ -22,10 +22,14 @@ import MarkdownIt from "markdown-it";
 import type { Attachment } from "../composer";
 import { imageAttachment, imageProblem, imagesRefused } from "../images";
 import type { MentionCandidate } from "../mentions";
+import type { ElicitResult } from "../elicitation";
 import type { FromWebview, ToWebview } from "../messages";
 import { isAutoKind, isAutoScope, renderAutoApprove } from "../autoApprove";
 import { changedFiles, lastUserId } from "../changedFiles";
+import { bindForms, drawForms } from "./mcpForm";
 import type { ChatState } from "../state";
+import { keepStepsOpen } from "./subagent";
+import { installMessageActions } from "./messageActions";
 import {
   escapeHtml,
   renderChips,
@@ -50,6 +54,8 @@ interface Saved {
   attachments?: Attachment[];
   scrollTop: number;
   atBottom: boolean;
+  /** The last text the extension put in the box (Edit, Fork), so a reloaded page does not put it in again. */
+  composerSeq?: number;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -96,6 +102,8 @@ app.innerHTML = `
 <div id="plan"></div>
 <div id="changes"></div>
 <div id="permissions"></div>
+<div id="rewind"></div>
+<div id="forms"></div>
 <div id="queue"></div>
 <footer>
   <div id="progress" class="progress" hidden><span class="spinner" aria-hidden="true"></span><span id="progress-text"></span>
@@ -136,8 +144,26 @@ function showHints(): void {
 }
 function save(): void {
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
-  vscode.setState({ draft: input.value, attachments, scrollTop: transcript.scrollTop, atBottom });
+  vscode.setState({ draft: input.value, attachments, scrollTop: transcript.scrollTop, atBottom, composerSeq: saved.composerSeq });
 }
+
+const drawRewind = installMessageActions(
+  (message) => vscode.postMessage(message),
+  el("rewind"),
+  (text, seq, ifEmpty) => {
+    saved.composerSeq = seq;
+    if (ifEmpty && (input.value.trim() !== "" || attachments.length > 0)) {
+      save();
+      return; // a rewind keeps the user's draft
+    }
+    input.value = text;
+    input.focus();
+    input.setSelectionRange(text.length, text.length);
+    save();
+    showHints();
+  },
+  saved.composerSeq ?? 0,
+);
 
 /** A short message above the box (a refused image, a model without image input); empty hides it. */
 function note(text: string): void {
@@ -257,8 +283,14 @@ function pickMention(index: number): void {
   if (current === undefined || candidate === undefined) {
     return;
   }
-  // The "@query" text goes; the chip stands for it.
   const end = input.selectionStart ?? input.value.length;
+  if (candidate.insert !== undefined) {
+    // A resource template: its fixed part goes in the box and the picker asks again as the rest is typed.
+    input.setRangeText(`@${candidate.insert}`, current.start, end, "end");
+    updatePicker();
+    return;
+  }
+  // The "@query" text goes; the chip stands for it.
   input.value = input.value.slice(0, current.start) + input.value.slice(end);
   input.setSelectionRange(current.start, current.start);
   mention = undefined;
@@ -326,6 +358,9 @@ input.addEventListener("keydown", (event) => {
   }
 });
 el("send").addEventListener("click", () => send());
+bindForms(el("forms"), (requestId, action, content) =>
+  vscode.postMessage({ type: "elicit", requestId, result: { action, content } as ElicitResult }),
+);
 el("send-now").addEventListener("click", () => send(true));
 transcript.addEventListener("scroll", save);
 sessions.addEventListener("focus", () => vscode.postMessage({ type: "listSessions" }));
@@ -472,6 +507,7 @@ function draw(next: ChatState): void {
         if (entry.node instanceof HTMLDetailsElement && node instanceof HTMLDetailsElement) {
           node.open = entry.node.open;
         }
+        keepStepsOpen(entry.node, node);
         entry.node.replaceWith(node);
       }
       entry = { sig, node };
@@ -503,10 +539,12 @@ function draw(next: ChatState): void {
   el("changes").innerHTML = next.busy || kept ? "" : renderChanges(changedFiles(next), relativeTo(next));
   el("auto-approve").innerHTML = renderAutoApprove(next.autoApprove);
   el("permissions").innerHTML = next.permissions.map(renderPermission).join("");
+  drawForms(el("forms"), next.forms ?? []);
   const progress = el("progress");
   progress.hidden = !next.busy;
   el("progress-text").textContent = next.progress ?? "Working…";
   el("queue").innerHTML = renderQueue(next);
+  drawRewind(next.rewind);
   const sendButton = el<HTMLButtonElement>("send");
   sendButton.disabled = next.serverStatus !== "running";
   // While a turn runs, Send queues the message and "Send now" interrupts the turn for it.

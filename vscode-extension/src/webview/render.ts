@@ -6,6 +6,8 @@ import type { ChangedFile } from "../changedFiles";
 import type { Attachment } from "../composer";
 import type { MentionCandidate } from "../mentions";
 import type { ChatItem, ChatState, PendingPermission, ToolItem } from "../state";
+import { renderSubagentBody } from "./subagent";
+import { userMessageActions } from "./messageActions";
 
 export type Markdown = (text: string) => string;
 
@@ -61,7 +63,14 @@ function renderTool(item: ToolItem, md: Markdown): string {
       return `<a href="#" class="location" data-path="${escapeHtml(loc.path)}"${line} title="${escapeHtml(loc.path)}">${escapeHtml(label)}</a>`;
     })
     .join(" ");
-  const body = item.content.map((c) => renderContent(c, md)).join("");
+  const body =
+    item.subagent !== undefined
+      ? renderSubagentBody(item.subagent, item.content, item.status === "in_progress", {
+          md,
+          escape: escapeHtml,
+          content: (c) => renderContent(c, md),
+        })
+      : item.content.map((c) => renderContent(c, md)).join("");
   return (
     `<div class="tool status-${item.status}" data-kind="${escapeHtml(item.toolKind)}">` +
     `<div class="tool-head"><span class="tool-icon" aria-label="${STATUS_LABEL[item.status] ?? item.status}">` +
@@ -73,7 +82,7 @@ function renderTool(item: ToolItem, md: Markdown): string {
   );
 }
 
-/** Copy (and Retry on a response) under a message; the rewind work adds its actions here, by the same item id. */
+/** Copy and Retry under a response (a user message's bar, with Rewind, Edit and Fork: messageActions.ts). */
 function messageActions(id: string, what: string, retry: boolean): string {
   const item = escapeHtml(id);
   const retryButton = retry
@@ -88,7 +97,7 @@ function messageActions(id: string, what: string, retry: boolean): string {
 export function renderItem(item: ChatItem, md: Markdown): string {
   switch (item.kind) {
     case "user":
-      return `<div class="msg user">${md(item.text)}${messageActions(item.id, "message", false)}</div>`;
+      return `<div class="msg user">${md(item.text)}${userMessageActions(item.id)}</div>`;
     case "agent":
       return `<div class="msg agent">${md(item.text)}${messageActions(item.id, "response", true)}</div>`;
     case "thought":
@@ -220,6 +229,7 @@ const CHIP_ICON: Record<Attachment["kind"], string> = {
   terminal: "TERM",
   url: "URL",
   image: "IMG",
+  resource: "MCP",
 };
 
 /** The messages waiting for the running turn: each can be edited (back into the composer), sent now, or removed. */

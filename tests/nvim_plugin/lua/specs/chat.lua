@@ -54,9 +54,40 @@ return function()
     H.eq(vim.fn.foldclosed(answer), -1, "the answer's fold state")
   end)
 
+  -- A subagent is one tool line; its steps follow it in a closed fold, which zo opens.
+  local call, first_step, last_step
+  for i, line in ipairs(lines) do
+    call = call or (line:find("Delegating to agent 'codebase_investigator'", 1, true) and i)
+    if call and line:find("^  ┆ ") then
+      first_step, last_step = first_step or i, i
+    end
+  end
+  H.ok(call and first_step == call + 1, "the subagent's steps right under its call")
+  H.eq(lines[first_step], "  ┆ 💭 Reading main", "its first step")
+  H.contains(lines[last_step], "  ┆ 🔧 read_file")
+  H.eq(#vim.tbl_filter(function(l)
+    return l:find("read_file", 1, true) ~= nil
+  end, lines), 1, "its read_file is a step, not a tool line of the chat")
+  vim.api.nvim_win_call(twin, function()
+    H.eq(vim.fn.foldclosed(call), -1, "the call's line stays visible")
+    H.eq(vim.fn.foldclosed(first_step), first_step, "a closed fold starting at the first step")
+    H.eq(vim.fn.foldclosedend(first_step), last_step, "the fold ends at the last step")
+    H.contains(vim.fn.foldtextresult(first_step), "2 steps, the last: 🔧 read_file")
+    vim.api.nvim_win_set_cursor(twin, { first_step, 0 })
+    vim.cmd("normal! zo")
+    H.eq(vim.fn.foldclosed(first_step), -1, "zo opens the steps")
+  end)
+
   -- $/progress reached Neovim's LspProgress (what fidget.nvim and statuslines read).
   H.eq(progress[1], "begin:Working on: what is in this project?", "first progress")
   H.ok(vim.tbl_contains(progress, "report:Thinking: Looking around"), "a progress report from the thought")
   H.eq(progress[#progress], "end:Done: The project has one file.", "last progress")
   H.eq(require("agent_lsp").statusline(), "", "statusline when idle")
+
+  -- :AgentTasks shows the background processes (none here) in the chat, without asking the model.
+  vim.cmd("AgentTasks")
+  H.wait(function()
+    return #done == 2
+  end, "the /tasks turn")
+  H.contains(H.chat_text(), "No background processes.")
 end

@@ -1,4 +1,5 @@
---- Spec: an MCP server's prompts are completed in the chat prompt and run; :AgentMcp lists the servers.
+--- Spec: an MCP server's prompts are completed in the chat prompt and run; its resources complete after @ (a
+--- template's value by the server's completion/complete); :AgentMcp lists the servers.
 
 local H = require("harness")
 
@@ -14,6 +15,17 @@ return function()
   H.eq(#items, 1, "completions for /args")
   H.eq(items[1].word, "/args-prompt", "completed word")
   H.eq(items[1].menu, "A prompt with two arguments, one required and one optional", "completion description")
+
+  local complete = require("agent_lsp.chat.complete")
+  local words = function(base)
+    return vim.tbl_map(function(item)
+      return item.word
+    end, complete.file_items(base))
+  end
+  H.eq(words("@architecture"), { "@everything:demo://resource/static/document/architecture.md" }, "a resource")
+  local dynamic = "@everything:demo://resource/dynamic/text/"
+  H.eq(words(dynamic), { dynamic }, "a template offers its fixed part")
+  H.eq(words(dynamic .. "4"), { dynamic .. "4" }, "the server completes its value")
 
   local buf = view.prompt_buf()
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "/args-prompt --city=Lyon" })

@@ -1,12 +1,41 @@
 --- Spec: two prompts write files; the rewind keymap on the second message in the chat shows what will be restored,
---- then restores the disk and the open buffer, cuts the chat and puts the message back in the prompt buffer.
+--- then restores the disk and the open buffer, cuts the chat and puts the message back in the prompt buffer;
+--- :AgentRewind undo puts it all back; the edit keymap rewinds again and the edited message is sent (the test then
+--- reads the fake Gemini server's requests: the cut turn is gone from the history); the fork keymap opens a new
+--- session with the conversation before the message and the message in the prompt.
 
 local H = require("harness")
 
+---@param text string
+---@return integer line The chat line of the user message `text` (0: not there)
+local function line_of(text)
+  local t = require("agent_lsp.chat.view").transcript()
+  for i, line in ipairs(vim.api.nvim_buf_get_lines(t.buf, 0, -1, false)) do
+    if line == text then
+      return i
+    end
+  end
+  return 0
+end
+
+---Press `keys` (after <localleader>, which is \) on the user message `text` in the chat window.
+---@param text string
+---@param keys string
+local function on_message(text, keys)
+  local t = require("agent_lsp.chat.view").transcript()
+  local win = vim.fn.bufwinid(t.buf)
+  vim.api.nvim_set_current_win(win)
+  local line = line_of(text)
+  H.ok(line > 0, text .. " is in the chat")
+  vim.api.nvim_win_set_cursor(win, { line, 0 })
+  vim.api.nvim_feedkeys(vim.keycode("\\" .. keys), "mx", false)
+end
+
 return function()
-  H.setup({ approval_mode = "auto_edit" })
+  H.setup_endpoint({ approval_mode = "auto_edit" })
   local done = H.record("AgentTurnDone")
   local rewound = H.record("AgentRewind")
+  local forked = H.record("AgentFork")
   local one = H.project .. "/one.txt"
   require("agent_lsp").prompt("write one")
   H.wait(function()
@@ -20,22 +49,13 @@ return function()
   vim.cmd.edit(one)
   H.eq(vim.api.nvim_buf_get_lines(0, 0, -1, false), { "agent one" }, "one.txt's buffer")
   local one_buf = vim.api.nvim_get_current_buf()
-
-  local questions = H.stub_select(H.pick("Rewind"))
-  local t = require("agent_lsp.chat.view").transcript()
   vim.cmd("AgentChat")
-  local win = vim.fn.bufwinid(t.buf)
-  vim.api.nvim_set_current_win(win)
-  local lines = vim.api.nvim_buf_get_lines(t.buf, 0, -1, false)
-  local second = 0
-  for i, line in ipairs(lines) do
-    if line == "write two" then
-      second = i
-    end
-  end
-  H.ok(second > 0, "the second message is in the chat")
-  vim.api.nvim_win_set_cursor(win, { second, 0 })
-  vim.api.nvim_feedkeys(vim.keycode("\\u"), "mx", false) -- <localleader>u
+  local view = require("agent_lsp.chat.view")
+  local prompt = view.prompt_buf()
+
+  -- Rewind (\u): the question lists what will happen; the files, the buffer, the chat and the prompt follow.
+  local questions = H.stub_select(H.pick("Rewind"))
+  on_message("write two", "u")
   H.wait(function()
     return #rewound == 1
   end, "the rewind")
@@ -44,9 +64,48 @@ return function()
   H.eq(vim.uv.fs_stat(H.project .. "/two.txt"), nil, "two.txt removed")
   H.eq(vim.fn.readfile(one), { "agent one" }, "one.txt (before the message) kept")
   H.eq(vim.api.nvim_buf_get_lines(one_buf, 0, -1, false), { "agent one" }, "its buffer")
-  local prompt = require("agent_lsp.chat.view").prompt_buf()
   H.eq(vim.api.nvim_buf_get_lines(prompt, 0, -1, false), { "write two" }, "the message back in the prompt")
   local text = H.chat_text()
   H.contains(text, "write one")
   H.ok(not text:find("write two", 1, true), "the chat is cut at the message")
+
+  -- :AgentRewind undo puts the files and the chat back.
+  vim.cmd("AgentRewind undo")
+  H.wait(function()
+    return #rewound == 2
+  end, "the undo")
+  H.eq(vim.fn.readfile(H.project .. "/two.txt"), { "agent two" }, "two.txt back")
+  H.ok(line_of("write two") > 0, "the message back in the chat")
+
+  -- Edit (\e): rewinds again (a draft in the prompt is replaced by the message), the edited text is sent.
+  vim.api.nvim_buf_set_lines(prompt, 0, -1, false, { "a draft" })
+  questions = H.stub_select(H.pick("Rewind and edit"))
+  on_message("write two", "e")
+  H.wait(function()
+    return #rewound == 3
+  end, "the rewind to edit")
+  H.contains(questions[1].prompt, "Edit message 1: rewind to before it?")
+  H.eq(vim.api.nvim_buf_get_lines(prompt, 0, -1, false), { "write two" }, "the message in the prompt to edit")
+  H.eq(vim.api.nvim_get_current_buf(), prompt, "the cursor in the prompt")
+  H.eq(vim.uv.fs_stat(H.project .. "/two.txt"), nil, "two.txt removed again")
+  vim.api.nvim_buf_set_lines(prompt, 0, -1, false, { "write three" })
+  view.submit()
+  H.wait(function()
+    return #done == 3
+  end, "the edited message's turn")
+  H.contains(H.chat_text(), "Wrote three.")
+
+  -- Fork (\f) from the edited message: a new session with the conversation before it, the message in the prompt.
+  local source = require("agent_lsp.session").current.id
+  on_message("write three", "f")
+  H.wait(function()
+    return #forked == 1
+  end, "the fork")
+  local s = require("agent_lsp.session").current
+  H.ok(s.id ~= source and s.id == forked[1].sessionId, "the fork is the current session")
+  H.eq(forked[1].messageText, "write three", "the fork's answer names the message")
+  H.eq(vim.api.nvim_buf_get_lines(prompt, 0, -1, false), { "write three" }, "the message in the fork's prompt")
+  text = H.chat_text()
+  H.contains(text, "write one")
+  H.ok(not text:find("write three", 1, true), "the fork's chat ends before the message")
 end
