@@ -122,6 +122,12 @@ class Session:
         if allow_fallback is not None:
             state.allow_fallback = allow_fallback
 
+    def allow_one_more_turn(self) -> None:
+        """Let the next prompt take one more turn past the session's turn limit (a subagent's last chance)."""
+        limit = self.deps.options.max_session_turns
+        if limit > 0:
+            self.state.session_turns = min(self.state.session_turns, limit - 1)
+
     def add_start_context(self, text: str) -> None:
         """What SessionStart hooks added; it goes with the next prompt."""
         self.state.start_context = text

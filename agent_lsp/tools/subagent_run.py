@@ -164,7 +164,7 @@ class SubagentRun:
                 if stop in ("end_turn", "max_turn_requests"):
                     # One more turn to hand in what it has, as Gemini CLI gives (the turn limit raised by one).
                     why = "You stopped without finishing." if stop == "end_turn" else "You used all of your turns."
-                    self.session.state.session_turns = min(self.session.state.session_turns, self.agent.max_turns - 1)
+                    self.session.allow_one_more_turn()
                     self.output(f"• Limit reached ({why.lower().rstrip('.')}): one last turn to finish.\n")
                     await self._send(_final_warning(why))
                     if self.complete.submitted is not None:
