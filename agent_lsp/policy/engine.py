@@ -175,18 +175,7 @@ class PolicyEngine:
         )
 
     def _matches(self, rule: PolicyRule, tool: ToolFacts, args_text: str, mode: str, command: str | None) -> bool:
-        if rule.modes and mode not in rule.modes:
-            return False
-        if rule.interactive is not None and rule.interactive != self.interactive:
-            return False
-        if rule.mcp_name is not None and (tool.server is None or rule.mcp_name not in ("*", tool.server)):
-            return False
-        if rule.kinds and tool.kind not in rule.kinds:
-            return False
-        if rule.tool_name == "@trusted-server":
-            if not (tool.server and tool.trusted_server):
-                return False
-        elif not name_matches(rule.tool_name, tool.name, tool.server, tool.server_tool, rule.mcp_name):
+        if not self._matches_tool(rule, tool, mode):
             return False
         if rule.args_pattern is not None and not rule.args_pattern.search(args_text):
             return False
@@ -199,26 +188,29 @@ class PolicyEngine:
                 return False
         return True
 
+    def _matches_tool(self, rule: PolicyRule, tool: ToolFacts, mode: str) -> bool:
+        """The rule's tool-level conditions (mode, interactivity, server, kind, name), whatever the arguments."""
+        if rule.modes and mode not in rule.modes:
+            return False
+        if rule.interactive is not None and rule.interactive != self.interactive:
+            return False
+        if rule.mcp_name is not None and (tool.server is None or rule.mcp_name not in ("*", tool.server)):
+            return False
+        if rule.kinds and tool.kind not in rule.kinds:
+            return False
+        if rule.tool_name == "@trusted-server":
+            return bool(tool.server and tool.trusted_server)
+        return name_matches(rule.tool_name, tool.name, tool.server, tool.server_tool, rule.mcp_name)
+
     def excluded(self, tool: ToolFacts, mode: str) -> bool:
-        """Whether the tool is denied whatever its arguments: then the model is not told about it at all."""
+        """Whether the tool is denied whatever its arguments: then the model is not told about it at all.
+
+        Runs for every declared tool on every model request, so it checks the tool-level conditions only; the
+        old way built a copy of each rule without its argument conditions, a dataclass per rule per tool."""
         for rule in self._rules:
-            narrowed = rule.args_pattern is not None or rule.narrows_command
-            if not self._matches(
-                PolicyRule(
-                    rule.tool_name,
-                    rule.decision,
-                    mcp_name=rule.mcp_name,
-                    modes=rule.modes,
-                    interactive=rule.interactive,
-                    kinds=rule.kinds,
-                ),
-                tool,
-                "",
-                mode,
-                None,
-            ):
+            if not self._matches_tool(rule, tool, mode):
                 continue
-            if narrowed:
+            if rule.args_pattern is not None or rule.narrows_command:
                 if rule.decision != "deny":
                     return False
                 continue
