@@ -75,9 +75,12 @@ command("AgentEdit", function(o)
   require("agent_lsp").edit(o.line1, o.line2, o.args ~= "" and o.args or nil)
 end, { range = true, nargs = "*", desc = "Edit the selected lines with the agent" })
 
-command("AgentMcp", function()
-  require("agent_lsp").prompt("/mcp")
-end, { desc = "List the agent's MCP servers: status, tools, prompts and resources" })
+command("AgentMcp", function(o)
+  require("agent_lsp").prompt(o.args ~= "" and ("/mcp " .. o.args) or "/mcp")
+end, {
+  nargs = "*",
+  desc = "The agent's MCP servers and what they offer; `refresh [server]` restarts, `auth [server]` signs in",
+})
 
 command("AgentTasks", function(o)
   require("agent_lsp").prompt(o.args ~= "" and ("/tasks " .. o.args) or "/tasks")

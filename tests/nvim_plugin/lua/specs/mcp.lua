@@ -1,5 +1,5 @@
 --- Spec: an MCP server's prompts are completed in the chat prompt and run; its resources complete after @ (a
---- template's value by the server's completion/complete); :AgentMcp lists the servers.
+--- template's value by the server's completion/complete); :AgentMcp lists the servers and restarts one.
 
 local H = require("harness")
 
@@ -42,4 +42,15 @@ return function()
   end, "the /mcp turn")
   H.contains(H.chat_text(), "everything")
   H.contains(H.chat_text(), "mcp_everything_echo")
+
+  -- Restart from Neovim: the arguments go to /mcp as typed.
+  vim.cmd("AgentMcp refresh everything")
+  H.wait(function()
+    return #done == 3
+  end, "the /mcp refresh turn")
+  vim.cmd("AgentMcp refresh nosuch")
+  H.wait(function()
+    return #done == 4
+  end, "the /mcp refresh of an unknown server")
+  H.contains(H.chat_text(), "No MCP server is named nosuch.")
 end
