@@ -203,9 +203,11 @@ async function main() {
     };
     const chips = async () => (await chat.locator("#chips .chip-label").allInnerTexts()).map((t) => t.trim());
     // Open broken.json (its problem) and select app.py's second line (the selection).
-    const openFile = async (name) => {
+    // ``query`` may be an absolute path: Quick Open then finds the file by its path, not through its file index,
+    // which can miss a file written moments before (the rewind steps' greet.py, once, in a full run).
+    const openFile = async (name, query = name) => {
       await page.keyboard.press("Control+P");
-      await page.locator(".quick-input-widget input").fill(name);
+      await page.locator(".quick-input-widget input").fill(query);
       await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor();
       await page.keyboard.press("Enter");
     };
@@ -623,7 +625,7 @@ async function rewindSteps({ page, chat, input, workspace, modelUrl, messageText
   await waitFor("the second turn's edits on disk", async () => read("greet.py")?.includes('f"Hi, {name}!"') && read("extra.py") !== undefined);
   fs.writeFileSync(path.join(workspace, "extra.py"), "EXTRA = 2  # mine\n"); // the user's own edit: a conflict
   // greet.py open in an editor of its own, its tab in front: its buffer must follow.
-  await openFile("greet.py");
+  await openFile("greet.py", path.join(workspace, "greet.py"));
   await page.getByRole("tab", { name: /^greet\.py($|,)/ }).first().click();
   await hasLine('f"Hi, {name}!"').waitFor();
 
