@@ -215,7 +215,7 @@ class _Nobody:
 
 
 async def test_only_form_mode_is_declared_to_servers_and_nothing_without_an_elicitor(tmp_path: Path) -> None:
-    from agent_lsp.mcp.tool import wrap_untrusted
+    from agent_lsp.untrusted import wrap_untrusted
     from tests.mcp.conftest import Harness, stdio_spec
 
     # What the server read from the capability the SDK sent: URL mode is never offered, since it is not handled.
