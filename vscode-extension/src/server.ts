@@ -248,7 +248,7 @@ export class AgentServer implements vscode.Disposable {
     if (typeof found === "string") {
       return found;
     }
-    const plan = loginCheck(found.args, credentials);
+    const plan = loginCheck(found.args, credentials, process.env);
     if (plan === undefined) {
       return undefined;
     }
