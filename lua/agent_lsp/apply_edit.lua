@@ -113,15 +113,18 @@ local function stale(buf)
   local changed = false
   vim.api.nvim_create_autocmd("FileChangedShell", {
     group = group,
-    buffer = buf,
-    callback = function()
-      changed = vim.v.fcs_reason ~= "mode"
-      vim.v.fcs_choice = "" -- handled here: no question, no reload
+    callback = function(ev)
+      if ev.buf == buf then
+        changed = vim.v.fcs_reason ~= "mode"
+        vim.v.fcs_choice = "" -- handled here: no question, no reload
+      end
     end,
   })
+  local tick = vim.b[buf].changedtick
   pcall(vim.cmd, ("silent checktime %d"):format(buf))
   vim.api.nvim_del_augroup_by_id(group)
-  return changed
+  -- Reloaded anyway (another FileChangedShell handler, or 'autoread' before ours ran): stale all the same.
+  return changed or vim.b[buf].changedtick ~= tick
 end
 
 ---@param buf integer
@@ -140,7 +143,7 @@ local function write(buf)
   if ok and not vim.bo[buf].modified then
     return nil
   end
-  local why = ok and "the write was declined" or (tostring(err):match("(E%d+:.*)$") or tostring(err))
+  local why = ok and "the write was declined" or vim.split(tostring(err):match("(E%d+:.*)$") or tostring(err), "\n")[1]
   return ("Neovim could not write %s (%s)"):format(shown(buf), why)
 end
 

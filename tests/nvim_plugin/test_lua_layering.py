@@ -25,7 +25,13 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "agent_lsp.chat.transcript": ("agent_lsp.session", "agent_lsp.turns", "agent_lsp.client", "agent_lsp.updates"),
     # A session is opened and kept; what runs in it (turns, updates, choices, rewinds) builds on it, not under it.
     "agent_lsp.session": ("agent_lsp.turns", "agent_lsp.updates", "agent_lsp.choices", "agent_lsp.rewind"),
-    "agent_lsp.config": ("agent_lsp.session", "agent_lsp.turns", "agent_lsp.updates", "agent_lsp.chat.", "agent_lsp.rewind"),
+    "agent_lsp.config": (
+        "agent_lsp.session",
+        "agent_lsp.turns",
+        "agent_lsp.updates",
+        "agent_lsp.chat.",
+        "agent_lsp.rewind",
+    ),
 }
 # module prefix → modules it must not require when it loads (lazily is how such a call reaches up).
 FORBIDDEN_AT_LOAD: dict[str, tuple[str, ...]] = {

@@ -123,11 +123,17 @@ local function add_capped(out, lines)
   end
 end
 
----A tool call's details from its ACP content: each diff as unified lines, each text block as it is.
+---A tool call's details from its ACP content: each diff as unified lines; the text blocks as they are, unless a
+---diff says it all already ("Updated x (+1 -1)"); `skip` (the failure the call's line shows) left out.
 ---@param content table[]?
+---@param skip string?
 ---@return string[] details, integer added, integer removed
-function M.tool_details(content)
+function M.tool_details(content, skip)
   local out, added, removed = {}, 0, 0
+  local has_diff = false
+  for _, item in ipairs(content or {}) do
+    has_diff = has_diff or (type(item) == "table" and item.type == "diff")
+  end
   for _, item in ipairs(content or {}) do
     if type(item) == "table" and item.type == "diff" and type(item.newText) == "string" then
       local old = type(item.oldText) == "string" and item.oldText or ""
@@ -135,12 +141,18 @@ function M.tool_details(content)
       added, removed = added + a, removed + r
       local unified = vim.diff(old, item.newText, { ctxlen = 1 }) --[=[@as string]=]
       add_capped(out, vim.split(vim.trim(unified), "\n", { plain = true }))
-    elseif type(item) == "table" and item.type == "content" and type(item.content) == "table" then
+    elseif not has_diff and type(item) == "table" and item.type == "content" and type(item.content) == "table" then
       local text = item.content.type == "text" and item.content.text or ("[" .. tostring(item.content.type) .. "]")
+      if skip and text == skip then
+        -- the call's line shows its first line; only the rest of a longer failure opens under it
+        text = table.concat(vim.list_slice(vim.split(text, "\n", { plain = true }), 2), "\n")
+      end
       local lines = vim.tbl_filter(function(l)
         return not l:match("^```")
       end, vim.split(vim.trim(text or ""), "\n", { plain = true }))
-      add_capped(out, lines)
+      if #lines > 1 or (lines[1] or "") ~= "" then
+        add_capped(out, lines)
+      end
     end
   end
   return out, added, removed

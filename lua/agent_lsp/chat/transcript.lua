@@ -94,7 +94,7 @@ end
 ---@param attached string[]? Names of what went with the text (images, the editor's selection)
 ---@param message_id string?
 function Transcript:add_user(text, attached, message_id)
-  self.plan = nil
+  self.plan, self.tools = nil, {} -- a turn's tool call ids are its own (a model may use one again later)
   local lines = vim.split(text, "\n", { plain = true })
   self:_push({ kind = "user", lines = lines, attached = attached, message_id = message_id })
   self:_push({ kind = "header", lines = { "## Agent" } })
@@ -234,11 +234,12 @@ function Transcript:_tool(update)
     block.steps = render.step_lines(content) -- its first block; what follows is its report or error
     content = vim.list_slice(content, 2)
   end
-  if type(content) == "table" then
-    block.details, block.added, block.removed = render.tool_details(content)
-  end
   if block.status == "failed" then
     block.detail = render.content_text(content) or block.detail
+  end
+  if type(content) == "table" then
+    local skip = block.status == "failed" and block.detail or nil
+    block.details, block.added, block.removed = render.tool_details(content, skip)
   end
   self:_redraw(index)
 end
