@@ -44,3 +44,8 @@ def test_rewind_and_undo_reload_hidden_buffers_keep_unsaved_ones_and_move_the_wi
     # The image went to the model with the second message.
     second = result.model_requests()[-1]["contents"][-1]["parts"]
     assert any("inlineData" in p and p["inlineData"]["mimeType"] == "image/png" for p in second), second
+
+
+@pytest.mark.nvim_spec("render")
+def test_compaction_message_ids_subagent_nesting_tool_lines_and_usage_render(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("render").check()
