@@ -1,7 +1,7 @@
 // The auto-approve switches (read, edit, shell, MCP, web: off, this session, this workspace): their state as the
 // server answers agent/autoApprove, the next scope a click gives, and the row the panel draws.
 
-import { escapeHtml } from "./webview/render";
+import { escapeHtml } from "./html";
 
 export const AUTO_KINDS = ["read", "edit", "shell", "mcp", "web"] as const;
 export type AutoKind = (typeof AUTO_KINDS)[number];

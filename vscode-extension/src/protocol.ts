@@ -11,6 +11,8 @@ export const METHODS = {
   rewind: "agent/rewind",
   fork: "agent/fork",
   cancel: "agent/cancel",
+  /** "Send now" while a turn runs: the message joins the running turn (advertised in experimental.agent.requests). */
+  steer: "agent/steer",
   update: "agent/update",
   requestPermission: "agent/requestPermission",
   /** MCP: a server's form (asked of us), the session's servers, and restarting them (docs/protocol.md). */

@@ -16,7 +16,7 @@ import type {
   ToolStatus,
 } from "./protocol";
 import type { Draft } from "./composer";
-import type { RewindView } from "./messageActions";
+import type { RewindView } from "./rewindView";
 
 export interface UserItem {
   kind: "user";
@@ -24,6 +24,8 @@ export interface UserItem {
   text: string;
   /** The message as sent (text and chips), kept for Retry; absent for messages replayed from a saved chat. */
   draft?: Draft;
+  /** Sent with "Send now" into a running turn (agent/steer): the model read it mid-turn. */
+  steered?: boolean;
 }
 
 export interface AgentItem {
@@ -296,8 +298,8 @@ export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState 
 }
 
 /** The user's own prompt, shown at once (the server only replays user messages when loading a session). */
-export function addUserPrompt(state: ChatState, text: string, draft?: Draft): ChatState {
-  const item: UserItem = { kind: "user", id: nextId("user"), text, ...(draft ? { draft } : {}) };
+export function addUserPrompt(state: ChatState, text: string, draft?: Draft, steered = false): ChatState {
+  const item: UserItem = { kind: "user", id: nextId("user"), text, ...(draft ? { draft } : {}), ...(steered ? { steered } : {}) };
   return bump(state, { items: [...state.items, item] });
 }
 
@@ -334,6 +336,17 @@ export function startSession(state: ChatState, session: SessionDescription, titl
     models: session.models.availableModels,
     currentModel: session.models.currentModelId,
     imageInput: session.promptCapabilities?.image,
+    commands: session.commands,
+  });
+}
+
+/** The modes, models and commands of a session the server described (loaded or resumed), transcript kept. */
+export function describeSession(state: ChatState, session: SessionDescription): ChatState {
+  return bump(state, {
+    modes: session.modes.availableModes,
+    currentMode: session.modes.currentModeId,
+    models: session.models.availableModels,
+    currentModel: session.models.currentModelId,
     commands: session.commands,
   });
 }

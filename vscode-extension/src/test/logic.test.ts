@@ -9,7 +9,8 @@ import { stripConfirmation } from "../edits";
 import { parseWebviewMessage } from "../messages";
 import { PermissionBroker, choices, describe } from "../permissions";
 import { missingServerMessage, resolveExecutable, serverCommand, serverSettings, type SettingReader } from "../settings";
-import { escapeHtml, renderCommandHints, renderItem, renderPermission, usageText } from "../webview/render";
+import { escapeHtml } from "../html";
+import { renderCommandHints, renderItem, renderPermission, usageText } from "../webview/render";
 import { editPermission } from "./fakes";
 
 function reader(values: Record<string, unknown>): SettingReader {

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as S from "../state";
-import { escapeHtml, renderItem } from "../webview/render";
+import { escapeHtml } from "../html";
+import { renderItem } from "../webview/render";
 
 const text = (t: string) => ({ type: "content" as const, content: { type: "text" as const, text: t } });
 const md = (t: string) => `<p>${escapeHtml(t)}</p>`;

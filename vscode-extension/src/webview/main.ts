@@ -30,8 +30,8 @@ import { bindForms, drawForms } from "./mcpForm";
 import type { ChatState } from "../state";
 import { keepStepsOpen } from "./subagent";
 import { installMessageActions } from "./messageActions";
+import { escapeHtml } from "../html";
 import {
-  escapeHtml,
   renderChips,
   renderChanges,
   renderCommandHints,

@@ -1,5 +1,6 @@
 // Pure HTML rendering of the chat state for the webview (markdown is passed in, so this runs in unit tests too).
 
+import { escapeHtml } from "../html";
 import { choices } from "../permissions";
 import type { CommandInfo, DiffContent, PlanEntry, ToolContent } from "../protocol";
 import type { ChangedFile } from "../changedFiles";
@@ -11,14 +12,6 @@ import { userMessageActions } from "./messageActions";
 
 export type Markdown = (text: string) => string;
 
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
 
 const STATUS_ICON: Record<string, string> = {
   pending: "○",
