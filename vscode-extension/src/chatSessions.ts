@@ -3,6 +3,7 @@
 import type { ChatCore } from "./chatCore";
 import { METHODS, type ListSessionsResult, type SessionDescription, type UpdateParams } from "./protocol";
 import * as S from "./state";
+import * as T from "./transcript";
 
 export class ChatSessions {
   private creating: Promise<string> | undefined;
@@ -115,13 +116,14 @@ export class ChatSessions {
       return;
     }
     let state = this.core.state;
-    if (params.sessionId !== state.sessionId) {
+    // A subagent's update names its child session: it belongs under its parent call in the shown chat.
+    if (params.sessionId !== state.sessionId && !(T.originOf(params.update) !== undefined && state.sessionId !== undefined)) {
       if (this.loading !== undefined && params.sessionId !== this.loading) {
         return; // a stale update of the session being replaced
       }
       state = S.adoptSession(state, params.sessionId);
     }
-    state = S.applyUpdate(state, params.update);
+    state = T.applyUpdate(state, params.update);
     if (state.busy) {
       state = S.setProgress(state, S.progressText(state));
     }

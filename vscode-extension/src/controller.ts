@@ -11,7 +11,7 @@ import type { ElicitParams, ElicitResult } from "./elicitation";
 import type { Cancellation, Connection } from "./host";
 import { MESSAGE_ACTION_TYPES, MessageActions } from "./messageActions";
 import type { FromWebview } from "./messages";
-import type { EditorContext, RequestPermissionParams, RequestPermissionResult, UpdateParams } from "./protocol";
+import { METHODS, type EditorContext, type RequestPermissionParams, type RequestPermissionResult, type UpdateParams } from "./protocol";
 import * as Q from "./queue";
 import * as S from "./state";
 
@@ -47,7 +47,7 @@ export class ChatController extends ChatCore {
 
   attach(connection: Connection): void {
     this.connection = connection;
-    this.set(S.setServerStatus(this.state, "running"));
+    this.set({ ...S.setServerStatus(this.state, "running"), steering: this.serves(METHODS.steer) });
     const lost = this.lost;
     this.lost = undefined;
     if (lost !== undefined) {
@@ -110,25 +110,6 @@ export class ChatController extends ChatCore {
   openReview = (requestId: string): Promise<void> => this.questions.openReview(requestId);
   setReviewStatus = (requestId: string, status: string | undefined): void => this.questions.setReviewStatus(requestId, status);
 
-  get review(): ChatQuestions["review"] {
-    return this.questions.review;
-  }
-  set review(review: ChatQuestions["review"]) {
-    this.questions.review = review;
-  }
-  get inline(): ChatQuestions["inline"] {
-    return this.questions.inline;
-  }
-  set inline(inline: ChatQuestions["inline"]) {
-    this.questions.inline = inline;
-  }
-  get store(): ChatQuestions["store"] {
-    return this.questions.store;
-  }
-  set store(store: ChatQuestions["store"]) {
-    this.questions.store = store;
-  }
-
   async newChat(): Promise<void> {
     if (this.state.busy) {
       await this.cancel();
@@ -170,8 +151,8 @@ export class ChatController extends ChatCore {
     queueRemove: (msg) => this.removeQueued(msg.id),
     openChange: async (msg) => {
       const change = changedFiles(this.state).find((c) => c.path === msg.path);
-      if (change !== undefined && this.store !== undefined) {
-        await openChange(this.host, this.store, change);
+      if (change !== undefined && this.questions.store !== undefined) {
+        await openChange(this.host, this.questions.store, change);
       }
     },
     retry: (msg) => this.retry(msg.itemId),

@@ -152,7 +152,7 @@ export class MessageActions {
       done: { text: done.text, restore: done.restore, delete: done.delete, conflicts: done.conflicts, filesAvailable: done.filesAvailable ?? true },
     };
     view.composer = { ...this.composer(done.text), ...(preview.action === "rewind" ? { ifEmpty: true } : {}) };
-    this.host.set(S.bump(now, { items: itemsBefore(now.items, preview.itemId), plan: [], rewind: view }));
+    this.host.set(S.staleUsage(S.bump(now, { items: itemsBefore(now.items, preview.itemId), plan: [], rewind: view })));
   }
 
   private async undo(): Promise<void> {
@@ -164,7 +164,7 @@ export class MessageActions {
     const now = this.host.state();
     const removed = this.removed ?? [];
     this.removed = undefined;
-    this.host.set(S.bump(now, { items: [...now.items, ...removed], rewind: { ...now.rewind, done: undefined } }));
+    this.host.set(S.staleUsage(S.bump(now, { items: [...now.items, ...removed], rewind: { ...now.rewind, done: undefined } })));
   }
 
   /** Fork from a message: a new session with the conversation before it, the message in the box to send. */

@@ -36,6 +36,9 @@ const agentCapabilities: StaticFeature = {
       // compaction: the panel draws compaction_update as its own item (docs/protocol.md).
       agent: { permissionRequests: true, elicitation: true, compaction: true },
     };
+    // The panel and the status bar item show a turn's progress; the server's work-done progress would add a second
+    // status bar entry ("Agent: <prompt>: Writing the answer…"), so it is not asked for.
+    capabilities.window = { ...(capabilities.window ?? {}), workDoneProgress: false };
   },
   initialize() {},
   getState() {
