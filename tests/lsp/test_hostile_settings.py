@@ -13,8 +13,8 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest
 
-from tests.lsp.conftest import until
 from tests.hostile import KEYS, editor_payload, fired, touch, write_hostile_workspace
+from tests.lsp.conftest import until
 from tests.replay_lines import call_line, text_line
 
 UNTRUSTED = {"AGENT_LSP_TRUST_WORKSPACE": ""}  # the suite's servers trust their folder; this one is new
