@@ -109,9 +109,9 @@ class ModelSettings(_Section):
         ),
     )
     api_key_env: str | None = Field(
-        default=None,
+        default="OPENAI_API_KEY",
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
-        description="agent-lsp only: the NAME of the variable holding the endpoint's key (default OPENAI_API_KEY).",
+        description="agent-lsp only: the NAME of the variable holding the endpoint's key.",
     )
     context_window: int | None = Field(
         default=None, gt=0, description="agent-lsp only: context window of OpenAI-compatible models not in 'models'."
@@ -295,14 +295,16 @@ class AdminSettings(_Section):
 
 
 class TelemetrySettings(_Section):
-    enabled: bool = Field(default=False, description="Emit OpenTelemetry logs, metrics and traces.")
+    enabled: bool = Field(default=False, description="Append local telemetry records (JSONL) to a file.")
     target: TelemetryTarget = Field(
         default="local",
-        description="'local' writes to outfile (or the state dir); 'otlp'/'gcp' export to otlpEndpoint.",
+        description="Only 'local' is implemented: 'otlp'/'gcp' are accepted, warned about, and written locally too.",
     )
-    otlp_endpoint: str = Field(default="http://localhost:4317", description="OTLP collector endpoint.")
-    otlp_protocol: Literal["grpc", "http"] = Field(default="grpc", description="OTLP transport.")
-    log_prompts: bool = Field(default=True, description="Include prompt text in telemetry logs.")
+    otlp_endpoint: str = Field(
+        default="http://localhost:4317", description="Accepted for Gemini CLI's files; nothing is exported."
+    )
+    otlp_protocol: Literal["grpc", "http"] = Field(default="grpc", description="Accepted; nothing is exported.")
+    log_prompts: bool = Field(default=True, description="Include prompt text (secrets redacted) in the records.")
     outfile: str | None = Field(default=None, description="File for 'local' telemetry output.")
 
 

@@ -80,12 +80,12 @@ export function activate(context: vscode.ExtensionContext): void {
     model: settings<string>("model") || undefined,
   }));
   const review = new DiffReview(host, broker, store);
-  controller.review = review;
-  controller.store = store;
+  controller.questions.review = review;
+  controller.questions.store = store;
   const inline = registerInlineReview(context, host, broker, review);
   inline.onStatus((requestId, status) => controller.setReviewStatus(requestId, status));
   inline.enabled = () => settings<boolean>("review.inline") ?? true;
-  controller.inline = inline;
+  controller.questions.inline = inline;
   const instruction = (): Promise<string | undefined> =>
     Promise.resolve(
       vscode.window.showInputBox({
@@ -118,8 +118,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   const showStatus = (state: ChatState): void => {
     if (state.busy) {
-      status.text = `$(loading~spin) Agent: ${state.progress ?? "working…"}`;
-      status.tooltip = "The agent is working. Click to stop it.";
+      // One short line: the spinner, "Agent" and what it does now (cut, so it never pushes other items away).
+      const doing = oneLine(state.progress ?? "Working…", 40);
+      status.text = `$(loading~spin) Agent · ${doing}`;
+      status.tooltip = `The agent is working: ${state.progress ?? "working…"}. Click to stop it.`;
       status.command = "agentLsp.cancel";
     } else {
       status.text = state.serverStatus === "failed" ? "$(warning) Agent" : "$(comment-discussion) Agent";
@@ -276,4 +278,9 @@ const signInPrompts: SignInPrompts = {
 export async function deactivate(): Promise<void> {
   await server?.stop();
   server = undefined;
+}
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

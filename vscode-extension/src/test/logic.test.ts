@@ -9,7 +9,8 @@ import { stripConfirmation } from "../edits";
 import { parseWebviewMessage } from "../messages";
 import { PermissionBroker, choices, describe } from "../permissions";
 import { missingServerMessage, resolveExecutable, serverCommand, serverSettings, type SettingReader } from "../settings";
-import { escapeHtml, renderCommandHints, renderItem, renderPermission, usageText } from "../webview/render";
+import { escapeHtml } from "../html";
+import { renderCommandHints, renderItem, renderPermission, usageText } from "../webview/render";
 import { editPermission } from "./fakes";
 
 function reader(values: Record<string, unknown>): SettingReader {
@@ -148,8 +149,10 @@ test("rendering escapes the agent's text and wires buttons by request id", () =>
     md,
   );
   assert.match(tool, /data-path="\/ws\/a\.py" data-line="4"/);
-  assert.match(tool, /a\.py \(1 → 2 lines\)/);
-  assert.match(tool, /Edit &quot;a\.py&quot;/);
+  // One line: state, verb, target and +/−, opening to the diff itself; the server's title once, in the details.
+  assert.match(tool, /<summary class="tool-line"[^>]*>.*<span class="tool-verb">Edit<\/span><span class="tool-target">a\.py<\/span><span class="added">\+2<\/span><span class="removed">−1<\/span><span class="tool-state">done<\/span><\/summary>/);
+  assert.match(tool, /<span class="diff-del">-x<\/span>\n<span class="diff-add">\+y<\/span>\n<span class="diff-add">\+z<\/span>/);
+  assert.equal(tool.match(/Edit &quot;a\.py&quot;/g)?.length, 2, "the full title: the line's tooltip and the details, never a second line");
   const perm = renderPermission({
     requestId: "perm-1",
     toolCallId: "c",
