@@ -48,6 +48,7 @@ class ToolCallInfo:
     title: str
     kind: ToolKind = "other"
     locations: tuple[Location, ...] = ()
+    origin: Origin | None = None  # a subagent's call (set when its question is asked): whose it is
 
 
 @dataclass(frozen=True)
@@ -96,16 +97,24 @@ class Usage:
 @dataclass(frozen=True)
 class UserMessage:
     """The prompt as the user sent it (recorded so a loaded session can be redrawn). ``history_index``: how many
-    history contents came before it, so a rewind to this message knows where to cut (-1: not known)."""
+    history contents came before it, so a rewind to this message knows where to cut (-1: not known).
+    ``message_id``: the message's id, the same live, recorded and replayed (empty in older recordings).
+    ``steered``: sent into a running turn (steering) and put into the history where the turn was then."""
 
     text: str
     history_index: int = -1
+    message_id: str = ""
+    steered: bool = False
     kind: Literal["user_message"] = "user_message"
 
 
 @dataclass(frozen=True)
 class Content:
+    """A chunk of the agent's message; every chunk of one message has its ``message_id`` (set by the session's
+    stream when the producer left it empty)."""
+
     text: str
+    message_id: str = ""
     kind: Literal["content"] = "content"
 
 
@@ -113,6 +122,7 @@ class Content:
 class Thought:
     subject: str
     description: str
+    message_id: str = ""
     kind: Literal["thought"] = "thought"
 
 
@@ -195,6 +205,43 @@ class ChatCompressed:
     original_tokens: int
     new_tokens: int
     kind: Literal["chat_compressed"] = "chat_compressed"
+
+
+CompactionStatus = Literal["in_progress", "completed", "failed"]
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """One step of a compression of the conversation (``/compress``, the automatic one, or one that failed): the
+    same ``compaction_id`` goes in_progress → completed (with the ``summary`` that replaced the older messages and
+    the token counts) or failed (with the ``error``)."""
+
+    compaction_id: str
+    status: CompactionStatus
+    trigger: Literal["manual", "auto"] = "auto"
+    summary: str = ""
+    error: str = ""
+    tokens_before: int = 0
+    tokens_after: int = 0
+    kind: Literal["compaction"] = "compaction"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a subagent's event comes from: the parent's invoke_agent call, the agent's name, the child session."""
+
+    parent_call_id: str
+    agent: str
+    child_session_id: str
+
+
+@dataclass(frozen=True)
+class SubagentEvent:
+    """An event of a subagent's session, forwarded through its parent's stream (in order, questions included)."""
+
+    origin: Origin
+    event: AgentEvent
+    kind: Literal["subagent"] = "subagent"
 
 
 @dataclass(frozen=True)
@@ -298,6 +345,8 @@ AgentEvent: TypeAlias = (
     | UserCancelled
     | Error
     | ChatCompressed
+    | Compaction
+    | SubagentEvent
     | MaxSessionTurns
     | Finished
     | LoopDetected
@@ -326,6 +375,8 @@ def event_to_dict(event: AgentEvent) -> dict[str, Any]:
 
 def event_from_dict(data: dict[str, Any]) -> AgentEvent:
     """Rebuild an event written by :func:`event_to_dict`; unknown keys are ignored."""
+    if data["kind"] == "subagent":  # its inner event is any of the union: read by its own kind
+        return SubagentEvent(_build(Origin, data["origin"]), event_from_dict(data["event"]))
     cls = EVENT_TYPES[data["kind"]]
     result: AgentEvent = _build(cls, data)
     return result

@@ -17,7 +17,7 @@ from agent_lsp.core.session import Session
 from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.base import Content, ModelClient
 from agent_lsp.model.prices import session_prices
-from agent_lsp.runtime.agents import SchedulerFor, register_subagents
+from agent_lsp.runtime.agents import OriginConfirmer, SchedulerFor, register_subagents
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
 from agent_lsp.runtime.recording import Recording
@@ -155,10 +155,11 @@ def _scheduler_for(
         emit: Callable[[ev.AgentEvent], None],
         history: Callable[[], Sequence[Content]],
         delivered: Callable[[], Awaitable[None]],
+        origin: ev.Origin | None = None,
     ) -> Scheduler:
         approval = Approval(
             policy,
-            confirmer,
+            confirmer if origin is None else OriginConfirmer(confirmer, origin),
             emit,
             delivered=delivered,
             hooks=hooks,
