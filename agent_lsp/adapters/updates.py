@@ -84,8 +84,9 @@ def confirmation_content(details: ev.ConfirmationDetails) -> list[dict[str, Any]
 
 
 def permission_tool_call(call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> dict[str, Any]:
-    """The ``toolCall`` of a permission request: carries the diff itself (CodeCompanion needs it there)."""
-    return {
+    """The ``toolCall`` of a permission request: carries the diff itself (CodeCompanion needs it there); a
+    subagent's call says whose it is (``_meta["agent-lsp"].subagent``)."""
+    shown: dict[str, Any] = {
         "toolCallId": call.call_id,
         "title": call.title or details.title,
         "kind": call.kind,
@@ -94,6 +95,9 @@ def permission_tool_call(call: ev.ToolCallInfo, details: ev.ConfirmationDetails)
         "rawInput": call.args,
         "content": confirmation_content(details),
     }
+    if call.origin is not None:
+        shown["_meta"] = {"agent-lsp": {"subagent": subagent_meta(call.origin)}}
+    return shown
 
 
 def _message(text: str) -> Update:
