@@ -61,6 +61,7 @@ def test_initialize_is_answered_once_and_queued_messages_follow(tmp_path: Path) 
     caps = by_id[1]["result"]["capabilities"]
     assert caps["experimental"]["agent"]["protocolVersion"] == 1
     assert caps["experimental"]["agent"]["permissionRequests"] == "agent/requestPermission"
+    assert "agent/steer" in caps["experimental"]["agent"]["requests"]
     assert caps["positionEncoding"] == "utf-16"
     assert caps["textDocumentSync"]["change"] == 2 and caps["textDocumentSync"]["save"] == {"includeText": False}
     assert sorted(caps["executeCommandProvider"]["commands"]) == sorted(COMMANDS)

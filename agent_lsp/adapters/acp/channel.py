@@ -29,7 +29,9 @@ class SessionChannel:
     ) -> None:
         self.conn = conn
         self.id = session_id
-        self.state = UpdateState(notices_supported=notices, compaction_supported=compaction, subagents_supported=subagents)
+        self.state = UpdateState(
+            notices_supported=notices, compaction_supported=compaction, subagents_supported=subagents
+        )
         self.closed = False
         self._open = False
         self._held: list[ev.Notice] = []

@@ -26,6 +26,7 @@ REQUESTS = (
     "agent/fork",
     "agent/mcpServers",
     "agent/mcpRestart",
+    "agent/steer",
 )
 NOTIFICATIONS = ("agent/cancel",)
 PROTOCOL_VERSION = 1

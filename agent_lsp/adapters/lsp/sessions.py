@@ -37,7 +37,8 @@ class LspSession(LiveSession):
     """An open session over LSP: the shared live session (opening, model picker, prompt gate) plus what its
     updates are drawn from and the running prompt's request id and progress token (what cancels it)."""
 
-    state: UpdateState = field(default_factory=UpdateState)
+    # Our LSP clients draw compactions and subagents (experimental.agent.compaction; subagent nesting): always on.
+    state: UpdateState = field(default_factory=lambda: UpdateState(compaction_supported=True, subagents_supported=True))
     request_id: Any = None
     token: Any = None
 
