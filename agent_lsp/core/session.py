@@ -17,6 +17,7 @@ from agent_lsp.core.agent_hooks import before_agent
 from agent_lsp.core.event_stream import EventStream
 from agent_lsp.core.history import History, estimate_tokens
 from agent_lsp.core.hook_points import context_part
+from agent_lsp.core.message_ids import new_message_id
 from agent_lsp.core.ports import EventSink, Hooks, ToolPolicy, ToolSet
 from agent_lsp.core.prompt_loop import PromptLoop
 from agent_lsp.core.rewind import MessageLog, SessionRewind
@@ -210,7 +211,7 @@ class Session:
         """The user's input, made ready for the model (or answered by a slash command); then its turns."""
         state, deps = self.state, self.deps
         text = prompt if isinstance(prompt, str) else "".join(p.text or "" for p in prompt if not p.thought)
-        self.emit(ev.UserMessage(text, len(state.history)))
+        self.emit(ev.UserMessage(text, len(state.history), new_message_id()))
         if state.title is None and text.strip():
             state.title = derive_title(text)
             self.emit(ev.SessionTitle(state.title))
