@@ -110,7 +110,7 @@ async def test_subagent_updates_are_nested_by_meta(launch: Any) -> None:
             call_line("complete_task", {"result": {"response": "written"}}),
             text_line("Done."),
         ],
-        experimental={"agent": {"permissionRequests": True, "compaction": True}},
+        experimental={"agent": {"permissionRequests": True, "compaction": True, "subagents": True}},
     )
     session = await editor.new_session()
     await editor.request("agent/prompt", {"sessionId": session, "prompt": "delegate"})
@@ -123,3 +123,24 @@ async def test_subagent_updates_are_nested_by_meta(launch: Any) -> None:
     assert any(u["sessionUpdate"] == "tool_call" and u["rawInput"].get("file_path") == "notes.txt" for u in nested)
     [asked] = editor.permission_requests
     assert asked["toolCall"]["_meta"]["agent-lsp"]["subagent"] == origin  # the question says whose call it is
+
+
+async def test_without_the_advertisement_a_subagent_stays_one_folded_call(launch: Any) -> None:
+    editor = await launch(
+        [
+            call_line("invoke_agent", {"agent_name": "codebase_investigator", "prompt": "Read main"}),
+            call_line("list_directory", {"dir_path": "."}),
+            call_line(
+                "complete_task", {"report": {"SummaryOfFindings": "x", "ExplorationTrace": [], "RelevantLocations": []}}
+            ),
+            text_line("Done."),
+        ]
+    )
+    session = await editor.new_session()
+    await editor.request("agent/prompt", {"sessionId": session, "prompt": "delegate"})
+    mine = [u["update"] for u in editor.updates if u["sessionId"] == session]
+    assert not any(u["sessionUpdate"] == "subagent_update" for u in mine)
+    assert [u["title"] for u in mine if u["sessionUpdate"] == "tool_call"] == [
+        "Delegating to agent 'codebase_investigator'"
+    ]
+    assert any("list_directory" in str(u.get("content")) for u in mine if u["sessionUpdate"] == "tool_call_update")
