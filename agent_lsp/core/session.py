@@ -180,6 +180,7 @@ class Session:
         history is recorded."""
         stop: ev.StopReason = "end_turn"
         history = self.state.history
+        self.state.turn_start = self.deps.meter() if self.deps.meter is not None else None
         self.steering.open = True
         try:
             stop = await self._prompt(prompt, attachments)
@@ -199,7 +200,7 @@ class Session:
             dropped = self.steering.close()
             if dropped:
                 self.emit(ev.Notice("warning", f"Not sent (the turn ended first): {dropped[0].text[:200]}"))
-            self.emit(ev.Stop(stop, self.state.usage))
+            self.emit(ev.Stop(stop, self.state.usage, *self._turns.usage_readings()))
             on_history = self.deps.on_history
             if on_history is not None:
                 try:
