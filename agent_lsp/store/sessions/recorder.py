@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_lsp.atomic_file import json_bytes
-from agent_lsp.events import AgentEvent, FileDiff, ToolCallConfirmation, ToolCallResponse, event_to_dict
+from agent_lsp.event_json import event_to_dict
+from agent_lsp.events import AgentEvent, FileDiff, ToolCallConfirmation, ToolCallResponse
 from agent_lsp.events import Content as TextEvent
 from agent_lsp.model.base import Content
 from agent_lsp.model.wire import content_to_json
