@@ -195,10 +195,14 @@ local function recode_result(value, uri, from, to, line_cache)
     return value
   end
   line_cache = line_cache or {}
+  ---@param p { line: integer, character: integer }
+  ---@param in_uri string
   local function pos(p, in_uri)
     line_cache[in_uri] = line_cache[in_uri] or lines_of(in_uri)
     p.character = recode(line_cache[in_uri](p.line), from, to, p.character)
   end
+  ---@param t any
+  ---@param in_uri string
   local function walk(t, in_uri)
     if type(t) ~= "table" then
       return
