@@ -215,6 +215,7 @@ SCENARIOS: dict[str, Scenario] = {
         home_files={".gemini/settings.json": json.dumps({"mcpServers": {"everything": EVERYTHING}})},
     ),
     "code_intel": Scenario([], CODE_INTEL_FILES, env=PYRIGHT),
+    "code_intel_encoding": Scenario([], CODE_INTEL_FILES),
     "custom_command": Scenario(
         [text_line("Committed: ", "the custom command ran.")],
         {

@@ -5,60 +5,12 @@
 local H = require("harness")
 
 local intel = require("agent_lsp.code_intel")
+local A = require("intel_ask")
+local call, ask, places = A.call, A.ask, A.places
 local codes = vim.lsp.protocol.ErrorCodes
 
----Call one of the plugin's request handlers as Neovim does (in a coroutine) and wait for its answer.
----@param handler lsp.Handler
----@param params table
----@return any result, table? err
-local function call(handler, params)
-  local out
-  coroutine.wrap(function()
-    out = vim.F.pack_len(handler(nil, params, {}))
-  end)()
-  H.wait(function()
-    return out ~= nil
-  end, "the answer to " .. vim.inspect(params), 60000)
-  return out[1], out[2]
-end
-
----@param operation string
----@param file string
----@param line integer 0-based
----@param character integer 0-based, UTF-16
----@param extra table?
----@return any
-local function ask(operation, file, line, character, extra)
-  local params = vim.tbl_extend("force", {
-    operation = operation,
-    textDocument = { uri = vim.uri_from_fname(H.project .. "/" .. file) },
-    position = { line = line, character = character },
-  }, extra or {})
-  local result, err = call(intel.code_intel_handler, params)
-  H.ok(err == nil, operation .. " answered without an error: " .. vim.inspect(err))
-  return result
-end
-
----"file:line" of each location (Location or LocationLink), sorted.
----@param list table[]
----@return string[]
-local function places(list)
-  local out = vim.tbl_map(function(l)
-    local uri = l.uri or l.targetUri
-    local range = l.range or l.targetSelectionRange
-    return ("%s:%d:%d"):format(vim.fs.basename(vim.uri_to_fname(uri)), range.start.line, range.start.character)
-  end, list)
-  table.sort(out)
-  return out
-end
-
 return function()
-  vim.lsp.config("basedpyright", {
-    cmd = { assert(os.getenv("AGENT_NVIM_PYRIGHT"), "AGENT_NVIM_PYRIGHT"), "--stdio" },
-    filetypes = { "python" },
-    root_markers = { "pyproject.toml" },
-  })
-  vim.lsp.enable("basedpyright")
+  A.enable("basedpyright", { assert(os.getenv("AGENT_NVIM_PYRIGHT"), "AGENT_NVIM_PYRIGHT"), "--stdio" })
   local main_uri = vim.uri_from_fname(H.project .. "/main.py")
 
   -- Nothing is open: the first request loads main.py into a hidden buffer and basedpyright attaches to it.
