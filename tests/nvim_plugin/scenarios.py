@@ -86,6 +86,31 @@ CODE_INTEL_FILES = {
 LANGUAGE_SERVERS = Path(__file__).resolve().parents[2] / ".deps" / "language-servers"
 PYRIGHT = {"AGENT_NVIM_PYRIGHT": str(LANGUAGE_SERVERS / "py" / "bin" / "basedpyright-langserver")}
 
+
+def call_with_id(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """call_line with its own call id, so the model's requests tell several calls of one tool apart."""
+    line = call_line(name, args)
+    line["response"][0]["candidates"][0]["content"]["parts"][-1]["functionCall"]["id"] = call_id
+    return line
+
+
+CODE_INTEL_AGENT_SCRIPT = [
+    call_with_id("def", "lsp", {"operation": "goToDefinition", "file_path": "main.py", "line": 5, "character": 12}),
+    call_with_id("callers", "lsp", {"operation": "incomingCalls", "file_path": "shapes.py", "line": 4, "character": 5}),
+    text_line("area is in shapes.py, called by total and label."),
+    call_with_id(
+        "break",
+        "replace",
+        {
+            "file_path": "main.py",
+            "instruction": "Call something else.",
+            "old_string": "str(area(1, 1))",
+            "new_string": "str(missing_name(1, 1))",
+        },
+    ),
+    text_line("Done."),
+]
+
 REPORT = {"SummaryOfFindings": "main.py prints hi.", "ExplorationTrace": [], "RelevantLocations": []}
 
 SCENARIOS: dict[str, Scenario] = {
@@ -216,6 +241,7 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "code_intel": Scenario([], CODE_INTEL_FILES, env=PYRIGHT),
     "code_intel_encoding": Scenario([], CODE_INTEL_FILES),
+    "code_intel_agent": Scenario(CODE_INTEL_AGENT_SCRIPT, CODE_INTEL_FILES, env=PYRIGHT, gemini=True),
     "custom_command": Scenario(
         [text_line("Committed: ", "the custom command ran.")],
         {
