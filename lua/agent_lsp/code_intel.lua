@@ -477,23 +477,27 @@ end
 
 ---agent/diagnostics: each file's diagnostics now (waitMs 0), or once they changed after the buffer's last change
 ---(the agent's edit), quiet for QUIET_MS, waiting at most waitMs; `settled` says whether that change was seen.
+---Files no language server is attached to are not waited for.
 ---@param params { uris: string[], waitMs: integer? }
 ---@return { items: table[] }
 function M.diagnostics(params)
   if type(params.uris) ~= "table" then
     fail("agent/diagnostics needs uris: string[]", vim.lsp.protocol.ErrorCodes.InvalidParams)
   end
-  local bufs = {}
+  local bufs, awaited = {}, {}
   for i, uri in ipairs(params.uris) do
     bufs[i] = M.load(uri)
+    if #M.servers(bufs[i]) > 0 then
+      awaited[#awaited + 1] = bufs[i] -- a file no language server serves has nothing to wait for
+    end
   end
-  local wait = math.min(math.max(tonumber(params.waitMs) or 0, 0), MAX_WAIT_MS)
+  local wait = #awaited > 0 and math.min(math.max(tonumber(params.waitMs) or 0, 0), MAX_WAIT_MS) or 0
   local deadline = vim.uv.now() + wait
   while wait > 0 and vim.uv.now() < deadline do
     local until_ms = deadline
-    if vim.iter(bufs):all(settled) then
+    if vim.iter(awaited):all(settled) then
       local last = 0
-      for _, buf in ipairs(bufs) do
+      for _, buf in ipairs(awaited) do
         last = math.max(last, published[buf].at)
       end
       if vim.uv.now() - last >= M.QUIET_MS then

@@ -175,14 +175,21 @@ export class CodeIntel implements vscode.Disposable {
       throw new CodeIntelError("agent/diagnostics needs uris: string[]", true);
     }
     const uris = params.uris.map((uri) => ({ given: uri, uri: this.editor.parseUri(uri) }));
+    const awaited: string[] = [];
     for (const { uri } of uris) {
       // Opened so a checker that looks only at open files (Pylance's default) checks it too.
-      await this.editor.openDocument(uri).then(undefined, () => undefined);
+      const doc = await this.editor.openDocument(uri).then(
+        (d) => d,
+        () => undefined,
+      );
+      if (doc !== undefined && doc.languageId !== "plaintext") {
+        awaited.push(uri.toString()); // no language extension claims plain text: nothing to wait for
+      }
     }
     const keys = uris.map(({ uri }) => uri.toString());
     const waitMs = Math.min(Math.max(Number(params.waitMs) || 0, 0), MAX_WAIT_MS);
-    if (waitMs > 0) {
-      await this.settle(keys, Date.now() + waitMs, cancel);
+    if (waitMs > 0 && awaited.length > 0) {
+      await this.settle(awaited, Date.now() + waitMs, cancel);
     }
     const items = [];
     for (const [i, { given, uri }] of uris.entries()) {

@@ -17,15 +17,16 @@ end
 ---Call one of the plugin's request handlers as Neovim does (in a coroutine) and wait for its answer.
 ---@param handler lsp.Handler
 ---@param params table
+---@param ms integer? How long the answer may take (default 60 s)
 ---@return any result, table? err
-function A.call(handler, params)
+function A.call(handler, params, ms)
   local out
   coroutine.wrap(function()
     out = vim.F.pack_len(handler(nil, params, {}))
   end)()
   H.wait(function()
     return out ~= nil
-  end, "the answer to " .. vim.inspect(params), 60000)
+  end, "the answer to " .. vim.inspect(params), ms or 60000)
   return out[1], out[2]
 end
 

@@ -349,3 +349,12 @@ test("diagnostics with waitMs: the server withdrawing the request ends the wait"
   cancel();
   assert.equal((await answer).items[0].settled, false);
 });
+
+test("diagnostics with waitMs: plain text (no language extension) is answered at once, unsettled", async () => {
+  const { editor, intel } = setup();
+  const notes = "file:///ws/notes.txt";
+  editor.languages.set(notes, "plaintext");
+  editor.edit(notes);
+  const { items } = await intel.diagnostics({ uris: [notes], waitMs: 30_000 });
+  assert.deepEqual(items, [{ uri: notes, diagnostics: [], settled: false }]);
+});

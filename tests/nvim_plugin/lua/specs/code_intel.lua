@@ -126,5 +126,9 @@ return function()
   local fixed = call(intel.diagnostics_handler, { uris = { main_uri }, waitMs = 20000 }).items[1]
   H.ok(fixed.settled, "reported after the undo")
   H.eq(fixed.diagnostics, {}, "clean again")
+  -- A file no language server serves is not waited for: the answer comes long before the 30 s asked.
+  local notes = vim.uri_from_fname(H.project .. "/notes.txt")
+  local plain = call(intel.diagnostics_handler, { uris = { notes }, waitMs = 30000 }, 10000).items[1]
+  H.eq(plain, { uri = notes, diagnostics = {}, settled = false }, "plain text answered at once")
   io.stdout:write("code_intel direct ok: every operation and diagnostics from basedpyright in hidden buffers\n")
 end
