@@ -47,7 +47,9 @@ def class_sizes(source: str) -> list[tuple[str, int]]:
         if match is None or line.rstrip().endswith(";"):
             continue
         indent, name = match.groups()
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].rstrip() in (f"{indent}}}", f"{indent}}};")), start)
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].rstrip() in (f"{indent}}}", f"{indent}}};")), start
+        )
         sizes.append((name, end - start + 1))
     return sizes
 
@@ -60,7 +62,9 @@ def test_the_import_reader_sees_type_only_and_lazy_imports(tmp_path: Path) -> No
     graph = import_graph()
     assert "chatCore" in graph["controller"], "a value import"
     assert "protocol" in graph["state"], "an `import type` counts as an edge"
-    assert all(not t.startswith("test/") for name, targets in graph.items() if not name.startswith("test/") for t in targets)
+    assert all(
+        not t.startswith("test/") for name, targets in graph.items() if not name.startswith("test/") for t in targets
+    )
 
 
 def test_files_and_classes_of_the_extension_stay_small() -> None:

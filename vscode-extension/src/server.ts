@@ -263,7 +263,7 @@ export class AgentServer implements vscode.Disposable {
     if (typeof found === "string") {
       return found;
     }
-    const plan = loginCheck(found.args, credentials);
+    const plan = loginCheck(found.args, credentials, process.env);
     if (plan === undefined) {
       return undefined;
     }
@@ -326,17 +326,51 @@ async function applyAgentEdit(client: LanguageClient, params: ApplyWorkspaceEdit
     }
   }
   const dirtyBefore = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()));
-  const applied = await vscode.workspace.applyEdit(edit, { isRefactoring: true });
-  if (applied) {
-    for (const uri of touched) {
-      if (dirtyBefore.has(uri)) {
-        continue;
-      }
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-      if (doc.isDirty) {
-        await doc.save();
-      }
+  // What the clean documents held, to put back if their save fails (open ones; an unopened file is read from disk).
+  const before = new Map<string, string>();
+  for (const uri of touched) {
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    const text = open !== undefined ? open.getText() : await readText(vscode.Uri.parse(uri));
+    if (text !== undefined && !dirtyBefore.has(uri)) {
+      before.set(uri, text);
     }
   }
-  return applied ? { applied } : { applied, failureReason: "VS Code did not apply the edit" };
+  const applied = await vscode.workspace.applyEdit(edit, { isRefactoring: true });
+  if (!applied) {
+    return { applied, failureReason: "VS Code did not apply the edit (a read-only file, or the user declined it)" };
+  }
+  // Done only once it is on disk: a save VS Code refuses (read-only, changed on disk meanwhile, no permission) is a
+  // failure the model reads, and the document goes back to the file's text (it had no unsaved changes before).
+  for (const uri of touched) {
+    if (dirtyBefore.has(uri)) {
+      continue;
+    }
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    if (!doc.isDirty) {
+      continue;
+    }
+    const saved = await doc.save().then(
+      (ok) => (ok ? undefined : "VS Code did not save it"),
+      (err: unknown) => errorText(err),
+    );
+    if (saved !== undefined) {
+      const original = before.get(uri);
+      if (original !== undefined) {
+        const back = new vscode.WorkspaceEdit();
+        back.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original);
+        await vscode.workspace.applyEdit(back);
+      }
+      return { applied: false, failureReason: `${doc.uri.fsPath} could not be saved (${saved}); the change was taken back` };
+    }
+  }
+  return { applied };
+}
+
+/** A file's text on disk, or undefined when it cannot be read (not there yet: the edit creates it). */
+async function readText(uri: vscode.Uri): Promise<string | undefined> {
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return undefined;
+  }
 }
