@@ -85,7 +85,7 @@ function script() {
     say("Second ", "answer."),
     // Send now: a long streaming answer; the message sent with Ctrl+Enter joins it (agent/steer) and the model's
     // next request answers it (a server without steering stops the stream and sends the message as a new prompt).
-    { chunks: STREAM.map((text) => chunk({ text })), delay_s: 0.4 },
+    { chunks: done(STREAM.map((text) => chunk({ text }))).response, delay_s: 0.4 },
     say("Urgent ", "answer."),
     // Retry: the urgent message again.
     say("Retried ", "answer."),
@@ -443,6 +443,18 @@ async function main() {
     await page.locator(".monaco-diff-editor .editor.original .view-line", { hasText: 'return "Hello " + name' }).first().waitFor();
     await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: 'return f"Hello {name}"' }).first().waitFor();
     log("changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened");
+    // The panel in light, dark and high contrast, showing this turn: its edit as one line with +/−, the changed files.
+    if (shots) {
+      await openAgentView(page);
+      for (const [theme, name] of [
+        ["Dark Modern", "dark"],
+        ["Dark High Contrast", "high-contrast"],
+        ["Light Modern", "light"],
+      ]) {
+        await setTheme(page, theme);
+        await shot(`vscode-panel-theme-${name}.png`);
+      }
+    }
 
     // --- Revert all: the turn's files put back by the server's checkpoints; one the user changed since is kept ---
     const appFile = path.join(workspace, "app.py");
@@ -471,6 +483,8 @@ async function main() {
     if ((await pressed()).length !== 0) throw new Error(`switches on at start: ${await pressed()}`);
     await (await autoButton("Edit")).click();
     await waitFor("Edit on for this session", async () => JSON.stringify(await pressed()) === JSON.stringify(["Edit ✓"]));
+    await autoToggle.click(); // the switches close again; the control says what is on
+    if ((await autoToggle.innerText()).trim() !== "Auto-approve: Edit") throw new Error(`the control reads ${await autoToggle.innerText()}`);
     await input.fill("say hi in app.py");
     await input.press("Enter");
     await chat.locator(".msg.agent", { hasText: "Said hi." }).waitFor(); // no question held the turn
@@ -492,7 +506,7 @@ async function main() {
     if (fs.existsSync(path.join(workspace, ".gemini"))) throw new Error("auto-approve wrote into the workspace");
     if ((await autoToggle.innerText()).trim() !== "Auto-approve: Edit, Shell") throw new Error(`the control reads ${await autoToggle.innerText()}`);
     await shot("vscode-panel-auto-approve.png", chat.locator("footer"));
-    await page.keyboard.press("Escape");
+    await autoToggle.click();
     await input.fill("run it");
     await input.press("Enter");
     await chat.locator(".msg.agent", { hasText: "Ran unasked." }).waitFor();
@@ -500,6 +514,7 @@ async function main() {
     await (await autoButton("Shell")).click(); // workspace → off
     await waitFor("Shell off", async () => !(await pressed()).some((t) => t.startsWith("Shell")));
     if (saved().length !== 0) throw new Error("switching the workspace's Shell off left its file");
+    await autoToggle.click();
     await input.fill("run it again");
     await input.press("Enter");
     const card = chat.locator(".permission", { hasText: "echo asked-ran" });
@@ -611,24 +626,6 @@ async function main() {
     await chatHeader.click();
     log("mcp view ok: everything connected with its tools and prompts, broken failed with its reason and log, Restart reconnected everything");
 
-    // --- Themes: the panel in light, dark and high contrast (screenshots only) -----------------------------------
-    if (shots) {
-      for (const [theme, name] of [
-        ["Light Modern", "light"],
-        ["Dark Modern", "dark"],
-        ["Dark High Contrast", "high-contrast"],
-      ]) {
-        await page.keyboard.press("F1");
-        await page.locator(".quick-input-widget input").fill(">Preferences: Color Theme");
-        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Preferences: Color Theme" }).first().click();
-        await page.locator(".quick-input-widget input").fill(theme);
-        await page.locator(".quick-input-list .monaco-list-row", { hasText: theme }).first().click();
-        await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
-        await page.waitForTimeout(800); // the webview takes the theme's colours a moment later
-        await shot(`vscode-panel-theme-${name}.png`);
-      }
-    }
-
     console.log("panel e2e: passed");
   } catch (err) {
     failed = true;
@@ -638,6 +635,17 @@ async function main() {
     fakeGemini.stop();
     await shutDown(browser, run, tmp, keep || failed);
   }
+}
+
+/** Preferences: Color Theme, as a user picks it; the webview takes the theme's colours a moment later. */
+async function setTheme(page, theme) {
+  await page.keyboard.press("F1");
+  await page.locator(".quick-input-widget input").fill(">Preferences: Color Theme");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Preferences: Color Theme" }).first().click();
+  await page.locator(".quick-input-widget input").fill(theme);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: theme }).first().click();
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+  await page.waitForTimeout(800);
 }
 
 /** The user's texts in the last model request the fake Gemini server recorded (the history it was sent). */
