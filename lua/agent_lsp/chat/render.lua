@@ -12,6 +12,7 @@
 ---@field lines string[] Text content, one string per line (text kinds)
 ---@field message_id string? The messageId of the message it shows (user, agent and thought chunks carry one)
 ---@field attached string[]? What a user message carried besides its text (images, the editor's selection)
+---@field steered boolean? A user message sent into the running turn (agent/steer)
 ---@field id string? Tool call id, or a compaction's compactionId
 ---@field title string? Tool call title
 ---@field status string? Tool call or compaction status
@@ -179,7 +180,7 @@ function M.lines(block)
   local out = {} ---@type string[]
   local kind = block.kind
   if kind == "user" then
-    out[1] = "## You"
+    out[1] = block.steered and "## You (into the running turn)" or "## You"
     vim.list_extend(out, block.lines)
     if block.attached and #block.attached > 0 then
       out[#out + 1] = "📎 " .. table.concat(block.attached, ", ")

@@ -100,6 +100,14 @@ function Transcript:add_user(text, attached, message_id)
   self:_push({ kind = "header", lines = { "## Agent" } })
 end
 
+---A message sent into the running turn: shown where it went in, the turn's answer going on under it.
+---@param text string
+---@param attached string[]?
+function Transcript:add_steered(text, attached)
+  local lines = vim.split(text, "\n", { plain = true })
+  self:_push({ kind = "user", lines = lines, attached = attached, steered = true })
+end
+
 ---How many user messages the chat shows.
 ---@return integer
 function Transcript:user_count()
