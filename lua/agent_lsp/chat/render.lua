@@ -151,9 +151,10 @@ function M.tool_details(content, skip)
       local lines = vim.tbl_filter(function(l)
         return not l:match("^```")
       end, vim.split(vim.trim(text or ""), "\n", { plain = true }))
-      if #lines > 1 or (lines[1] or "") ~= "" then
-        add_capped(out, lines)
+      while #lines > 0 and vim.trim(lines[#lines]) == "" do
+        lines[#lines] = nil -- an output's final newline
       end
+      add_capped(out, lines)
     end
   end
   return out, added, removed
