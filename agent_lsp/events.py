@@ -72,6 +72,8 @@ class ConfirmationDetails:
     # "Allow in all future sessions" may be offered: settings allow it (security.enablePermanentToolApproval)
     # and the answer can be written as a policy rule.
     savable: bool = False
+    # "Allow always" may be offered at all (False: security.disableAlwaysAllow or admin.secureModeEnabled).
+    always: bool = True
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,59 @@ class Usage:
     def __add__(self, other: Usage) -> Usage:
         """Counts summed (a session's usage over its responses)."""
         return Usage(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)))
+
+    def __sub__(self, other: Usage) -> Usage:
+        """Counts taken away (what a span of a session added: its end's totals minus its start's)."""
+        return Usage(*(a - b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)))
+
+
+@dataclass(frozen=True)
+class ModelUsage:
+    """What one model was asked over a span of a session: requests that reported usage, their summed counts and
+    estimated cost in US dollars (None when no price is known for the model)."""
+
+    model: str
+    requests: int = 0
+    usage: Usage = dataclasses.field(default_factory=Usage)
+    cost: float | None = 0.0
+
+
+@dataclass(frozen=True)
+class UsageTotals:
+    """Every model call made for a session (main loop, subagents, compression, web tools, MCP sampling, retries
+    that reported usage), by model; see docs/models.md#cost for what is and is not counted."""
+
+    by_model: tuple[ModelUsage, ...] = ()
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for m in self.by_model:
+            total = total + m.usage
+        return total
+
+    @property
+    def requests(self) -> int:
+        return sum(m.requests for m in self.by_model)
+
+    @property
+    def cost(self) -> float | None:
+        """The summed estimate; None when any model that answered has no known price (a partial sum would lie)."""
+        costs = [m.cost for m in self.by_model if m.requests]
+        return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+    def since(self, start: UsageTotals) -> UsageTotals:
+        """What was added after ``start`` (an earlier reading of the same ledger): one prompt's share."""
+        before = {m.model: m for m in start.by_model}
+        out = []
+        for m in self.by_model:
+            b = before.get(m.model)
+            if b is None:
+                out.append(m)
+            elif m.requests != b.requests:
+                cost = None if m.cost is None or b.cost is None else m.cost - b.cost
+                out.append(ModelUsage(m.model, m.requests - b.requests, m.usage - b.usage, cost))
+        return UsageTotals(tuple(out))
 
 
 @dataclass(frozen=True)
@@ -211,6 +266,9 @@ class Finished:
     usage: Usage | None = None
     # The session's estimated cost so far in US dollars (model/prices.py); None once a request's price is unknown.
     cost: float | None = None
+    # Every model call made for the session so far, and for the running prompt (None: not metered).
+    session_usage: UsageTotals | None = None
+    turn_usage: UsageTotals | None = None
     kind: Literal["finished"] = "finished"
 
 
@@ -282,6 +340,9 @@ class Stop:
 
     reason: StopReason
     usage: Usage | None = None
+    # As on Finished: the whole session's model calls and this prompt's (None: not metered).
+    session_usage: UsageTotals | None = None
+    turn_usage: UsageTotals | None = None
     kind: Literal["stop"] = "stop"
 
 

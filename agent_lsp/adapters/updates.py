@@ -35,6 +35,8 @@ class UpdateState:
     context_size: int = 1_048_576
     live_output: Mapping[str, str] = field(default_factory=dict)
     notices_supported: bool = False  # the client advertised session.notices
+    used: int = 0  # tokens in context after the last response (the prompt's closing usage_update repeats it)
+    counted: int = 0  # model requests the last usage_update counted
 
 
 def text_block(text: str) -> dict[str, Any]:
@@ -107,6 +109,41 @@ def _notice(level: str, text: str, state: UpdateState) -> Update:
     return _message(f"\n\n> {_NOTICE_MARK.get(level, '⚠️')} {text}\n\n")
 
 
+def usage_update(used: int, state: UpdateState, session: ev.UsageTotals | None, turn: ev.UsageTotals | None) -> Update:
+    """ACP's UsageUpdate: the context's fill, the session's estimated cost (every model call made for it), and in
+    ``_meta["agent-lsp"]`` the session's and the running prompt's tokens and cost, by model (docs/protocol.md)."""
+    update: Update = {"sessionUpdate": "usage_update", "used": used, "size": state.context_size}
+    cost = session.cost if session is not None else None
+    if cost is not None:
+        update["cost"] = {"amount": round(cost, 6), "currency": CURRENCY}
+    if session is not None:
+        ours: dict[str, Any] = {"session": usage_totals(session)}
+        if turn is not None:
+            ours["turn"] = usage_totals(turn)
+        update["_meta"] = {"agent-lsp": ours}
+    return update
+
+
+def usage_totals(totals: ev.UsageTotals) -> dict[str, Any]:
+    """Totals as JSON: summed counts and cost (null when a model's price is unknown), then each model's."""
+    return {
+        **_usage_json(totals.requests, totals.usage, totals.cost),
+        "byModel": [{"model": m.model, **_usage_json(m.requests, m.usage, m.cost)} for m in totals.by_model],
+    }
+
+
+def _usage_json(requests: int, usage: ev.Usage, cost: float | None) -> dict[str, Any]:
+    return {
+        "requests": requests,
+        "inputTokens": usage.prompt_tokens,
+        "outputTokens": usage.candidates_tokens,
+        "thoughtTokens": usage.thoughts_tokens,
+        "cachedReadTokens": usage.cached_tokens,
+        "totalTokens": usage.total_tokens,
+        "cost": round(cost, 6) if cost is not None else None,
+    }
+
+
 def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False) -> tuple[list[Update], UpdateState]:
     """The updates to send for an event, and the state after it. ``replay``: redrawing a loaded session,
     so the user's own messages are included (live, the client already shows them)."""
@@ -169,10 +206,13 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             ], state
         case ev.Finished(usage=usage) if usage is not None and usage.prompt_tokens:
             used = usage.prompt_tokens + usage.candidates_tokens
-            usage_update: Update = {"sessionUpdate": "usage_update", "used": used, "size": state.context_size}
-            if event.cost is not None:
-                usage_update["cost"] = {"amount": round(event.cost, 6), "currency": CURRENCY}
-            return [usage_update], state
+            counted = event.session_usage.requests if event.session_usage is not None else 0
+            update = usage_update(used, state, event.session_usage, event.turn_usage)
+            return [update], replace(state, used=used, counted=counted)
+        case ev.Stop(session_usage=totals) if totals is not None and totals.requests != state.counted and not replay:
+            # Calls made after the prompt's last response (a /compress, a failed turn's retries) are shown too.
+            update = usage_update(state.used, state, totals, event.turn_usage)
+            return [update], replace(state, counted=totals.requests)
         case ev.SessionTitle(title=title):
             return [{"sessionUpdate": "session_info_update", "title": title}], state
         case ev.ModeChanged(mode=mode):

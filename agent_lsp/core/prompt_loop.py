@@ -18,7 +18,6 @@ from agent_lsp.core.turn import TurnResult, run_turn
 from agent_lsp.errors import ModelError
 from agent_lsp.model.base import GenerateRequest, ModelChunk, Part
 from agent_lsp.model.catalog import generation_settings, resolve_model
-from agent_lsp.model.prices import request_cost
 
 MAX_TURNS_PER_PROMPT = 100
 # Invalid responses (empty, no finish reason, malformed call) are asked for once more before giving up.
@@ -175,14 +174,20 @@ class PromptLoop:
             thinking_level=gen.thinking_level,
         )
 
+    def usage_readings(self) -> tuple[ev.UsageTotals | None, ev.UsageTotals | None]:
+        """(the whole session's model calls, the running prompt's), from the session's meter."""
+        meter, start = self.deps.meter, self.state.turn_start
+        if meter is None:
+            return None, None
+        now = meter()
+        return now, (now.since(start) if start is not None else None)
+
     def _account(self, result: TurnResult) -> None:
         state = self.state
         usage = result.usage
-        if usage is not None and state.cost is not None:
-            price = self.deps.options.price(resolve_model(state.model))
-            output = usage.candidates_tokens + usage.thoughts_tokens
-            state.cost = None if price is None else state.cost + request_cost(price, usage.prompt_tokens, output)
-        self.emit(ev.Finished(result.finish_reason, usage, state.cost))
+        session_usage, turn_usage = self.usage_readings()
+        cost = session_usage.cost if session_usage is not None else None
+        self.emit(ev.Finished(result.finish_reason, usage, cost, session_usage, turn_usage))
         if usage is None:
             return
         if usage.prompt_tokens:
@@ -207,7 +212,11 @@ class PromptLoop:
 
         try:
             result = await compress(
-                state.history.contents(), model=state.model, original_tokens=original, generate=generate
+                # Resolved as the main loop's requests are: "auto" is not a model the API knows.
+                state.history.contents(),
+                model=resolve_model(state.model),
+                original_tokens=original,
+                generate=generate,
             )
         except ModelError as exc:
             self.emit(ev.Notice("warning", f"Could not compress the conversation: {exc}"))

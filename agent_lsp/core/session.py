@@ -170,6 +170,7 @@ class Session:
         history is recorded."""
         stop: ev.StopReason = "end_turn"
         history = self.state.history
+        self.state.turn_start = self.deps.meter() if self.deps.meter is not None else None
         try:
             stop = await self._prompt(prompt, attachments)
         except asyncio.CancelledError:
@@ -182,7 +183,7 @@ class Session:
             self.emit(ev.Error(str(exc), getattr(exc, "status", None), exc.meaning))
             stop = "error"
         finally:
-            self.emit(ev.Stop(stop, self.state.usage))
+            self.emit(ev.Stop(stop, self.state.usage, *self._turns.usage_readings()))
             on_history = self.deps.on_history
             if on_history is not None:
                 try:

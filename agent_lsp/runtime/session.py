@@ -16,7 +16,6 @@ from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.session import Session
 from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.base import Content, ModelClient
-from agent_lsp.model.prices import session_prices
 from agent_lsp.runtime.agents import SchedulerFor, register_subagents
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
@@ -99,6 +98,7 @@ def build_session(
         before_model=before_model,
         rewinder=_rewinder(checkpointer),
         on_rewind=recorder.record_rewind if recorder is not None else None,
+        meter=router.ledger.totals,  # every client the router hands out is metered into this ledger
     )
     # Pro → flash fallback is a Gemini notion; another provider's 429s are just retried.
     state = SessionState(
@@ -124,7 +124,6 @@ def _options(
         loop_detection=not model_settings.disable_loop_detection,
         retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
         token_limit=router.token_limit,
-        price=session_prices(model_settings.prices),
     )
 
 
@@ -164,6 +163,7 @@ def _scheduler_for(
             hooks=hooks,
             on_save_rule=save_allowed_rules,
             permanent_approval=permanent_approval,  # security.enablePermanentToolApproval
+            always_allow=not policy.disable_always_allow,  # security.disableAlwaysAllow
         )
         return Scheduler(
             registry,

@@ -18,7 +18,7 @@ import {
   type StaticFeature,
 } from "vscode-languageclient/node";
 import type { ChatController } from "./controller";
-import { errorText } from "./controller";
+import { errorText } from "./chatCore";
 import { stripConfirmation } from "./edits";
 import type { ElicitParams } from "./elicitation";
 import { METHODS, SERVER_COMMANDS, type RequestPermissionParams, type UpdateParams } from "./protocol";
@@ -31,7 +31,14 @@ export type BundledServer = () => Promise<string>;
 /** Advertises that this client answers agent/requestPermission and agent/elicit (and draws agent/update itself). */
 const agentCapabilities: StaticFeature = {
   fillClientCapabilities(capabilities) {
-    capabilities.experimental = { ...(capabilities.experimental ?? {}), agent: { permissionRequests: true, elicitation: true } };
+    capabilities.experimental = {
+      ...(capabilities.experimental ?? {}),
+      // compaction: the panel draws compaction_update as its own item (docs/protocol.md).
+      agent: { permissionRequests: true, elicitation: true, compaction: true },
+    };
+    // The panel and the status bar item show a turn's progress; the server's work-done progress would add a second
+    // status bar entry ("Agent: <prompt>: Writing the answer…"), so it is not asked for.
+    capabilities.window = { ...(capabilities.window ?? {}), workDoneProgress: false };
   },
   initialize() {},
   getState() {
@@ -39,6 +46,13 @@ const agentCapabilities: StaticFeature = {
   },
   clear() {},
 };
+
+/** The agent/* requests the server says it answers (`capabilities.experimental.agent.requests`). */
+function serverRequests(client: LanguageClient): string[] {
+  const experimental = client.initializeResult?.capabilities.experimental as { agent?: { requests?: unknown } } | undefined;
+  const requests = experimental?.agent?.requests;
+  return Array.isArray(requests) ? requests.filter((r): r is string => typeof r === "string") : [];
+}
 
 function isExecutable(file: string): boolean {
   try {
@@ -191,6 +205,7 @@ export class AgentServer implements vscode.Disposable {
 
   private attach(client: LanguageClient): void {
     this.controller.attach({
+      serverRequests: serverRequests(client),
       sendRequest: (method, params) => client.sendRequest(method, params),
       sendNotification: (method, params) => client.sendNotification(method, params),
     });
@@ -248,7 +263,7 @@ export class AgentServer implements vscode.Disposable {
     if (typeof found === "string") {
       return found;
     }
-    const plan = loginCheck(found.args, credentials);
+    const plan = loginCheck(found.args, credentials, process.env);
     if (plan === undefined) {
       return undefined;
     }
