@@ -72,6 +72,8 @@ class ConfirmationDetails:
     # "Allow in all future sessions" may be offered: settings allow it (security.enablePermanentToolApproval)
     # and the answer can be written as a policy rule.
     savable: bool = False
+    # "Allow always" may be offered at all (False: security.disableAlwaysAllow or admin.secureModeEnabled).
+    always: bool = True
 
 
 @dataclass(frozen=True)

@@ -262,12 +262,35 @@ class FolderTrustSettings(_Section):
     )
 
 
+class RedactionSettings(_Section):
+    enabled: bool = Field(
+        default=False,
+        description=(
+            "Redact every secret-looking variable (names with KEY, TOKEN, SECRET…, key-shaped values) from shell "
+            "commands, background commands and hooks, as Gemini CLI does; MCP servers always get this. The agent's "
+            "own credentials (GEMINI_API_KEY, GOOGLE_API_KEY, OPENAI_API_KEY…) are kept from every child either way."
+        ),
+    )
+    allowed: list[str] = Field(default=[], description="Variables always passed on (bypass redaction by name).")
+    blocked: list[str] = Field(default=[], description="Variables never passed on to a child process.")
+
+
 class SecuritySettings(_Section):
     folder_trust: FolderTrustSettings = Field(default_factory=FolderTrustSettings.model_construct)
     disable_yolo_mode: bool = Field(default=False, description="Refuse the 'yolo' approval mode from every source.")
+    disable_always_allow: bool = Field(
+        default=False, description="Never offer 'allow always', and ignore saved always-allow rules (Gemini CLI)."
+    )
+    environment_variable_redaction: RedactionSettings = Field(default_factory=RedactionSettings.model_construct)
     enable_permanent_tool_approval: bool = Field(
         default=False,
         description="Offer 'allow in all future sessions' when asking about a tool (saved as a policy rule).",
+    )
+
+
+class AdminSettings(_Section):
+    secure_mode_enabled: bool = Field(
+        default=False, description="Administrators: both security.disableYoloMode and security.disableAlwaysAllow."
     )
 
 
@@ -342,6 +365,7 @@ class Settings(_Section):
         default_factory=dict, description="MCP servers by name (entries of the same name replace, not merge)."
     )
     security: SecuritySettings = Field(default_factory=SecuritySettings.model_construct)
+    admin: AdminSettings = Field(default_factory=AdminSettings.model_construct)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings.model_construct)
     advanced: AdvancedSettings = Field(default_factory=AdvancedSettings.model_construct)
     hooks: dict[str, Any] = Field(

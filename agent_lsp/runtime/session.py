@@ -163,6 +163,7 @@ def _scheduler_for(
             hooks=hooks,
             on_save_rule=save_allowed_rules,
             permanent_approval=permanent_approval,  # security.enablePermanentToolApproval
+            always_allow=not policy.disable_always_allow,  # security.disableAlwaysAllow
         )
         return Scheduler(
             registry,

@@ -196,6 +196,7 @@ class ShellInvocation(ToolInvocation[ShellParams]):
                 cwd=self.cwd,
                 on_text=on_text,
                 inactivity_timeout_s=self.ctx.shell_inactivity_timeout_s,
+                env=self.ctx.child_env.for_command(),
             )
         except OSError as exc:
             message = f"Could not start bash: {exc.strerror or exc}"

@@ -34,7 +34,7 @@ end
 local function handlers()
   return {
     ["agent/update"] = function(_, params, ctx)
-      require("agent_lsp.session").on_update(params, ctx.client_id)
+      require("agent_lsp.updates").on_update(params, ctx.client_id)
     end,
     ["agent/requestPermission"] = function(err, params, ctx)
       return require("agent_lsp.permission").handler(err, params, ctx)

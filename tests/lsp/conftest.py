@@ -71,6 +71,8 @@ class Editor:
     on_update: Callable[[dict[str, Any]], None] | None = None
     # False: like vim-lsp, report an applied edit only with the next didChange (see send_late_change).
     report_applied_edits: bool = True
+    # Set: every workspace/applyEdit is refused with this failureReason (the user declined it in a preview).
+    refuse_edits: str | None = None
     # Set: window/showMessageRequest answers only once the test sets it (a user slow to answer).
     answer_gate: asyncio.Event | None = None
     # agent/elicit (a client advertising experimental.agent.elicitation): the requests, and the answer given.
@@ -166,6 +168,8 @@ class Editor:
         self.edits.append(edit)
         if self.before_apply is not None:
             self.before_apply()
+        if self.refuse_edits is not None:
+            return {"applied": False, "failureReason": self.refuse_edits}
         changes = edit.get("documentChanges") or [
             {"textDocument": {"uri": uri, "version": None}, "edits": edits}
             for uri, edits in (edit.get("changes") or {}).items()

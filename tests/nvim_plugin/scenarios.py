@@ -134,6 +134,32 @@ SCENARIOS: dict[str, Scenario] = {
         {"one.txt": "mine one\n"},
         gemini=True,
     ),
+    "rewind_buffers": Scenario(
+        [
+            call_line("replace", {"file_path": "app.py", "old_string": "app = 1", "new_string": "app = 2"}),
+            call_line("replace", {"file_path": "util.py", "old_string": "util = 1", "new_string": "util = 2"}),
+            text_line("Edited both."),
+            text_line("Hi."),
+        ],
+        {"app.py": "app = 1\n", "util.py": "util = 1\n"},
+        gemini=True,
+    ),
+    # A write Neovim refuses (a read-only file), then an edit computed against a hidden buffer whose file changed on
+    # disk: each is answered applied=false, and the model reads why; its retry against the file's text lands.
+    "refused_write": Scenario(
+        [
+            call_line("replace", {"file_path": "ro.py", "old_string": "x = 1", "new_string": "x = 2"}),
+            text_line("Could not write ro.py."),
+            call_line("replace", {"file_path": "util.py", "old_string": "u = 1", "new_string": "u = 2"}),
+            call_line("replace", {"file_path": "util.py", "old_string": "u = 55", "new_string": "u = 6"}),
+            text_line("Done."),
+        ],
+        {"ro.py": "x = 1\n", "util.py": "u = 1\n"},
+        gemini=True,
+    ),
+    # The chat's rendering of what the server sends (compaction, messageId, subagent nesting, usage), fed as
+    # agent/update notifications to the real plugin; steering against a server that lists agent/steer.
+    "render": Scenario([text_line("Hello.")]),
     "mode": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
     "actions": Scenario(
         [

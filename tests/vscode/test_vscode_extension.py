@@ -219,3 +219,12 @@ def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Pa
         "vscode-panel-usage.png",
     ):
         assert (tmp_path / shot).stat().st_size > 5_000, shot
+
+
+@pytest.mark.timeout(600)
+def test_a_write_vscode_refuses_reaches_the_model_as_a_failure(built_vsix: Path) -> None:
+    """Issue #41 in the real VS Code (e2e/refused_write.mjs, on this checkout's Python): a file VS Code holds
+    read-only is not changed, and the model reads that the change was not applied, never "Successfully"."""
+    proc = _run(["node", "e2e/refused_write.mjs", "--python", sys.executable], timeout=480)
+    assert "refused-write e2e: passed" in proc.stdout, proc.stdout[-3000:]
+    assert "refused ok: ro.py kept its text; the model read: " in proc.stdout

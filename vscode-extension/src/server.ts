@@ -18,7 +18,7 @@ import {
   type StaticFeature,
 } from "vscode-languageclient/node";
 import type { ChatController } from "./controller";
-import { errorText } from "./controller";
+import { errorText } from "./chatCore";
 import { stripConfirmation } from "./edits";
 import type { ElicitParams } from "./elicitation";
 import { METHODS, SERVER_COMMANDS, type RequestPermissionParams, type UpdateParams } from "./protocol";
@@ -31,7 +31,14 @@ export type BundledServer = () => Promise<string>;
 /** Advertises that this client answers agent/requestPermission and agent/elicit (and draws agent/update itself). */
 const agentCapabilities: StaticFeature = {
   fillClientCapabilities(capabilities) {
-    capabilities.experimental = { ...(capabilities.experimental ?? {}), agent: { permissionRequests: true, elicitation: true } };
+    capabilities.experimental = {
+      ...(capabilities.experimental ?? {}),
+      // compaction: the panel draws compaction_update as its own item (docs/protocol.md).
+      agent: { permissionRequests: true, elicitation: true, compaction: true },
+    };
+    // The panel and the status bar item show a turn's progress; the server's work-done progress would add a second
+    // status bar entry ("Agent: <prompt>: Writing the answer…"), so it is not asked for.
+    capabilities.window = { ...(capabilities.window ?? {}), workDoneProgress: false };
   },
   initialize() {},
   getState() {
@@ -39,6 +46,13 @@ const agentCapabilities: StaticFeature = {
   },
   clear() {},
 };
+
+/** The agent/* requests the server says it answers (`capabilities.experimental.agent.requests`). */
+function serverRequests(client: LanguageClient): string[] {
+  const experimental = client.initializeResult?.capabilities.experimental as { agent?: { requests?: unknown } } | undefined;
+  const requests = experimental?.agent?.requests;
+  return Array.isArray(requests) ? requests.filter((r): r is string => typeof r === "string") : [];
+}
 
 function isExecutable(file: string): boolean {
   try {
@@ -191,6 +205,7 @@ export class AgentServer implements vscode.Disposable {
 
   private attach(client: LanguageClient): void {
     this.controller.attach({
+      serverRequests: serverRequests(client),
       sendRequest: (method, params) => client.sendRequest(method, params),
       sendNotification: (method, params) => client.sendNotification(method, params),
     });
@@ -248,7 +263,7 @@ export class AgentServer implements vscode.Disposable {
     if (typeof found === "string") {
       return found;
     }
-    const plan = loginCheck(found.args, credentials);
+    const plan = loginCheck(found.args, credentials, process.env);
     if (plan === undefined) {
       return undefined;
     }
@@ -311,17 +326,51 @@ async function applyAgentEdit(client: LanguageClient, params: ApplyWorkspaceEdit
     }
   }
   const dirtyBefore = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()));
-  const applied = await vscode.workspace.applyEdit(edit, { isRefactoring: true });
-  if (applied) {
-    for (const uri of touched) {
-      if (dirtyBefore.has(uri)) {
-        continue;
-      }
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-      if (doc.isDirty) {
-        await doc.save();
-      }
+  // What the clean documents held, to put back if their save fails (open ones; an unopened file is read from disk).
+  const before = new Map<string, string>();
+  for (const uri of touched) {
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    const text = open !== undefined ? open.getText() : await readText(vscode.Uri.parse(uri));
+    if (text !== undefined && !dirtyBefore.has(uri)) {
+      before.set(uri, text);
     }
   }
-  return applied ? { applied } : { applied, failureReason: "VS Code did not apply the edit" };
+  const applied = await vscode.workspace.applyEdit(edit, { isRefactoring: true });
+  if (!applied) {
+    return { applied, failureReason: "VS Code did not apply the edit (a read-only file, or the user declined it)" };
+  }
+  // Done only once it is on disk: a save VS Code refuses (read-only, changed on disk meanwhile, no permission) is a
+  // failure the model reads, and the document goes back to the file's text (it had no unsaved changes before).
+  for (const uri of touched) {
+    if (dirtyBefore.has(uri)) {
+      continue;
+    }
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    if (!doc.isDirty) {
+      continue;
+    }
+    const saved = await doc.save().then(
+      (ok) => (ok ? undefined : "VS Code did not save it"),
+      (err: unknown) => errorText(err),
+    );
+    if (saved !== undefined) {
+      const original = before.get(uri);
+      if (original !== undefined) {
+        const back = new vscode.WorkspaceEdit();
+        back.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original);
+        await vscode.workspace.applyEdit(back);
+      }
+      return { applied: false, failureReason: `${doc.uri.fsPath} could not be saved (${saved}); the change was taken back` };
+    }
+  }
+  return { applied };
+}
+
+/** A file's text on disk, or undefined when it cannot be read (not there yet: the edit creates it). */
+async function readText(uri: vscode.Uri): Promise<string | undefined> {
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return undefined;
+  }
 }
