@@ -16,7 +16,7 @@ from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.session import Session
 from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.base import Content, ModelClient
-from agent_lsp.runtime.agents import SchedulerFor, register_subagents
+from agent_lsp.runtime.agents import OriginConfirmer, SchedulerFor, register_subagents
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
 from agent_lsp.runtime.recording import Recording
@@ -60,6 +60,7 @@ def build_session(
     commands: Commands,
     before_model: Callable[[], Awaitable[None]] | None,
     resources: ResourceReader | None = None,
+    client_instructions: str = "",
 ) -> Session:
     from agent_lsp.core.mentions import MentionExpander
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
@@ -85,7 +86,7 @@ def build_session(
     ) -> Scheduler:
         return scheduler_for(tools.registry, emit, history, delivered)
 
-    instruction = _instruction(workspace, memory, policy, tools)
+    instruction = _instruction(workspace, memory, policy, tools, client_instructions)
     recorder = recording.recorder
     deps = SessionDeps(
         registry=tools.registry,
@@ -165,10 +166,11 @@ def _scheduler_for(
         emit: Callable[[ev.AgentEvent], None],
         history: Callable[[], Sequence[Content]],
         delivered: Callable[[], Awaitable[None]],
+        origin: ev.Origin | None = None,
     ) -> Scheduler:
         approval = Approval(
             policy,
-            confirmer,
+            confirmer if origin is None else OriginConfirmer(confirmer, origin),
             emit,
             delivered=delivered,
             hooks=hooks,
@@ -190,9 +192,12 @@ def _scheduler_for(
     return scheduler_for
 
 
-def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: SessionTools) -> Callable[[], str]:
+def _instruction(
+    workspace: Workspace, memory: Memory, policy: Policy, tools: SessionTools, client: str = ""
+) -> Callable[[], str]:
     """The system prompt, read on every request, so /memory reload, a mode change and /skills take effect on the
-    next one. The folder listing is computed once: walking the disk each time would be the slowest part of a turn."""
+    next one. The folder listing is computed once: walking the disk each time would be the slowest part of a turn.
+    ``client``: the editor's own instructions (ACP's systemPrompt in append mode), after ours."""
     from agent_lsp.config.paths import plans_dir
     from agent_lsp.core.prompts import folder_tree, system_prompt
 
@@ -201,7 +206,12 @@ def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: Se
     agents = tools.agents
     plans = str(plans_dir(workspace.primary).resolve())
 
+    extra = f"\n\n# Instructions from the editor\n\n{client.strip()}" if client.strip() else ""
+
     def instruction() -> str:
+        return _ours() + extra
+
+    def _ours() -> str:
         return system_prompt(
             workspace.roots,
             memory=memory.text,

@@ -132,10 +132,14 @@ async def test_session_fork_from_a_message(project: Path, env: dict[str, str]) -
             await conn.prompt(session_id=source, prompt=[text_block("message one")])
             await conn.prompt(session_id=source, prompt=[text_block("message two")])
 
-            fork = await conn.fork_session(session_id=source, cwd=str(project), messageIndex=1)
-            assert fork.field_meta == {"messageIndex": 1, "messageText": "message two"}
-            assert (project / "src" / "new.py").exists()  # a fork never touches the files
             rewind = "agent-lsp/rewind"
+            listed = (await conn.ext_method(rewind, {"sessionId": source}))["messages"]
+            second = listed[1]["messageId"]
+            assert second and len({m["messageId"] for m in listed}) == 2  # every user message has its own id
+            # By its id (the fork-at-message draft); the index stays the fallback.
+            fork = await conn.fork_session(session_id=source, cwd=str(project), messageId=second)
+            assert fork.field_meta == {"messageIndex": 1, "messageText": "message two", "messageId": second}
+            assert (project / "src" / "new.py").exists()  # a fork never touches the files
             listing = await conn.ext_method(rewind, {"sessionId": fork.session_id})
             assert [m["text"] for m in listing["messages"]] == ["message one"]
             await conn.prompt(session_id=fork.session_id, prompt=[text_block("message two, changed")])

@@ -241,3 +241,22 @@ def test_sign_in_behind_a_gateway_and_a_repositorys_yolo(built_vsix: Path) -> No
     assert "workspace ok: the repository's agentLsp.approvalMode yolo was not taken" in proc.stdout
     assert "sign-in ok: Signed in: Gemini API key through http://127.0.0.1:" in proc.stdout
     assert "gateway ok: the answer came through the gateway with the signed-in key" in proc.stdout
+
+
+@pytest.mark.timeout(480)
+def test_code_intelligence_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
+    """The agent's lsp tool and the diagnostics after its edits answered by VS Code's built-in TypeScript features
+    through the extension (e2e/codeIntel.mjs, on this checkout's Python): all eight operations, no language server
+    started by the agent although typescript-language-server is on its PATH, an edit's type error, a rename."""
+    _need(REPO / ".deps" / "language-servers" / "node_modules" / ".bin" / "typescript-language-server", "the servers")
+    proc = _run(["node", "e2e/codeIntel.mjs", "--python", sys.executable, "--screenshots", str(tmp_path)], timeout=400)
+    assert "code intel e2e: passed" in proc.stdout, proc.stdout[-3000:]
+    for line in (
+        "navigation ok: all 8 lsp operations answered by the editor (8 agent/codeIntel requests), shapes.ts opened "
+        "in the background, not shown",
+        "no language server under the agent",
+        "diagnostics ok: the edit's result carries VS Code's TypeScript error src/main.ts:7:14 (2322)",
+        "rename ok: rename_symbol applied VS Code's rename in both files",
+    ):
+        assert line in proc.stdout, proc.stdout[-3000:]
+    assert (tmp_path / "vscode-code-intel.png").stat().st_size > 10_000

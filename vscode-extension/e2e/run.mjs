@@ -18,10 +18,12 @@ import {
   codeServer,
   extensionDir,
   findFile,
+  historyRows,
   homeEnv,
   installVsix,
   log,
   need,
+  newChat,
   node24,
   openAgentView,
   openWorkbench,
@@ -330,9 +332,7 @@ async function main() {
     }
     log(`mode picker ok: the server's modes ${modeNames.join(", ")}`);
     // The panel opened a chat nobody wrote in yet: History has nothing to offer.
-    await chat.locator("#sessions").focus();
-    await page.waitForTimeout(1000);
-    const historyAtStart = (await chat.locator("#sessions option").allInnerTexts()).slice(1);
+    const historyAtStart = await historyRows(page);
     if (historyAtStart.length > 0) {
       throw new Error(`History lists a chat nobody wrote in: ${historyAtStart.join(" | ")}`);
     }
@@ -594,7 +594,7 @@ async function main() {
 
     // Run 10: a new chat (a new session) runs the same command without asking.
     const asking = (agentLog(dirs["user-data"]).match(/agent\/requestPermission/g) ?? []).length;
-    await chat.locator('[data-action="newChat"]').click();
+    await newChat(page);
     await chat.locator("#input").fill("Run the saved check");
     await chat.locator("#input").press("Enter");
     await chat.locator(".msg.agent", { hasText: "ran without asking" }).waitFor();
@@ -653,9 +653,8 @@ async function main() {
     log("run 8 ok: after a crash mid-turn the panel reattached by itself and said so in words");
 
     // History: the chats written in, by title; never the empty chat a panel opens with, never a bare id.
-    await chat.locator("#sessions").focus();
-    await waitFor("History to list the chat", async () => (await chat.locator("#sessions option").count()) > 1);
-    const history = (await chat.locator("#sessions option").allInnerTexts()).slice(1);
+    let history = [];
+    await waitFor("History to list the chat", async () => (history = await historyRows(page)).length > 0);
     if (history.some((label) => /^[0-9a-f]{6,}$/i.test(label.trim()))) {
       throw new Error(`History shows a bare session id: ${history.join(" | ")}`);
     }
