@@ -275,7 +275,7 @@ class Sessions:
         return {"models": described["models"], "promptCapabilities": described["promptCapabilities"]}
 
     def follow_settings(self) -> None:
-        """The editor's model and approval mode, changed in its settings, apply to the running sessions too."""
+        """The editor's model, and its mode only toward stricter (docs/security.md), apply to running sessions."""
         settings = self.config.config
 
         def follow(handle: SessionHandle) -> None:
@@ -287,7 +287,6 @@ class Sessions:
                 except ValueError as exc:
                     message = f"Model {settings.model} not used: {exc}"
                     self.client.notify("window/showMessage", show_message("warning", message))
-            # Only toward stricter: a channel a project can fill never loosens the mode the user picked (plan).
             if settings.approval_mode and stricter_or_same(settings.approval_mode, session.policy.mode):
                 refused = session.policy.set_mode(settings.approval_mode)
                 if refused:
