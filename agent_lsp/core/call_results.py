@@ -66,7 +66,7 @@ class CallResults:
             self._end(ending, info, _since(running), result.display, result.diff, result.error, error_type)
         else:
             ending = Succeeded(info.call_id, info.name, {"output": text}, parts, stopped)
-            self._end(ending, info, _since(running), result.display, result.diff)
+            self._end(ending, info, _since(running), result.display, result.diff, extra_diffs=result.extra_diffs)
 
     def fail(self, call: PreparedCall, why: str, error_type: str | None, *, stopped: str | None = None) -> None:
         """The call ends as an error before it ran (invalid, denied, refused, stopped by a BeforeTool hook)."""
@@ -97,6 +97,8 @@ class CallResults:
         diff: ev.FileDiff | None = None,
         error: str | None = None,
         error_type: str | None = None,
+        *,
+        extra_diffs: tuple[ev.FileDiff, ...] = (),
     ) -> None:
         self.outcomes[info.call_id] = ending
         self.emit(
@@ -110,6 +112,7 @@ class CallResults:
                 error_type=error_type,
                 duration_ms=round(duration, 3),
                 locations=info.locations,
+                extra_diffs=extra_diffs,
             )
         )
 

@@ -27,6 +27,7 @@ from agent_lsp.workspace.roots import Workspace
 
 if TYPE_CHECKING:
     from agent_lsp.config.settings import ModelSettings
+    from agent_lsp.core.edit_checks import EditChecks
     from agent_lsp.core.mentions import ResourceReader
     from agent_lsp.core.rewind import FileRewinder
     from agent_lsp.core.scheduler import Scheduler
@@ -60,6 +61,7 @@ def build_session(
     commands: Commands,
     before_model: Callable[[], Awaitable[None]] | None,
     resources: ResourceReader | None = None,
+    edit_checks: EditChecks | None = None,
 ) -> Session:
     from agent_lsp.core.mentions import MentionExpander
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
@@ -74,6 +76,7 @@ def build_session(
         hooks,
         answers=AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit),
         permanent_approval=permanent_approval,
+        edit_checks=edit_checks,
     )
 
     def factory(
@@ -144,6 +147,7 @@ def _scheduler_for(
     *,
     answers: AnswerOptions,
     permanent_approval: bool,
+    edit_checks: EditChecks | None = None,
 ) -> SchedulerFor:
     """Each turn's scheduler over a registry (the session's, or a subagent's subset of it), with its own Approval
     (the turn's stream is where its questions go)."""
@@ -174,6 +178,7 @@ def _scheduler_for(
             checkpointer=checkpointer,
             history=history,
             hooks=hooks,
+            edit_checks=edit_checks,
         )
 
     return scheduler_for

@@ -14,6 +14,7 @@ from agent_lsp.workspace.roots import Workspace
 if TYPE_CHECKING:
     from agent_lsp.config.settings import AgentsSettings, ContextSettings, SkillsSettings, ToolsSettings
     from agent_lsp.config.skills import SkillSet
+    from agent_lsp.core.code_intel import CodeIntel
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.model.router import ModelRouter
     from agent_lsp.tools.activate_skill import ActivateSkillTool
@@ -50,6 +51,7 @@ def build_tools(
     interactive: bool = True,
     agent_settings: AgentsSettings | None = None,  # the ``agents`` settings (None: the defaults)
     agents_enabled: bool = True,  # experimental.enableAgents
+    code_intel: CodeIntel | None = None,  # offers lsp (and rename_symbol) when set
 ) -> SessionTools:
     from agent_lsp.config.paths import gemini_dir
     from agent_lsp.tools.builtins import builtin_tools
@@ -70,6 +72,7 @@ def build_tools(
         web_fetch_allow_private=tools.web_fetch.allow_private_addresses,
         global_memory_file=gemini_dir() / memory_file,
         memory_file_name=memory_file,
+        code_intel=code_intel,
     )
     # The editor's own tools go in at construction, in the built-in's place (never swapped into a live registry).
     built = [replace[t.name](ctx) if t.name in replace else t for t in builtin_tools(ctx)]
