@@ -206,6 +206,9 @@ async def _drive(
             output.event(event)
     finally:
         await handle.aclose()
+        from agent_lsp.runtime.code_intel import close_language_servers
+
+        await close_language_servers()
     return stop, output, handle.session.id
 
 

@@ -96,6 +96,7 @@ class ManagedServer:
             types.WINDOW_SHOW_MESSAGE: lambda _params: None,
             types.TELEMETRY_EVENT: lambda _params: None,
             types.PROGRESS: lambda _params: None,
+            "$/typescriptVersion": lambda _params: None,
         }
         for method, handler in handlers.items():
             self._client.feature(method)(handler)  # type: ignore[no-untyped-call]
@@ -187,9 +188,7 @@ class ManagedServer:
             oldest = next(iter(self._docs))
             del self._docs[oldest]
             self._published.pop(oldest, None)
-            self._client.text_document_did_close(
-                types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(oldest))
-            )
+            self._client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(oldest)))
         if doc is None:
             doc = self._docs[uri] = _Doc(path, 1, text, self._publishes)
             item = types.TextDocumentItem(uri, language_id(path, self.spec.language), 1, text)
@@ -200,6 +199,10 @@ class ManagedServer:
             versioned = types.VersionedTextDocumentIdentifier(doc.version, uri)
             self._client.text_document_did_change(types.DidChangeTextDocumentParams(versioned, [change]))
         return doc.version
+
+    def analysed(self, path: Path) -> bool:
+        """Whether the server has published diagnostics for the file at all (it has read its project that far)."""
+        return path_to_uri(path) in self._published
 
     def _current(self, uri: str) -> _Published | None:
         """The diagnostics published for the text last sent, or None while the server has not answered for it."""

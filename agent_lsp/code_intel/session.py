@@ -22,6 +22,9 @@ from agent_lsp.core.code_intel import (
     TextChange,
 )
 
+PROJECT_WAIT_S = 10.0
+_PROJECT_WIDE = ("findReferences", "workspaceSymbol", "incomingCalls", "goToImplementation")
+
 
 class PoolCodeIntel:
     """CodeIntel for one session: ``roots`` are read on each call (``/directory add`` changes them)."""
@@ -85,6 +88,10 @@ class PoolCodeIntel:
             return None
         if operation not in over_lsp.supported(server.capabilities):
             raise CodeIntelError(f"{server.spec.name} does not support {operation}")
+        if operation in _PROJECT_WIDE and not server.analysed(path):
+            # A cold server (tsserver loading its project) answers project-wide questions from the files it has
+            # read so far: its first diagnostics of the file say it got that far.
+            await server.diagnostics(path, asyncio.get_running_loop().time() + PROJECT_WAIT_S)
         return await over_lsp.ask(server.request, operation, path, line, character, query)
 
     async def rename(

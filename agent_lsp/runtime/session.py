@@ -86,7 +86,7 @@ def build_session(
     ) -> Scheduler:
         return scheduler_for(tools.registry, emit, history, delivered)
 
-    instruction = _instruction(workspace, memory, policy, tools)
+    instruction = _instruction(workspace, memory, policy, tools, diagnostics=edit_checks is not None)
     recorder = recording.recorder
     deps = SessionDeps(
         registry=tools.registry,
@@ -184,16 +184,20 @@ def _scheduler_for(
     return scheduler_for
 
 
-def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: SessionTools) -> Callable[[], str]:
+def _instruction(
+    workspace: Workspace, memory: Memory, policy: Policy, tools: SessionTools, *, diagnostics: bool = False
+) -> Callable[[], str]:
     """The system prompt, read on every request, so /memory reload, a mode change and /skills take effect on the
     next one. The folder listing is computed once: walking the disk each time would be the slowest part of a turn."""
     from agent_lsp.config.paths import plans_dir
-    from agent_lsp.core.prompts import folder_tree, system_prompt
+    from agent_lsp.core.prompts import code_intel_section, folder_tree, system_prompt
 
     tree = folder_tree(workspace.primary)
     skills = tools.skills
     agents = tools.agents
     plans = str(plans_dir(workspace.primary).resolve())
+    intel = tools.ctx.code_intel
+    code_intel = code_intel_section(rename=intel.can_rename(), diagnostics=diagnostics) if intel else ""
 
     def instruction() -> str:
         return system_prompt(
@@ -204,6 +208,7 @@ def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: Se
             skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
             agents=[(a.name, a.description) for a in agents if policy.mode != "plan" or a.read_only],
             plans=plans,
+            code_intel=code_intel,
         )
 
     return instruction

@@ -17,13 +17,77 @@ from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.file_utils import path_problem, resolve, split_lines
 
 _IDENT = re.compile(r"\w+")
+# Keywords of the common languages: never what a question about a symbol means, so a column near one goes on
+# to the nearest name.
+_KEYWORDS = frozenset(
+    {
+        "and",
+        "as",
+        "assert",
+        "async",
+        "await",
+        "break",
+        "case",
+        "catch",
+        "class",
+        "const",
+        "continue",
+        "def",
+        "del",
+        "do",
+        "elif",
+        "else",
+        "enum",
+        "except",
+        "export",
+        "extends",
+        "fn",
+        "for",
+        "from",
+        "func",
+        "function",
+        "go",
+        "if",
+        "impl",
+        "import",
+        "in",
+        "interface",
+        "is",
+        "let",
+        "match",
+        "mod",
+        "new",
+        "not",
+        "or",
+        "package",
+        "pass",
+        "pub",
+        "raise",
+        "return",
+        "static",
+        "struct",
+        "switch",
+        "throw",
+        "try",
+        "type",
+        "use",
+        "var",
+        "while",
+        "with",
+        "yield",
+    }
+)
 _AT_POSITION = ("goToDefinition", "findReferences", "hover", "goToImplementation", "incomingCalls", "outgoingCalls")
 
 
 def snap(line_text: str, column: int, name: str = "") -> tuple[int, str] | None:
     """The 0-based index of the identifier at (or nearest to) the 1-based ``column``, and the identifier; ``name``
     wins when it is on the line. None when the line has no identifier. Models count columns badly."""
-    words = [(m.start(), m.end(), m.group()) for m in _IDENT.finditer(line_text) if not m.group().isdigit()]
+    words = [
+        (m.start(), m.end(), m.group())
+        for m in _IDENT.finditer(line_text)
+        if not m.group().isdigit() and m.group() not in _KEYWORDS
+    ]
     if not words:
         return None
     if name:
@@ -32,9 +96,10 @@ def snap(line_text: str, column: int, name: str = "") -> tuple[int, str] | None:
             words = named
     at = column - 1
 
-    def distance(word: tuple[int, int, str]) -> int:
+    def distance(word: tuple[int, int, str]) -> tuple[int, int]:
         start, end, _ = word
-        return 0 if start <= at < end else min(abs(at - start), abs(at - (end - 1)))
+        # On a tie the name to the right wins: a column that misses usually falls just before the name.
+        return (0 if start <= at < end else min(abs(at - start), abs(at - (end - 1))), -start)
 
     start, _end, ident = min(words, key=distance)
     return start, ident

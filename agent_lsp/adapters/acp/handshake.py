@@ -52,6 +52,7 @@ class ClientCapabilities:
     terminal_auth: bool = False  # the client can run our terminal auth method
     notices: bool = False
     elicitation_form: bool = False  # the client shows MCP servers' forms (elicitation/create, form mode)
+    lsp: bool = False  # the draft LSP proxy (RFD "Language Server Proxy"): lsp/servers, lsp/request
     name: str = ""
 
     @classmethod
@@ -71,6 +72,7 @@ class ClientCapabilities:
             terminal_auth=auth.get("terminal") is True or meta.get("terminal-auth") is True,
             notices=Fields(session).take("notices", dict, _ABSENT) is not None,
             elicitation_form=Fields(elicitation).take("form", dict, _ABSENT) is not None,
+            lsp=caps.take("lsp", dict, _ABSENT) is not None,
             name=Fields(_object(top, "clientInfo")).take("name", str, _ABSENT) or "",
         )
 

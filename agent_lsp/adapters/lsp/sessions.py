@@ -29,6 +29,7 @@ from agent_lsp.model.catalog import CHOICE_IDS, takes_images
 from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode
 
 if TYPE_CHECKING:
+    from agent_lsp.core.code_intel import CodeIntel
     from agent_lsp.runtime import SessionHandle, SessionOpening, SessionSetup
 
 
@@ -131,6 +132,7 @@ class Sessions:
             commands_changed=lambda: self._announce_commands(sid),
             open_url=lambda url: open_sign_in_page(self.client, url),
             elicitor=LspElicitor(self.client, sid),
+            code_intel=_editor_code_intel(self.client),
         )
 
     def _open(self, opening: SessionOpening) -> LspSession:
@@ -370,3 +372,11 @@ def _credentials(client: LspClient) -> Iterator[None]:
     except AuthError as exc:
         client.notify("window/showMessage", show_message("error", f"Agent: {exc}"))
         raise RequestError("auth_required", str(exc)) from exc
+
+
+def _editor_code_intel(client: LspClient) -> CodeIntel | None:
+    """The editor's language features, when it advertised ``experimental.agent.codeIntel`` (contract 3)."""
+    from agent_lsp.adapters.lsp.code_intel import ClientCodeIntel, advertised
+
+    offer = advertised(client.capabilities)
+    return ClientCodeIntel(client, offer) if offer is not None else None
