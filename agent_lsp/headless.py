@@ -20,7 +20,9 @@ from agent_lsp.render import render
 from agent_lsp.vocabulary import ApprovalMode
 
 if TYPE_CHECKING:
-    from agent_lsp.runtime import RuntimeOptions
+    from agent_lsp.adapters.live import PromptInput
+    from agent_lsp.core.driving import TurnEnd
+    from agent_lsp.runtime import RuntimeOptions, SessionHandle
 
 DEMO_DIR = Path(__file__).parent / "demo"
 
@@ -190,26 +192,40 @@ async def _drive(
             if not prompt:
                 output.event(ev.Content(result.text))  # the message, to edit and send again
                 return ev.Stop("end_turn"), output, handle.session.id
-        if handle.mcp is not None:
-            # As Gemini CLI does headless: the first request goes out with the MCP tools already known.
-            await handle.mcp.wait_ready()
-        if output_format == "stream-json":
-            output.line(stream_line("init", session_id=handle.session.id, model=handle.session.model))
-            output.line(stream_line("message", role="user", content=prompt))
-        async for event in handle.session.send(prompt):
-            if isinstance(event, ev.Stop):
-                stop = event
-                continue
-            if isinstance(event, ev.UserMessage):
-                output.stats.observe(event)
-                continue
-            output.event(event)
+        stop = ev.Stop((await _run_prompt(handle, prompt, output)).stop)
     finally:
         await handle.aclose()
         from agent_lsp.runtime.code_intel import close_language_servers
 
         await close_language_servers()
     return stop, output, handle.session.id
+
+
+async def _run_prompt(handle: SessionHandle, prompt: str, output: _Output) -> TurnEnd:
+    """The prompt, through the driver every front end uses; its events written as the output format says."""
+    from agent_lsp.adapters.live import LiveSession
+    from agent_lsp.runtime import SessionOpening
+
+    async def read() -> PromptInput:
+        return prompt, []
+
+    async def prepare(handle: SessionHandle) -> None:
+        if handle.mcp is not None:
+            # As Gemini CLI does headless: the first request goes out with the MCP tools already known.
+            await handle.mcp.wait_ready()
+        if output.fmt == "stream-json":
+            output.line(stream_line("init", session_id=handle.session.id, model=handle.session.model))
+            output.line(stream_line("message", role="user", content=prompt))
+
+    async def deliver(event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.UserMessage):
+            output.stats.observe(event)
+        elif not isinstance(event, ev.Stop):
+            output.event(event)
+
+    live = LiveSession(opening=SessionOpening.done(handle))
+    live.claim()
+    return await live.run_prompt(read, deliver, prepare=prepare)
 
 
 def _finish(stop: ev.Stop, output: _Output, session_id: str | None) -> int:

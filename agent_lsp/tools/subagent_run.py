@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_lsp import events as ev
+from agent_lsp.core.driving import drive
 from agent_lsp.core.ports import ToolPolicy, ToolSet
 from agent_lsp.core.scheduler import Scheduler
 from agent_lsp.core.session import Session
@@ -175,18 +176,11 @@ class SubagentRun:
             return "TIMEOUT", None
 
     async def _send(self, text: str) -> ev.StopReason:
-        stop: ev.StopReason = "end_turn"
-        stream = self.session.send(text)
-        try:
-            async for event in stream:
-                self._show(event)
-                if isinstance(event, ev.Stop):
-                    stop = event.reason
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()  # cancels the subagent's prompt if it is still running
-        return stop
+        async def deliver(event: ev.AgentEvent) -> None:
+            self._show(event)
+
+        # The driver closes the stream however this ends, which cancels the subagent's prompt if it still runs.
+        return (await drive(self.session.send(text), deliver)).stop
 
     def _show(self, event: ev.AgentEvent) -> None:
         """The subagent's steps, one line each, as the invoke_agent call's live output."""

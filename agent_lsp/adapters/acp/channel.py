@@ -13,7 +13,8 @@ from dataclasses import replace
 
 from agent_lsp import events as ev
 from agent_lsp.adapters.acp.jsonrpc import Connection
-from agent_lsp.adapters.updates import Update, UpdateState, to_updates
+from agent_lsp.adapters.live import replay, send_event
+from agent_lsp.adapters.updates import Update, UpdateState
 
 log = logging.getLogger(__name__)
 ATTACH_WAIT_S = 5.0
@@ -64,22 +65,23 @@ class SessionChannel:
             self.send_event(notice)
 
     def send_event(self, event: ev.AgentEvent) -> None:
-        updates, self.state = to_updates(event, self.state)
-        if isinstance(event, ev.Content) and len(updates) == 1 and not self.closed:
-            # The model's streamed text: consecutive chunks within a frame go out as one message.
-            self.conn.notify_text("session/update", {"sessionId": self.id, "update": updates[0]})
-            return
-        for update in updates:
-            self.send_update(update)
+        self.state = send_event(event, self.state, self)
 
     async def replay(self, events: Iterable[ev.AgentEvent]) -> None:
         """A loaded session's recorded events, drawn as they were sent live (at the pace the client reads)."""
-        state = self.state
-        for event in events:
-            updates, state = to_updates(event, state, replay=True)
-            for update in updates:
-                self.send_update(update)
-            await self.conn.drain()
+        await replay(events, self.state, self)
+
+    # ---- the session's wire (adapters/live.UpdateWire) ----
+
+    def update(self, update: Update) -> None:
+        self.send_update(update)
+
+    def text(self, update: Update) -> None:
+        if not self.closed:
+            self.conn.notify_text("session/update", {"sessionId": self.id, "update": update})
+
+    async def drain(self) -> None:
+        await self.conn.drain()
 
     def send_update(self, update: Update) -> None:
         if self.closed:

@@ -11,6 +11,7 @@ from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 from agent_lsp.adapters.acp.params import Params, require_str
 from agent_lsp.adapters.acp.session_config import available_commands
 from agent_lsp.adapters.choices import MODE_OPTION, MODEL_OPTION, config_options, mode_state
+from agent_lsp.adapters.live import Refused
 from agent_lsp.vocabulary import MODES, parse_mode
 
 if TYPE_CHECKING:
@@ -104,12 +105,11 @@ class SessionConfiguration:
 
 
 async def opened(live: AcpSession) -> SessionHandle:
-    """The session once built; -32603 saying why when building it failed (a bug or a broken disk, not a
-    setting: settings problems are notices)."""
+    """The session once built; -32603 saying why when building it failed (``LiveSession.opened``)."""
     try:
-        return await live.handle()
-    except Exception as exc:
-        raise RpcError.of("internal", f"This session could not be opened: {exc}") from exc
+        return await live.opened()
+    except Refused as exc:
+        raise RpcError.of(exc.meaning, str(exc)) from exc
 
 
 def _state(mode: str, model: str, models: list[tuple[str, str]] | None) -> dict[str, Any]:

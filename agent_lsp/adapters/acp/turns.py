@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
-from agent_lsp.adapters.acp.configuration import SessionConfiguration, opened
+from agent_lsp.adapters.acp.configuration import SessionConfiguration
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 from agent_lsp.adapters.acp.params import require_list, require_str
-from agent_lsp.adapters.live import BUSY
-from agent_lsp.model.catalog import images_refused
+from agent_lsp.adapters.live import BUSY, Refused
+
+if TYPE_CHECKING:
+    from agent_lsp.runtime import SessionHandle
 
 
 class PromptRuns:
@@ -37,34 +39,30 @@ class PromptRuns:
 
         if not claimed:
             raise RpcError.of("busy", BUSY)
+        ctx.on_cancel = live.cancel
+        channel = live.channel
+
+        async def deliver(event: ev.AgentEvent) -> None:
+            channel.send_event(event)
+            handle = live.ready
+            if isinstance(event, ev.ModeChanged) and handle is not None:  # the model switched modes: the select follows
+                self.configuration.config_changed(live, handle)
+            await channel.drain()
+
+        async def prepare(handle: SessionHandle) -> None:
+            channel.send_held()
+
         try:
-            ctx.on_cancel = live.cancel
-            handle = await opened(live)  # a prompt sent right behind session/new waits for the session's tools
-            prompt, attachments = await prompt_from_blocks(require_list(params, "prompt"), live.fs.read_text)
-            parts = [*([] if isinstance(prompt, str) else prompt), *attachments]
-            refused = images_refused(parts, handle.provider, handle.session.model)
-            if refused:  # said before anything reaches the model
-                raise RpcError.of("invalid_params", refused)
-            if live.cancel_pending:
-                return {"stopReason": "cancelled"}
-            if handle.refresh_commands():  # a .toml command was added, edited or removed
-                self.configuration.announce_commands(live, handle)
-            live.channel.send_held()
-            stop: str = "end_turn"
-            error: ev.Error | None = None
-            async for event in handle.session.send(prompt, attachments=attachments):
-                if isinstance(event, ev.Error):
-                    error = event
-                elif isinstance(event, ev.Stop):
-                    stop = event.reason
-                live.channel.send_event(event)
-                if isinstance(event, ev.ModeChanged):  # the model switched modes: the mode select follows
-                    self.configuration.config_changed(live, handle)
-                await live.channel.conn.drain()
-            if stop == "error":
-                if error is None:
-                    raise RpcError.of("internal", "The turn failed.")
-                raise RpcError.of(error.meaning, error.message)
-            return {"stopReason": stop}
-        finally:
-            live.release()
+            end = await live.run_prompt(
+                lambda: prompt_from_blocks(require_list(params, "prompt"), live.fs.read_text),
+                deliver,
+                prepare=prepare,
+                commands_changed=lambda handle: self.configuration.announce_commands(live, handle),
+            )
+        except Refused as exc:
+            raise RpcError.of(exc.meaning, str(exc)) from exc
+        if end.stop == "error":
+            if end.error is None:
+                raise RpcError.of("internal", "The turn failed.")
+            raise RpcError.of(end.error.meaning, end.error.message)
+        return {"stopReason": end.stop}

@@ -9,20 +9,20 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
-from agent_lsp.adapters.live import BUSY
+from agent_lsp.adapters.live import BUSY, PromptInput, Refused, send_event
 from agent_lsp.adapters.lsp import client as caps
 from agent_lsp.adapters.lsp import progress
 from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
 from agent_lsp.adapters.lsp.context import prompt_input
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError
-from agent_lsp.adapters.lsp.sessions import LspSession, Sessions
-from agent_lsp.adapters.updates import to_updates
-from agent_lsp.model.base import Part
-from agent_lsp.model.catalog import images_refused
+from agent_lsp.adapters.lsp.sessions import LspSession, LspWire, Sessions
+
+if TYPE_CHECKING:
+    from agent_lsp.runtime import SessionHandle
 
 log = logging.getLogger(__name__)
 REPLY_LIMIT = 4000  # characters of the agent's answer shown by window/showMessage to plain clients
@@ -48,56 +48,59 @@ class Prompts:
             raise RequestError("busy", BUSY)
         live.request_id = request_id
         try:
-            return await self._run(live, prompt, attachments, token, summary)
+            return await self._run(live, (prompt, attachments), token, summary)
+        except Refused as exc:
+            raise RequestError(exc.meaning, str(exc)) from exc
         finally:
-            live.release()
             live.request_id = live.token = None
 
-    async def _run(
-        self, live: LspSession, prompt: Any, attachments: list[Part], token: Any, summary: str
-    ) -> dict[str, Any]:
-        handle = await live.handle()  # a prompt sent right behind agent/newSession waits for its tools
-        session = handle.session
-        refused = images_refused(
-            [*([] if isinstance(prompt, str) else prompt), *attachments], handle.provider, session.model
-        )
-        if refused:  # said before anything is sent, as the panel says it
-            raise RequestError("invalid_params", refused)
-        self.sessions.current = session.id
-        if token is None and caps.capability(self.client.capabilities, "window.workDoneProgress"):
-            token = await self._create_progress()
-        live.token = token
-        if live.cancel_pending:  # cancelled while the progress bar was being created
-            return {"stopReason": "cancelled"}
-        if handle.refresh_commands():  # a .toml command was added, edited or removed
-            update = {"sessionUpdate": "available_commands_update", "availableCommands": self.sessions.commands(live)}
-            self.client.notify("agent/update", {"sessionId": session.id, "update": update})
-        text = prompt if isinstance(prompt, str) else " ".join(p.text for p in prompt if p.text)
+    async def _run(self, live: LspSession, given: PromptInput, token: Any, summary: str) -> dict[str, Any]:
+        prompt = given[0]
+        wire = LspWire(self.client, live.id)
         tracker = progress.ProgressTracker()
-        stop: str = "cancelled"
         reply: list[str] = []
-        if token is not None:
-            about = summary or text
-            self._progress(
-                token, progress.progress_begin(progress.progress_title(about), progress.progress_summary(about))
-            )
+        begun = False
+
+        async def read() -> PromptInput:
+            return given
+
+        async def prepare(handle: SessionHandle) -> None:
+            nonlocal begun
+            self.sessions.current = live.id
+            live.token = token
+            if token is None and caps.capability(self.client.capabilities, "window.workDoneProgress"):
+                live.token = await self._create_progress()
+            if live.token is not None:
+                text = prompt if isinstance(prompt, str) else " ".join(p.text for p in prompt if p.text)
+                about = summary or text
+                begin = progress.progress_begin(progress.progress_title(about), progress.progress_summary(about))
+                self._progress(live.token, begin)
+                begun = True
+
+        async def deliver(event: ev.AgentEvent) -> None:
+            live.state = send_event(event, live.state, wire)
+            message = tracker.message(event)
+            if message and live.token is not None:
+                self._progress(live.token, progress.progress_report(message))
+            if isinstance(event, ev.Content):
+                reply.append(event.text)
+            elif isinstance(event, ev.Error):
+                self.client.notify("window/showMessage", show_message("error", f"Agent: {event.message}"))
+            elif isinstance(event, ev.Notice) and event.level != "info":
+                self.client.notify("window/showMessage", notice_message(event))
+            await wire.drain()
+
+        def commands_changed(handle: SessionHandle) -> None:
+            update = {"sessionUpdate": "available_commands_update", "availableCommands": self.sessions.commands(live)}
+            wire.update(update)
+
+        stop: str = "cancelled"
         try:
-            async for event in session.send(prompt, attachments=attachments):
-                self._deliver(live, event)
-                message = tracker.message(event)
-                if message and token is not None:
-                    self._progress(token, progress.progress_report(message))
-                if isinstance(event, ev.Content):
-                    reply.append(event.text)
-                elif isinstance(event, ev.Error):
-                    self.client.notify("window/showMessage", show_message("error", f"Agent: {event.message}"))
-                elif isinstance(event, ev.Notice) and event.level != "info":
-                    self.client.notify("window/showMessage", notice_message(event))
-                elif isinstance(event, ev.Stop):
-                    stop = event.reason
+            end = await live.run_prompt(read, deliver, prepare=prepare, commands_changed=commands_changed)
+            stop = end.stop
         finally:
-            if token is not None:
-                self._progress(token, progress.progress_end(stop, "".join(reply)))
+            if begun:
+                self._progress(live.token, progress.progress_end(stop, "".join(reply)))
             self.client.flush()  # all the text before the prompt's answer
         answer = "".join(reply).strip()
         if answer and not caps.knows_agent_protocol(self.client.capabilities):
@@ -114,15 +117,6 @@ class Prompts:
             log.info("no progress for this prompt: %s", exc)
             return None
         return token
-
-    def _deliver(self, live: LspSession, event: ev.AgentEvent) -> None:
-        updates, live.state = to_updates(event, live.state)
-        if isinstance(event, ev.Content) and len(updates) == 1:
-            # The model's streamed text: consecutive chunks within a frame go out as one message.
-            self.client.notify_text("agent/update", {"sessionId": live.id, "update": updates[0]})
-            return
-        for update in updates:
-            self.client.notify("agent/update", {"sessionId": live.id, "update": update})
 
     def _progress(self, token: Any, value: dict[str, Any]) -> None:
         self.client.notify("$/progress", {"token": token, "value": value})

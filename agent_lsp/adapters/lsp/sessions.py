@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.choices import config_options
-from agent_lsp.adapters.live import LiveSession
+from agent_lsp.adapters.live import LiveSession, Refused, replay
 from agent_lsp.adapters.lsp.client import LspClient
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.configuration import Configuration
@@ -24,7 +24,7 @@ from agent_lsp.adapters.lsp.elicitation import LspElicitor
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
 from agent_lsp.adapters.lsp.sign_in import open_sign_in_page
-from agent_lsp.adapters.updates import UpdateState, to_updates
+from agent_lsp.adapters.updates import Update, UpdateState
 from agent_lsp.model.catalog import CHOICE_IDS, takes_images
 from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode
 
@@ -45,9 +45,32 @@ class LspSession(LiveSession):
     async def handle(self) -> SessionHandle:
         """The built session; -32603 saying why when it could not be built (a broken disk, not a setting)."""
         try:
-            return await self.opening.handle()
-        except Exception as exc:
-            raise RequestError("internal", f"This session could not be opened: {exc}") from exc
+            return await self.opened()
+        except Refused as exc:
+            raise RequestError(exc.meaning, str(exc)) from exc
+
+
+@dataclass(frozen=True)
+class LspWire:
+    """One session's updates as ``agent/update`` notifications (``replay`` marks a loaded session's history).
+    Writes go out synchronously, so draining is one turn of the loop: other requests run between replayed events."""
+
+    client: LspClient
+    session_id: str
+    replay: bool = False
+
+    def update(self, update: Update) -> None:
+        self.client.notify("agent/update", self._params(update))
+
+    def text(self, update: Update) -> None:
+        self.client.notify_text("agent/update", self._params(update))
+
+    async def drain(self) -> None:
+        await asyncio.sleep(0)
+
+    def _params(self, update: Update) -> dict[str, Any]:
+        params = {"sessionId": self.session_id, "update": update}
+        return {**params, "replay": True} if self.replay else params
 
 
 class Sessions:
@@ -87,14 +110,11 @@ class Sessions:
 
         try:
             with _credentials(self.client):
-                handle, replay = await self.config.runtime().load_session(sid, setup)
+                handle, events = await self.config.runtime().load_session(sid, setup)
         except SessionNotFoundError as exc:
             raise RequestError("not_found", f"no saved session {sid} for {setup.cwd}") from exc
         live = self._open(SessionOpening.done(handle))
-        for event in replay:
-            updates, live.state = to_updates(event, live.state, replay=True)
-            for update in updates:
-                self.client.notify("agent/update", {"sessionId": sid, "update": update, "replay": True})
+        await replay(events, live.state, LspWire(self.client, sid, replay=True))
         return self._answer(live)
 
     async def current_session(self) -> str:
