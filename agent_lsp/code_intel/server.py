@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -110,7 +111,11 @@ class ManagedServer:
     async def start(self, limit_s: float) -> None:
         """Spawn and initialize; raises CodeIntelError (the process killed) when it fails or takes too long."""
         try:
-            await self._client.start_io(self.spec.command, *self.spec.args, cwd=str(self.root), env=self.env)
+            # Its own process group: a wrapper (basedpyright's Python launcher runs node as a child) and everything
+            # it starts are stopped together, never left behind.
+            await self._client.start_io(
+                self.spec.command, *self.spec.args, cwd=str(self.root), env=self.env, start_new_session=True
+            )
         except OSError as exc:
             raise CodeIntelError(f"could not start {self.spec.name}: {exc}") from exc
         # pygls keeps the process it spawned here; we need it to read stderr and to kill a hung server.
@@ -140,7 +145,7 @@ class ManagedServer:
 
     async def _bounded(self, awaitable: Any, limit_s: float, what: str) -> Any:
         if not self.alive:
-            raise CodeIntelError(self.death())
+            raise CodeIntelError(await self._death())
         exited = asyncio.ensure_future(self._process.wait()) if self._process is not None else None
         work = asyncio.ensure_future(awaitable)
         try:
@@ -152,12 +157,21 @@ class ManagedServer:
         if work in done:
             try:
                 return work.result()
-            except Exception as exc:  # an LSP error answer, or pygls failing the request
+            except Exception as exc:  # an LSP error answer, or pygls failing the request of a server that died
+                if not self.alive:
+                    raise CodeIntelError(await self._death()) from exc
                 raise CodeIntelError(f"{self.spec.name} answered {what} with an error: {exc}") from exc
-        work.cancel()
+        # Not cancelled: pygls would fail on the late answer to a cancelled future. The caller sends $/cancelRequest.
+        work.add_done_callback(_retrieve)
         if not self.alive:
-            raise CodeIntelError(self.death())
+            raise CodeIntelError(await self._death())
         raise CodeIntelError(f"{self.spec.name} did not answer {what} within {limit_s:g} s")
+
+    async def _death(self) -> str:
+        """death(), once what it wrote on its way out has been read (bounded)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*self._tasks, return_exceptions=True), 1.0)
+        return self.death()
 
     async def request(self, method: str, params: Any) -> Any:
         """One request with plain JSON params and result, bounded by ``request_timeout`` (then cancelled)."""
@@ -231,23 +245,35 @@ class ManagedServer:
         return (old.items if old is not None else []), False
 
     async def stop(self, limit_s: float = 2.0) -> None:
-        """shutdown + exit, then the process gone within ``limit_s`` (killed if it lingers)."""
+        """shutdown + exit, then the process gone within ``limit_s`` (its whole group killed if it lingers)."""
         process = self._process
         if process is not None and process.returncode is None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._client.shutdown_async(None), limit_s)
             with contextlib.suppress(Exception):
                 self._client.exit(None)
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), limit_s)
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
-                await process.wait()
+        if process is not None:
+            self.kill()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), limit_s)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._client.stop(), limit_s)  # type: ignore[no-untyped-call]
         for task in self._tasks:
             task.cancel()
+
+    def kill(self) -> None:
+        """SIGKILL to the server's process group (itself and anything it started); nothing if it is all gone."""
+        if self._process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._process.pid, signal.SIGKILL)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """A request nobody waits for any more: its late failure is not an unretrieved exception."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _client_capabilities() -> types.ClientCapabilities:
