@@ -4,6 +4,7 @@ ACP with a client that advertises the draft ``lsp`` proxy (its own basedpyright 
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -198,3 +199,74 @@ async def test_acp_client_with_the_draft_lsp_proxy(tmp_path: Path) -> None:
         await pool.aclose()
     assert {"textDocument/definition", "textDocument/references", "callHierarchy/incomingCalls"} <= set(forwarded)
     assert "textDocument/rename" in forwarded
+
+
+async def test_lsp_front_end_with_an_editor_that_answers_code_intelligence(
+    launch: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Contract 3: the editor advertises experimental.agent.codeIntel and answers agent/codeIntel and
+    agent/diagnostics itself (here from its own basedpyright, as VS Code answers from its providers)."""
+    pool = ServerPool(os.environ)
+    asked: list[dict[str, Any]] = []
+    offer = {"operations": [a["operation"] for a, _ in ASKED], "diagnostics": True, "rename": True}
+    try:
+        with FakeGemini() as fake:
+            editor = await launch(
+                [],
+                replay=False,
+                extra_env={"GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": fake.url},
+                experimental={"agent": {"permissionRequests": True, "codeIntel": offer}},
+            )
+            project = make_project(editor.project)
+            server = await pool.server(spec(BASEDPYRIGHT), project)
+
+            def synced(uri: str | None) -> None:
+                for path in {*server.open_paths(), *([uri_to_path(uri)] if uri else [])}:
+                    assert path is not None
+                    server.sync(path, path.read_text())
+
+            @editor.client.feature("agent/codeIntel")
+            async def code_intel(params: Any) -> Any:
+                asked.append(params)
+                op, at = params["operation"], {k: params[k] for k in ("textDocument", "position")}
+                synced(params["textDocument"]["uri"])
+                if op == "rename":
+                    return await server.request("textDocument/rename", {**at, "newName": params["newName"]})
+                if op == "workspaceSymbol":
+                    return await server.request("workspace/symbol", {"query": params["query"]})
+                if op == "documentSymbol":
+                    return await server.request("textDocument/documentSymbol", {"textDocument": at["textDocument"]})
+                if op in ("incomingCalls", "outgoingCalls"):
+                    items = await server.request(over_lsp.PREPARE_CALLS, at) or []
+                    merged: list[Any] = []
+                    for item in items:
+                        merged += await server.request(over_lsp.METHODS[op], {"item": item}) or []
+                    return merged
+                if op == "findReferences":
+                    at["context"] = {"includeDeclaration": True}
+                return await server.request(over_lsp.METHODS[op], at)
+
+            @editor.client.feature("agent/diagnostics")
+            async def diagnostics(params: Any) -> Any:
+                loop = asyncio.get_running_loop()
+                items = []
+                for uri in params["uris"]:
+                    synced(uri)
+                    path = uri_to_path(uri)
+                    assert path is not None
+                    found, settled = await server.diagnostics(path, loop.time() + params["waitMs"] / 1000)
+                    items.append({"uri": uri, "diagnostics": found, "settled": settled})
+                return {"items": items}
+
+            fake.push(*script(project))
+            session = await editor.new_session()
+            answer = await editor.request("agent/prompt", {"sessionId": session, "prompt": "where is area?"})
+            assert answer == {"stopReason": "end_turn"}
+            assert_answers(responses(fake, 1))
+            assert_edit_and_rename(fake, project)
+    finally:
+        await pool.aclose()
+    # Every question went to the editor, in the contract's shape (0-based positions), and rename too.
+    assert {a["operation"] for a in asked} == {*(a["operation"] for a, _ in ASKED), "rename"}
+    definition = next(a for a in asked if a["operation"] == "goToDefinition")
+    assert definition["position"] == {"line": 4, "character": 11}
