@@ -72,7 +72,8 @@ def hover_summary(text: str) -> str:
     blocks = re.findall(r"```[^\n]*\n(.*?)```", text, flags=re.DOTALL)
     signature = blocks[0].strip() if blocks else ""
     rest = re.sub(r"```.*?```", "\n\n", text, flags=re.DOTALL)
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", rest) if p.strip() and set(p.strip()) - set("-*_ ")]
+    rest = re.sub(r"(?m)^\s*([-*_])(\s*\1){2,}\s*$", "\n", rest)  # horizontal rules separate, never say anything
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", rest) if p.strip()]
     doc = paragraphs[0] if paragraphs else ""
     if not signature and not blocks:
         return doc or text.strip()

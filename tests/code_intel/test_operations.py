@@ -88,6 +88,7 @@ async def test_hover_is_the_signature_and_the_first_paragraph_of_the_doc(warm: W
     assert "def area(" in text and "-> float" in text
     assert "The area of a rectangle." in text
     assert "square units" not in text  # only the first paragraph
+    assert "---" not in text and "```" not in text  # the markdown's rule and fences are not the model's to read
 
 
 async def test_document_symbol_is_an_outline_indented_by_nesting(warm: Warm) -> None:
