@@ -59,6 +59,7 @@ class ManagedServer:
         self._published: dict[str, _Published] = {}
         self._publishes = 0
         self._changed = asyncio.Event()
+        self._working: set[str] = set()  # work-done progress begun and not ended (a project loading, an index)
         self._stderr = ""
         self._tasks: list[asyncio.Task[None]] = []
         self._process: asyncio.subprocess.Process | None = None
@@ -96,11 +97,33 @@ class ManagedServer:
             types.WINDOW_LOG_MESSAGE: lambda _params: None,
             types.WINDOW_SHOW_MESSAGE: lambda _params: None,
             types.TELEMETRY_EVENT: lambda _params: None,
-            types.PROGRESS: lambda _params: None,
+            types.PROGRESS: lambda params: self._on_progress(params),
             "$/typescriptVersion": lambda _params: None,
         }
         for method, handler in handlers.items():
             self._client.feature(method)(handler)  # type: ignore[no-untyped-call]
+
+    def _on_progress(self, params: Any) -> None:
+        value = self._converter.unstructure(getattr(params, "value", None))
+        kind = value.get("kind") if isinstance(value, dict) else None
+        token = str(getattr(params, "token", ""))
+        if kind == "begin":
+            self._working.add(token)
+        elif kind == "end":
+            self._working.discard(token)
+            self._changed.set()
+
+    async def idle(self, deadline: float) -> bool:
+        """Wait (until ``deadline``, loop time) for the server's reported work to end; whether it did."""
+        loop = asyncio.get_running_loop()
+        while self._working and self.alive:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), remaining)
+        return True
 
     def _on_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
         self._publishes += 1
@@ -295,5 +318,6 @@ def _client_capabilities() -> types.ClientCapabilities:
             symbol=types.WorkspaceSymbolClientCapabilities(),
             workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True),
         ),
-        window=types.WindowClientCapabilities(work_done_progress=False),
+        # Progress tells when a server is still loading its project (tsserver): project-wide questions wait for it.
+        window=types.WindowClientCapabilities(work_done_progress=True),
     )

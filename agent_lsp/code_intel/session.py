@@ -88,10 +88,13 @@ class PoolCodeIntel:
             return None
         if operation not in over_lsp.supported(server.capabilities):
             raise CodeIntelError(f"{server.spec.name} does not support {operation}")
-        if operation in _PROJECT_WIDE and not server.analysed(path):
+        if operation in _PROJECT_WIDE:
             # A cold server (tsserver loading its project) answers project-wide questions from the files it has
-            # read so far: its first diagnostics of the file say it got that far.
-            await server.diagnostics(path, asyncio.get_running_loop().time() + PROJECT_WAIT_S)
+            # read so far: its first diagnostics of the file, and the end of the work it reports, say it is done.
+            deadline = asyncio.get_running_loop().time() + PROJECT_WAIT_S
+            if not server.analysed(path):
+                await server.diagnostics(path, deadline)
+            await server.idle(deadline)
         return await over_lsp.ask(server.request, operation, path, line, character, query)
 
     async def rename(
