@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_lsp.child_env import ChildEnv
 from agent_lsp.core.code_intel import OPERATIONS, Operation
 from agent_lsp.tools.file_utils import glob_match
 
@@ -146,11 +147,10 @@ def spec_for(specs: Sequence[ServerSpec], path: Path) -> ServerSpec | None:
     return next((s for s in specs if s.matches(path)), None)
 
 
-def server_env(env: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
-    """The environment a language server runs with: ours without credentials (it has no use for model keys)."""
-    secret = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
-    kept = {k: v for k, v in env.items() if not any(s in k.upper() for s in secret)}
-    return {**kept, **extra}
+def server_env(env: Mapping[str, str], extra: Mapping[str, str], child_env: ChildEnv | None = None) -> dict[str, str]:
+    """The environment a language server runs with: as an MCP server's (child_env.py: fully redacted, never the
+    agent's credentials), its own ``env`` on top."""
+    return (child_env or ChildEnv()).for_server(extra, base=env)
 
 
 def default_path_env() -> str | None:

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
+from agent_lsp.child_env import ChildEnv
 from agent_lsp.code_intel.catalog import ServerSpec, server_env
 from agent_lsp.code_intel.server import ManagedServer
 from agent_lsp.core.code_intel import CodeIntelError
@@ -41,8 +42,9 @@ class ServerPool:
     def running(self) -> list[ManagedServer]:
         return [s for s in self._servers.values() if s.alive]
 
-    async def server(self, spec: ServerSpec, root: Path) -> ManagedServer:
-        """The live server for ``spec`` in ``root``, started (or restarted once) if need be. Raises CodeIntelError."""
+    async def server(self, spec: ServerSpec, root: Path, child_env: ChildEnv | None = None) -> ManagedServer:
+        """The live server for ``spec`` in ``root``, started (or restarted once) if need be, with the environment
+        ``child_env`` allows (that of the session that starts it). Raises CodeIntelError."""
         key = (root, spec.language, spec.command)
         if self._closed:
             raise CodeIntelError("the language servers are shut down")
@@ -66,7 +68,8 @@ class ServerPool:
                 with contextlib.suppress(Exception):
                     await current.stop(1.0)
             self._starts[key] = starts + 1
-            fresh = ManagedServer(spec, root, server_env(self.env, spec.env), request_timeout=self.request_timeout)
+            env = server_env(self.env, spec.env, child_env)
+            fresh = ManagedServer(spec, root, env, request_timeout=self.request_timeout)
             self._servers[key] = fresh
             try:
                 await fresh.start(self.start_timeout)

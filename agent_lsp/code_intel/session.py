@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_lsp.child_env import ChildEnv
 from agent_lsp.code_intel import lsp_json, over_lsp
 from agent_lsp.code_intel.catalog import ServerSpec, spec_for
 from agent_lsp.code_intel.pool import ServerPool
@@ -35,8 +36,10 @@ class PoolCodeIntel:
         specs: Sequence[ServerSpec],
         roots: Callable[[], Sequence[Path]],
         read_text: Callable[[Path], Awaitable[str]],
+        child_env: ChildEnv | None = None,
     ) -> None:
         self.pool = pool
+        self.child_env = child_env
         self.specs = list(specs)
         self.roots = roots
         self.read_text = read_text
@@ -67,7 +70,7 @@ class PoolCodeIntel:
         spec, root = spec_for(self.specs, path), self._root(path)
         if spec is None or root is None:
             return None
-        server = await self.pool.server(spec, root)
+        server = await self.pool.server(spec, root, self.child_env)
         # Every file the server holds open is sent again where it changed (a shell command, another session, the
         # user): a server answers from the open text, and a stale one would misplace references and renames.
         others = [p for p in server.open_paths() if p != path]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from agent_lsp import events as ev
 from agent_lsp.core.approval import Refusal
+from agent_lsp.core.edit_checks import EditChecks
 from agent_lsp.core.ports import JitMemory
 from agent_lsp.core.tool import ToolResult
 from agent_lsp.core.tool_answers import answer_text
@@ -21,11 +22,13 @@ DEFAULT_TRUNCATE_THRESHOLD = 40_000
 @dataclass(frozen=True)
 class AnswerOptions:
     """How a result becomes what the model reads: long output cut at ``truncate_threshold`` characters (the
-    whole kept in ``temp_dir``), just-in-time memory of the folders a call touched added."""
+    whole kept in ``temp_dir``), just-in-time memory of the folders a call touched added, and the problems an edit
+    introduced (``edit_checks``; the scheduler runs them around the call)."""
 
     temp_dir: Path
     truncate_threshold: int = DEFAULT_TRUNCATE_THRESHOLD
     jit_memory: JitMemory | None = None
+    edit_checks: EditChecks | None = None  # what a file-changing call's edit broke, added to its result
 
 
 class CallResults:

@@ -34,7 +34,6 @@ from agent_lsp.model.base import Content
 from agent_lsp.vocabulary import ApprovalMode
 
 if TYPE_CHECKING:
-    from agent_lsp.core.edit_checks import EditChecks
     from agent_lsp.core.ports import Hooks
 
 log = logging.getLogger(__name__)
@@ -56,7 +55,6 @@ class Scheduler:
         checkpointer: Checkpointer | None = None,
         history: Callable[[], Sequence[Content]] = tuple,
         hooks: Hooks | None = None,
-        edit_checks: EditChecks | None = None,
     ) -> None:
         self.registry = registry
         self.policy = policy
@@ -66,7 +64,6 @@ class Scheduler:
         self.checkpointer = checkpointer
         self.history = history
         self.hooks = hooks
-        self.edit_checks = edit_checks  # diagnostics after each file-changing call (None: off, or no source)
 
     async def run(self, calls: Sequence[ToolCallRequestInfo], outcomes: dict[str, CallOutcome]) -> None:
         """Run a batch, filling ``outcomes`` as calls finish (so a cancelled batch still answers every call)."""
@@ -198,7 +195,8 @@ class Scheduler:
                 call, changed = replace(call, invocation=before.invocation), before.changed
         self.emit(ev.ToolCallStatusChange(call_id, "executing"))
         running = RunningCall(call, time.perf_counter())
-        checks = self.edit_checks if call.tool.kind in MUTATING_KINDS else None
+        # Diagnostics after each file-changing call (None: switched off, or no code intelligence).
+        checks = self.answers.edit_checks if call.tool.kind in MUTATING_KINDS else None
         try:
             snapshot = await checks.before([loc.path for loc in call.invocation.locations()]) if checks else None
             result = await call.invocation.execute(lambda chunk: self.emit(ev.ToolOutput(call_id, chunk)))

@@ -14,7 +14,7 @@ from agent_lsp.runtime.external import ExternalTools, mcp_server_specs
 from agent_lsp.runtime.handle import SessionHandle
 from agent_lsp.runtime.hooks import build_hooks
 from agent_lsp.runtime.memory import Memory
-from agent_lsp.runtime.policy import build_policy
+from agent_lsp.runtime.policy import build_policy, child_env_of
 from agent_lsp.runtime.recording import build_checkpointer, build_recording
 from agent_lsp.runtime.sampling import SessionSampler
 from agent_lsp.runtime.session import build_session
@@ -39,6 +39,7 @@ def assemble(
     s, trusted = first.base.settings, first.base.trusted
     extensions = active_extensions(cwd, opts.extensions, notices)
     workspace = build_workspace(cwd, setup.extra_roots, opts.include_directories, s.context, temp_dir)
+    child_env = child_env_of(s)
     policy = build_policy(
         mode=first.mode,
         cwd=cwd,
@@ -52,6 +53,8 @@ def assemble(
         allowed_mcp_server_names=opts.allowed_mcp_server_names,
         excluded_by_extensions=[t for m in extensions for t in m.exclude_tools],
         notices=notices,
+        security=s.security,
+        secure_mode=s.admin.secure_mode_enabled,
     )
     router = first.router
     fs = setup.fs or LocalFileSystem()
@@ -64,11 +67,13 @@ def assemble(
         fs=fs,
         loop=loop,
         notices=notices,
+        child_env=child_env,
     )
     tools = build_tools(
         workspace=workspace,
         fs=fs,
         code_intel=code_intel,
+        edit_checks=build_edit_checks(code_intel, s, workspace),
         temp_dir=temp_dir,
         router=router,
         tools=s.tools,
@@ -81,6 +86,7 @@ def assemble(
         interactive=opts.interactive,
         agent_settings=s.agents,
         agents_enabled=s.experimental.enable_agents,
+        child_env=child_env,
     )
     memory = Memory(
         workspace,
@@ -105,6 +111,7 @@ def assemble(
         transcript=recording.recorder.path if recording.recorder is not None else None,
         extensions=extensions,
         notices=notices,
+        child_env=child_env,
     )
     commands = build_commands(
         prompts=_mcp_prompts(external) if external.specs else None,
@@ -143,7 +150,7 @@ def assemble(
         commands=commands,
         before_model=external.wait_for_servers if external.specs else None,
         resources=_mcp_resources(external) if external.specs else None,
-        edit_checks=build_edit_checks(code_intel, s, workspace),
+        client_instructions=setup.client_instructions,
     )
     return SessionHandle(
         session=session,
@@ -200,6 +207,7 @@ def _external(
         extensions=extensions,
         from_editor=setup.client_mcp_servers,
         notices=notices,
+        inherit=tools.ctx.child_env,
     )
     found, call = s.tools.discovery_command, s.tools.call_command
     return ExternalTools(tools.registry, tools.ctx, specs, (found, call) if found and call else None)

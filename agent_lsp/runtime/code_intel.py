@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from agent_lsp import events as ev
 
 if TYPE_CHECKING:
+    from agent_lsp.child_env import ChildEnv
     from agent_lsp.code_intel.pool import ServerPool
     from agent_lsp.config.settings import Settings
     from agent_lsp.core.code_intel import CodeIntel
@@ -51,6 +52,7 @@ def build_code_intel(
     fs: FileSystem,
     loop: asyncio.AbstractEventLoop | None,
     notices: list[ev.Notice],
+    child_env: ChildEnv | None = None,
 ) -> CodeIntel | None:
     """The editor's code intelligence when it offers one; else, in a trusted folder, language servers from the
     user's ``lspServers`` or found on PATH; None when code intelligence is off or nothing serves any language."""
@@ -75,7 +77,7 @@ def build_code_intel(
     notices.extend(ev.Notice("warning", problem) for problem in problems)
     if not specs:
         return None
-    return PoolCodeIntel(server_pool(loop, env), specs, lambda: workspace.roots, fs.read_text)
+    return PoolCodeIntel(server_pool(loop, env), specs, lambda: workspace.roots, fs.read_text, child_env)
 
 
 def build_edit_checks(intel: CodeIntel | None, settings: Settings, workspace: Workspace) -> EditChecks | None:

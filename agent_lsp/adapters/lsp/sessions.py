@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.choices import config_options
 from agent_lsp.adapters.live import LiveSession, Refused, replay
-from agent_lsp.adapters.lsp.client import LspClient
+from agent_lsp.adapters.lsp.client import LspClient, capability
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.configuration import Configuration
 from agent_lsp.adapters.lsp.confirmer import LspConfirmer
@@ -38,7 +38,8 @@ class LspSession(LiveSession):
     """An open session over LSP: the shared live session (opening, model picker, prompt gate) plus what its
     updates are drawn from and the running prompt's request id and progress token (what cancels it)."""
 
-    state: UpdateState = field(default_factory=UpdateState)
+    # Compactions are always sent over LSP (contract 2); subagent nesting to clients that say they draw it.
+    state: UpdateState = field(default_factory=lambda: UpdateState(compaction_supported=True))
     request_id: Any = None
     token: Any = None
 
@@ -151,12 +152,14 @@ class Sessions:
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
             commands_changed=lambda: self._announce_commands(sid),
             open_url=lambda url: open_sign_in_page(self.client, url),
-            elicitor=LspElicitor(self.client, sid),
-            code_intel=_editor_code_intel(self.client),
+            **_editor_parts(self.client, sid),
         )
 
     def _open(self, opening: SessionOpening) -> LspSession:
-        live = LspSession(opening=opening)
+        # A client that has not said it nests subagents (experimental.agent.subagents) would draw the child's
+        # messages and calls as the session's own: it keeps the folded invoke_agent call.
+        nests = capability(self.client.capabilities, "experimental.agent.subagents") is True
+        live = LspSession(opening=opening, state=UpdateState(compaction_supported=True, subagents_supported=nests))
         self.open[live.id] = live
         self.current = live.id
         return live
@@ -394,9 +397,11 @@ def _credentials(client: LspClient) -> Iterator[None]:
         raise RequestError("auth_required", str(exc)) from exc
 
 
-def _editor_code_intel(client: LspClient) -> CodeIntel | None:
-    """The editor's language features, when it advertised ``experimental.agent.codeIntel`` (contract 3)."""
+def _editor_parts(client: LspClient, sid: str) -> dict[str, Any]:
+    """What the editor answers for a session besides files and permissions: MCP servers' forms (``agent/elicit``),
+    and its language features when it advertised ``experimental.agent.codeIntel`` (contract 3)."""
     from agent_lsp.adapters.lsp.code_intel import ClientCodeIntel, advertised
 
     offer = advertised(client.capabilities)
-    return ClientCodeIntel(client, offer) if offer is not None else None
+    intel: CodeIntel | None = ClientCodeIntel(client, offer) if offer is not None else None
+    return {"elicitor": LspElicitor(client, sid), "code_intel": intel}
