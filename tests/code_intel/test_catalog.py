@@ -66,3 +66,24 @@ def test_settings_name_servers_switch_languages_off_and_say_what_is_wrong() -> N
         "lspServers.go: 'no-such-gopls' was not found; no server for go",
         f"lspServers.mine: filePatterns is empty and {sys.executable!r} is not a known server",
     ]
+
+
+def test_lsp_is_read_only_and_rename_an_edit_in_every_mode(tmp_path: Path) -> None:
+    """lsp never asks and runs in plan mode; rename_symbol asks like replace and plan mode refuses it."""
+    from agent_lsp.code_intel.session import PoolCodeIntel
+    from agent_lsp.tools.code_nav import LspTool
+    from agent_lsp.tools.context import ToolContext
+    from agent_lsp.tools.policy import Policy
+    from agent_lsp.tools.rename_symbol import RenameSymbolTool
+    from agent_lsp.workspace.filesystem import LocalFileSystem
+    from agent_lsp.workspace.roots import Workspace
+
+    intel = PoolCodeIntel(ServerPool({}), [spec(BASEDPYRIGHT)], lambda: [tmp_path], LocalFileSystem().read_text)
+    ctx = ToolContext(workspace=Workspace([tmp_path]), fs=LocalFileSystem(), temp_dir=tmp_path, code_intel=intel)
+    lsp, rename = LspTool(ctx, intel), RenameSymbolTool(ctx, intel)
+    expected = {"default": ("allow", "ask"), "auto_edit": ("allow", "allow"), "plan": ("allow", "deny")}
+    for mode, (for_lsp, for_rename) in expected.items():
+        policy = Policy(mode=mode)  # type: ignore[arg-type]
+        assert policy.decide(lsp, {"operation": "hover"})[0] == for_lsp, mode
+        assert policy.decide(rename, {"new_name": "x"})[0] == for_rename, mode
+    assert lsp.read_only and not rename.read_only
