@@ -216,7 +216,7 @@ ECONOMY: list[dict[str, Any]] = [
 ]
 
 
-async def economy(root: Path) -> list[tuple[str, int, int]]:
+async def economy(root: Path) -> tuple[list[tuple[str, int, int]], int]:
     pool = ServerPool(os.environ)
     intel = PoolCodeIntel(pool, [spec(BASEDPYRIGHT)], lambda: [root], LocalFileSystem().read_text)
     ctx = context(root, intel)
@@ -242,9 +242,10 @@ async def economy(root: Path) -> list[tuple[str, int, int]]:
             for name in files:
                 grep_bytes += len((await run_tool(read, {"file_path": str(root / name)})).encode())
             rows.append((q["question"], lsp_bytes, grep_bytes))
+        rss = sum(group_rss_kib(s.pid) for s in pool.running() if s.pid is not None)
     finally:
         await pool.aclose()
-    return rows
+    return rows, rss
 
 
 async def main(runs: int) -> None:
@@ -273,11 +274,13 @@ async def main(runs: int) -> None:
     print("\n## Reading economy (bytes of tool output to answer)\n")
     print("| question | lsp | grep + read_file | ratio |\n|---|---|---|---|")
     total_lsp = total_grep = 0
-    for question, lsp_bytes, grep_bytes in await economy(ROOT):
+    rows, repo_rss = await economy(ROOT)
+    for question, lsp_bytes, grep_bytes in rows:
         total_lsp += lsp_bytes
         total_grep += grep_bytes
         print(f"| {question} | {lsp_bytes} | {grep_bytes} | {grep_bytes / max(1, lsp_bytes):.1f}× |")
     print(f"| **all** | {total_lsp} | {total_grep} | {total_grep / max(1, total_lsp):.1f}× |")
+    print(f"\npool RSS after answering them (basedpyright over this repository): {repo_rss / 1024:.0f} MiB")
 
 
 if __name__ == "__main__":

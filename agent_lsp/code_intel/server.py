@@ -188,7 +188,10 @@ class ManagedServer:
         work.add_done_callback(_retrieve)
         if not self.alive:
             raise CodeIntelError(await self._death())
-        raise CodeIntelError(f"{self.spec.name} did not answer {what} within {limit_s:g} s")
+        raise CodeIntelError(
+            f"{self.spec.name} did not answer {what} within {limit_s:g} s (a server still analysing the project "
+            "answers again quickly once it is done; meanwhile grep_search works)"
+        )
 
     async def _death(self) -> str:
         """death(), once what it wrote on its way out has been read (bounded)."""
@@ -196,14 +199,15 @@ class ManagedServer:
             await asyncio.wait_for(asyncio.gather(*self._tasks, return_exceptions=True), 1.0)
         return self.death()
 
-    async def request(self, method: str, params: Any) -> Any:
-        """One request with plain JSON params and result, bounded by ``request_timeout`` (then cancelled)."""
+    async def request(self, method: str, params: Any, limit_s: float | None = None) -> Any:
+        """One request with plain JSON params and result, bounded by ``limit_s`` (default ``request_timeout``),
+        then cancelled."""
         params_type = types.METHOD_TO_TYPES[method][2]
         typed = self._converter.structure(params, params_type) if params_type is not None else params
         msg_id = str(uuid.uuid4())
         future = self._client.protocol.send_request_async(method, typed, msg_id=msg_id)
         try:
-            result = await self._bounded(future, self.request_timeout, method)
+            result = await self._bounded(future, limit_s or self.request_timeout, method)
         except CodeIntelError:
             if self.alive:
                 self._client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))

@@ -24,6 +24,7 @@ from agent_lsp.core.code_intel import (
 )
 
 PROJECT_WAIT_S = 10.0
+PROJECT_REQUEST_S = 45.0  # the bound of one project-wide request (others: the server's request_timeout)
 _PROJECT_WIDE = ("findReferences", "workspaceSymbol", "incomingCalls", "goToImplementation")
 
 
@@ -98,6 +99,9 @@ class PoolCodeIntel:
             if not server.analysed(path):
                 await server.diagnostics(path, deadline)
             await server.idle(deadline)
+        if operation in _PROJECT_WIDE:
+            # A question about the whole project on a cold server on a busy machine took 15-20 s here (bench).
+            return await over_lsp.ask(_longer(server), operation, path, line, character, query)
         return await over_lsp.ask(server.request, operation, path, line, character, query)
 
     async def rename(
@@ -133,6 +137,13 @@ class PoolCodeIntel:
 
         found = await asyncio.gather(*(one(p) for p in served))
         return DiagnosticsReport({p: d for p, d, _ in found}, frozenset(p for p, _, ok in found if not ok))
+
+
+def _longer(server: ManagedServer) -> over_lsp.Requester:
+    async def request(method: str, params: Any) -> Any:
+        return await server.request(method, params, max(PROJECT_REQUEST_S, server.request_timeout))
+
+    return request
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:
