@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from agent_lsp.hooks.system import HookSystem
     from agent_lsp.model.router import ModelRouter
     from agent_lsp.store.checkpoints import ShadowGitCheckpointer
+    from agent_lsp.store.checkpoints.roots import RootsCheckpointer
 
 
 def build_session(
@@ -67,10 +68,12 @@ def build_session(
     async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
         return await read_paths_for_prompt(tools.ctx, paths)
 
+    # Every root a tool may write in is snapshotted and rewound, not only the primary (its own repository each).
+    roots = _roots_checkpointer(checkpointer, workspace)
     scheduler_for = _scheduler_for(
         policy,
         confirmer,
-        checkpointer,
+        roots,
         hooks,
         answers=AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit),
         permanent_approval=permanent_approval,
@@ -97,7 +100,7 @@ def build_session(
         roots=tuple(workspace.roots),
         hooks=hooks,
         before_model=before_model,
-        rewinder=_rewinder(checkpointer),
+        rewinder=_rewinder(roots),
         on_rewind=recorder.record_rewind if recorder is not None else None,
         meter=router.ledger.totals,  # every client the router hands out is metered into this ledger
     )
@@ -128,18 +131,26 @@ def _options(
     )
 
 
-def _rewinder(checkpointer: ShadowGitCheckpointer | None) -> FileRewinder | None:
+def _roots_checkpointer(checkpointer: ShadowGitCheckpointer | None, workspace: Workspace) -> RootsCheckpointer | None:
     if checkpointer is None:
         return None
-    from agent_lsp.store.checkpoints.rewind import CheckpointRewinder
+    from agent_lsp.store.checkpoints.roots import RootsCheckpointer
 
-    return CheckpointRewinder(checkpointer)
+    return RootsCheckpointer(checkpointer, lambda: workspace.roots)
+
+
+def _rewinder(roots: RootsCheckpointer | None) -> FileRewinder | None:
+    if roots is None:
+        return None
+    from agent_lsp.store.checkpoints.roots import RootsRewinder
+
+    return RootsRewinder(roots)
 
 
 def _scheduler_for(
     policy: Policy,
     confirmer: Confirmer,
-    checkpointer: ShadowGitCheckpointer | None,
+    checkpointer: RootsCheckpointer | None,
     hooks: HookSystem | None,
     *,
     answers: AnswerOptions,

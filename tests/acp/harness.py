@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from tests.acp_schema import validate, validate_unstable
+from tests.acp_schema import CHECKERS, validate, validate_unstable
 
 RESPONSE_TYPES = {
     "initialize": "InitializeResponse",
@@ -93,6 +93,7 @@ class SchemaChecker:
         self.frames: list[dict[str, Any]] = []
         self.problems: list[str] = []
         self.checked: dict[str, int] = {}
+        CHECKERS.append(self)  # checked at the end of every test (tests/conftest.py), asked or not
 
     def outgoing(self, message: dict[str, Any]) -> None:
         if "method" in message and "id" in message:
