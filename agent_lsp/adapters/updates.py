@@ -181,7 +181,12 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
     so the user's own messages are included (live, the client already shows them)."""
     match event:
         case ev.UserMessage(text=text, message_id=message_id):
-            return ([_chunk("user_message_chunk", text, message_id)] if replay else []), state
+            if not replay:
+                return [], state
+            chunk = _chunk("user_message_chunk", text, message_id)
+            if event.steered:  # sent into a running turn: a front end may say so where it went in
+                chunk["_meta"] = {"agent-lsp": {"steered": True}}
+            return [chunk], state
         case ev.Content(text=text, message_id=message_id):
             return [_chunk("agent_message_chunk", text, message_id)], state
         case ev.Thought(subject=subject, description=description, message_id=message_id):
