@@ -26,7 +26,7 @@ from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, sessio
 from agent_lsp.adapters.lsp.sign_in import open_sign_in_page
 from agent_lsp.adapters.updates import Update, UpdateState
 from agent_lsp.model.catalog import CHOICE_IDS, takes_images
-from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode
+from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode, stricter_or_same
 
 if TYPE_CHECKING:
     from agent_lsp.core.code_intel import CodeIntel
@@ -288,7 +288,8 @@ class Sessions:
                 except ValueError as exc:
                     message = f"Model {settings.model} not used: {exc}"
                     self.client.notify("window/showMessage", show_message("warning", message))
-            if settings.approval_mode:
+            # Only toward stricter: a channel a project can fill never loosens the mode the user picked (plan).
+            if settings.approval_mode and stricter_or_same(settings.approval_mode, session.policy.mode):
                 refused = session.policy.set_mode(settings.approval_mode)
                 if refused:
                     message = f"Approval mode {settings.approval_mode} refused: {refused}"
