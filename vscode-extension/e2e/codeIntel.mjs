@@ -268,7 +268,9 @@ async function main() {
     log("diagnostics ok: the edit's result carries VS Code's TypeScript error src/main.ts:7:14 (2322)");
     if (shots) {
       await page.locator(".monaco-editor .squiggly-error").first().waitFor();
-      await chat.locator(".tool", { hasText: "new error" }).last().click().catch(() => undefined);
+      const card = chat.locator(".tool", { hasText: "new error" }).last();
+      await card.click().catch(() => undefined); // opens the card: its result, with the error, under the diff
+      await card.evaluate((n) => n.lastElementChild?.scrollIntoView({ block: "end" })).catch(() => undefined);
       await page.screenshot({ path: path.join(shots, "vscode-code-intel.png") });
       log("screenshot: vscode-code-intel.png");
     }
