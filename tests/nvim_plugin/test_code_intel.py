@@ -23,6 +23,7 @@ def test_code_intel_and_diagnostics_come_from_the_buffers_language_server(nvim_s
     _need(PYRIGHT)
     out = nvim_specs.result("code_intel").check()
     assert "code_intel direct ok" in out
+    print(next(line for line in out.splitlines() if line.startswith("latency")))
 
 
 @pytest.mark.nvim_spec("code_intel_encoding")

@@ -130,5 +130,6 @@ return function()
   local notes = vim.uri_from_fname(H.project .. "/notes.txt")
   local plain = call(intel.diagnostics_handler, { uris = { notes }, waitMs = 30000 }, 10000).items[1]
   H.eq(plain, { uri = notes, diagnostics = {}, settled = false }, "plain text answered at once")
+  io.stdout:write("latency (first one cold, with basedpyright starting): " .. table.concat(A.timings, ", ") .. "\n")
   io.stdout:write("code_intel direct ok: every operation and diagnostics from basedpyright in hidden buffers\n")
 end
