@@ -20,6 +20,7 @@ return function()
   local main_buf = vim.fn.bufnr(H.project .. "/main.py")
   H.ok(vim.api.nvim_buf_is_loaded(main_buf), "main.py loaded")
   H.eq(vim.fn.win_findbuf(main_buf), {}, "in no window")
+  H.eq(vim.bo[main_buf].buflisted, false, "not listed")
   local names = vim.tbl_map(function(c)
     return c.name
   end, vim.lsp.get_clients({ bufnr = main_buf }))
