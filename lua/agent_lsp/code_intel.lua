@@ -486,8 +486,9 @@ function M.diagnostics(params)
   end
   local bufs, awaited = {}, {}
   for i, uri in ipairs(params.uris) do
-    bufs[i] = M.load(uri)
-    if #M.servers(bufs[i]) > 0 then
+    local ok, buf = pcall(M.load, uri)
+    bufs[i] = ok and buf or nil -- a file that is gone has no diagnostics; the others are still answered
+    if ok and #M.servers(buf) > 0 then
       awaited[#awaited + 1] = bufs[i] -- a file no language server serves has nothing to wait for
     end
   end
@@ -514,7 +515,8 @@ function M.diagnostics(params)
   end
   local items = {}
   for i, uri in ipairs(params.uris) do
-    items[i] = { uri = uri, diagnostics = lsp_diagnostics(bufs[i]), settled = settled(bufs[i]) }
+    local buf = bufs[i]
+    items[i] = { uri = uri, diagnostics = buf and lsp_diagnostics(buf) or {}, settled = buf ~= nil and settled(buf) }
   end
   return { items = items }
 end

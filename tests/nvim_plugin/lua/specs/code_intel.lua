@@ -131,6 +131,10 @@ return function()
   local notes = vim.uri_from_fname(H.project .. "/notes.txt")
   local plain = call(intel.diagnostics_handler, { uris = { notes }, waitMs = 30000 }, 10000).items[1]
   H.eq(plain, { uri = notes, diagnostics = {}, settled = false }, "plain text answered at once")
+  local gone = vim.uri_from_fname(H.project .. "/gone.py")
+  local both = call(intel.diagnostics_handler, { uris = { gone, main_uri }, waitMs = 0 }).items
+  H.eq(both[1], { uri = gone, diagnostics = {}, settled = false }, "a missing file has none")
+  H.eq(both[2].uri, main_uri, "and the other file is still answered")
   io.stdout:write("latency (first one cold, with basedpyright starting): " .. table.concat(A.timings, ", ") .. "\n")
   io.stdout:write("code_intel direct ok: every operation and diagnostics from basedpyright in hidden buffers\n")
 end
