@@ -209,6 +209,15 @@ SCENARIOS: dict[str, Scenario] = {
     # The chat's rendering of what the server sends (compaction, messageId, subagent nesting, usage), fed as
     # agent/update notifications to the real plugin; steering against a server that lists agent/steer.
     "render": Scenario([text_line("Hello.")]),
+    # Steering: the turn waits on a permission question while a message is sent into it; after the command the
+    # model's next request carries the message, and the same turn answers it.
+    "steer": Scenario(
+        [
+            call_line("run_shell_command", {"command": "echo steered-run", "description": "Say it"}),
+            text_line("Ran it, and bye."),
+        ],
+        gemini=True,
+    ),
     "mode": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
     "actions": Scenario(
         [

@@ -154,7 +154,7 @@ def test_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
         timeout=780,
         PIP_CACHE_DIR=_pip_cache(),
     )
-    assert "e2e: 14 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
+    assert "e2e: 15 passed, 0 failed" in proc.stdout, proc.stdout[-3000:]
     assert "mode picker ok: the server's modes" in proc.stdout
     assert "the panel shows the server setting itself up" in proc.stdout
     assert "bootstrap ok: the server installed itself into" in proc.stdout

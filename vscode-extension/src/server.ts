@@ -371,21 +371,27 @@ async function applyAgentEdit(client: LanguageClient, params: ApplyWorkspaceEdit
       continue;
     }
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-    if (!doc.isDirty) {
-      continue;
+    if (before.get(uri) === doc.getText()) {
+      // VS Code said "applied" but the document is as it was (a file it holds read-only, files.readonlyInclude).
+      return { applied: false, failureReason: `VS Code did not change ${doc.uri.fsPath} (is it read-only in the editor?)` };
     }
-    const saved = await doc.save().then(
-      (ok) => (ok ? undefined : "VS Code did not save it"),
-      (err: unknown) => errorText(err),
-    );
-    if (saved !== undefined) {
+    const saved = !doc.isDirty
+      ? undefined
+      : await doc.save().then(
+          (ok) => (ok ? undefined : "VS Code did not save it"),
+          (err: unknown) => errorText(err),
+        );
+    // Checked, not assumed: the disk must hold what the editor shows.
+    const onDisk = saved === undefined ? await readText(doc.uri) : undefined;
+    const failed = saved ?? (onDisk !== doc.getText() ? "the file on disk does not hold the change" : undefined);
+    if (failed !== undefined) {
       const original = before.get(uri);
       if (original !== undefined) {
         const back = new vscode.WorkspaceEdit();
         back.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original);
         await vscode.workspace.applyEdit(back);
       }
-      return { applied: false, failureReason: `${doc.uri.fsPath} could not be saved (${saved}); the change was taken back` };
+      return { applied: false, failureReason: `${doc.uri.fsPath} could not be saved (${failed}); the change was taken back` };
     }
   }
   return { applied };
