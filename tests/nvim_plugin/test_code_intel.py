@@ -51,5 +51,6 @@ def test_the_agents_lsp_tool_and_edit_diagnostics_come_from_neovims_language_ser
     assert "total" in answers["callers"] and "label" in answers["callers"], answers["callers"]
     assert '\\"missing_name\\" is not defined' in answers["break"], answers["break"]
     assert "main.py:9:22" in answers["break"], answers["break"]
+    assert "rename" in answers, answers.keys()
     declared = json.dumps(result.model_requests()[0].get("tools", []))
     assert "the editor's language features" in declared
