@@ -31,6 +31,13 @@ function M.on_update(params, client_id)
     s.title = update.title or s.title
   elseif kind == "usage_update" then
     s.usage = { used = update.used, size = update.size, cost = type(update.cost) == "table" and update.cost or nil }
+  elseif kind == "compaction_update" and update.status == "completed" then
+    -- The context holds the summary now: its size is what the usage line shows until the next model answer.
+    local meta = type(update._meta) == "table" and update._meta["agent-lsp"] or {}
+    if s.usage and type(meta) == "table" and type(meta.tokensAfter) == "number" then
+      s.usage = vim.tbl_extend("force", s.usage, { used = meta.tokensAfter })
+    end
+    view.transcript():apply(update)
   elseif kind == "config_option_update" then
     choices.apply_config_options(s, update.configOptions)
   elseif kind == "available_commands_update" then

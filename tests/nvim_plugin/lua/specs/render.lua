@@ -97,11 +97,21 @@ return function()
     H.contains(vim.fn.foldtextresult(edit), "✓ Edit stats.py +2 −1 · done ▸ ")
   end)
 
-  -- Usage and cost in the winbar.
+  -- Usage and cost in the winbar; a compaction brings the usage down to what the context holds after it.
   send({ sessionUpdate = "usage_update", used = 1234, size = 10000, cost = { amount = 0.0012, currency = "USD" } })
-  local winbar = require("agent_lsp.chat.view").winbar()
-  local shown = vim.api.nvim_eval_statusline(winbar, { winid = twin, use_winbar = true })
-  H.contains(shown.str, "1,234 tokens (88% left) · ≈ $0.0012", "the winbar as drawn")
+  local function drawn()
+    local winbar = require("agent_lsp.chat.view").winbar()
+    return vim.api.nvim_eval_statusline(winbar, { winid = twin, use_winbar = true }).str
+  end
+  H.contains(drawn(), "1,234 tokens (88% left) · ≈ $0.0012", "the winbar as drawn")
+  send({
+    sessionUpdate = "compaction_update",
+    compactionId = "k3",
+    status = "completed",
+    summary = {},
+    _meta = { ["agent-lsp"] = { tokensBefore = 1234, tokensAfter = 300 } },
+  })
+  H.contains(drawn(), "300 tokens (97% left) · ≈ $0.0012", "the usage after the compaction")
 
   -- Steering needs the server to list agent/steer; this one is asked about, not guessed.
   local caps = vim.lsp.get_client_by_id(s.client_id).server_capabilities
