@@ -25,7 +25,11 @@ function M.on_update(params, client_id)
   end
   local update = params.update
   local kind = update.sessionUpdate
-  if kind == "current_mode_update" then
+  local meta = type(update._meta) == "table" and update._meta["agent-lsp"] or nil
+  if type(meta) == "table" and type(meta.subagent) == "table" then
+    -- A subagent's own update: drawn under its parent call; its title, usage and mode are not this session's.
+    view.transcript():apply(update)
+  elseif kind == "current_mode_update" then
     s.modes.currentModeId = update.currentModeId
   elseif kind == "session_info_update" then
     s.title = update.title or s.title
@@ -33,7 +37,6 @@ function M.on_update(params, client_id)
     s.usage = { used = update.used, size = update.size, cost = type(update.cost) == "table" and update.cost or nil }
   elseif kind == "compaction_update" and update.status == "completed" then
     -- The context holds the summary now: its size is what the usage line shows until the next model answer.
-    local meta = type(update._meta) == "table" and update._meta["agent-lsp"] or {}
     if s.usage and type(meta) == "table" and type(meta.tokensAfter) == "number" then
       s.usage = vim.tbl_extend("force", s.usage, { used = meta.tokensAfter })
     end
