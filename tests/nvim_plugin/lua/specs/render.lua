@@ -46,6 +46,12 @@ return function()
   send({ sessionUpdate = "agent_message_chunk", content = text(" part."), messageId = "m2" })
   H.contains(H.chat_text(), "First.\n\nSecond part.", "two messages, the second in two chunks")
 
+  -- A replayed message that was sent into a running turn shows as one, without a header of its own.
+  local steered = { ["agent-lsp"] = { steered = true } }
+  send({ sessionUpdate = "user_message_chunk", content = text("also say "), messageId = "u9", _meta = steered })
+  send({ sessionUpdate = "user_message_chunk", content = text("bye"), messageId = "u9", _meta = steered })
+  H.contains(H.chat_text(), "Second part.\n\n## You (into the running turn)\nalso say bye\n\n", "a steered message")
+
   -- A compaction: one item that goes from in progress to completed, its summary folded under it.
   send({ sessionUpdate = "compaction_update", compactionId = "k1", status = "in_progress" })
   H.ok(line_of("◐ Compacting the conversation…") > 0, "in progress")
