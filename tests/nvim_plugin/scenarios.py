@@ -109,6 +109,10 @@ CODE_INTEL_AGENT_SCRIPT = [
         },
     ),
     text_line("Done."),
+    call_with_id(
+        "rename", "rename_symbol", {"file_path": "shapes.py", "line": 4, "character": 5, "new_name": "surface"}
+    ),
+    text_line("Renamed."),
 ]
 
 REPORT = {"SummaryOfFindings": "main.py prints hi.", "ExplorationTrace": [], "RelevantLocations": []}
