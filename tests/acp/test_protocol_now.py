@@ -219,9 +219,10 @@ async def test_a_subagent_is_a_child_session_for_a_client_that_shows_them(projec
             p["update"] for p in replayed if p["sessionId"] == sid and p["update"]["sessionUpdate"] == "subagent_update"
         ]
         assert [(u["sessionId"], u["state"]["state"]) for u in again] == [(child, "running"), (child, "idle")]
-        kinds = [p["update"]["sessionUpdate"] for p in replayed if p["sessionId"] == child]
-        assert (
-            kinds == [u["sessionUpdate"] for u in own if u["sessionUpdate"] != "usage_update"] or "tool_call" in kinds
+        from_child = [p["update"] for p in replayed if p["sessionId"] == child]
+        assert from_child[0]["sessionUpdate"] == "user_message_chunk"
+        assert any(
+            u["sessionUpdate"] == "tool_call" and u["rawInput"].get("file_path") == "notes.txt" for u in from_child
         )
 
     (project / "notes.txt").unlink()
