@@ -206,6 +206,7 @@ async def test_lsp_front_end_with_an_editor_that_answers_code_intelligence(
 ) -> None:
     """Contract 3: the editor advertises experimental.agent.codeIntel and answers agent/codeIntel and
     agent/diagnostics itself (here from its own basedpyright, as VS Code answers from its providers)."""
+    user_settings(tmp_path / "home")  # for its diagnosticsWaitMs: the editor's own source wins over lspServers
     pool = ServerPool(os.environ)
     asked: list[dict[str, Any]] = []
     offer = {"operations": [a["operation"] for a, _ in ASKED], "diagnostics": True, "rename": True}
