@@ -157,6 +157,8 @@ async def test_steering_joins_the_running_turn_or_starts_one(project: Path, env:
             await client.initialize()
             await client.result("session/load", {"sessionId": sid, **_new(project)})
             users = _chunks(client.checker.updates(sid), "user_message_chunk")
+            marks = [u.get("_meta") for u in client.checker.updates(sid) if u["sessionUpdate"] == "user_message_chunk"]
+        assert marks == [None, {"agent-lsp": {"steered": True}}, None]
         assert users == [(users[0][0], users[0][1]), ("and run the tests", steered_id), (users[2][0], users[2][1])]
         assert [t for t, _ in users] == ["fix it", "and run the tests", "start one"]
 
