@@ -200,8 +200,7 @@ class ManagedServer:
         return self.death()
 
     async def request(self, method: str, params: Any, limit_s: float | None = None) -> Any:
-        """One request with plain JSON params and result, bounded by ``limit_s`` (default ``request_timeout``),
-        then cancelled."""
+        """One request in and out as plain JSON, cancelled after ``limit_s`` (default ``request_timeout``)."""
         params_type = types.METHOD_TO_TYPES[method][2]
         typed = self._converter.structure(params, params_type) if params_type is not None else params
         msg_id = str(uuid.uuid4())
@@ -255,8 +254,7 @@ class ManagedServer:
         return pub if pub.count > doc.published_before else None
 
     async def diagnostics(self, path: Path, deadline: float) -> tuple[list[Any], bool]:
-        """The diagnostics of the file's last synced text, waiting for them until ``deadline`` (loop time); the
-        last known ones and False when they did not come in time."""
+        """The last synced text's diagnostics, awaited until ``deadline``; the last known and False if late."""
         uri = path_to_uri(path)
         loop = asyncio.get_running_loop()
         while (pub := self._current(uri)) is None and self.alive:

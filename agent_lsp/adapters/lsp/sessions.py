@@ -288,12 +288,9 @@ class Sessions:
                 except ValueError as exc:
                     message = f"Model {settings.model} not used: {exc}"
                     self.client.notify("window/showMessage", show_message("warning", message))
-            # Only toward stricter: a channel a project can fill never loosens the mode the user picked (plan).
-            if settings.approval_mode and stricter_or_same(settings.approval_mode, session.policy.mode):
-                refused = session.policy.set_mode(settings.approval_mode)
-                if refused:
-                    message = f"Approval mode {settings.approval_mode} refused: {refused}"
-                    self.client.notify("window/showMessage", show_message("warning", message))
+            mode = settings.approval_mode  # only toward stricter: a channel a project can fill never loosens it
+            if mode and stricter_or_same(mode, session.policy.mode) and (refused := session.policy.set_mode(mode)):
+                self.client.notify("window/showMessage", show_message("warning", f"Mode {mode} refused: {refused}"))
 
         self._each(follow)
 
