@@ -283,6 +283,7 @@ async function main() {
     }
     if (!traffic.length || !agentLog(dirs["user-data"]).includes("agent/diagnostics")) throw new Error("no agent/diagnostics request was made");
     log("diagnostics ok: the edit's result carries VS Code's TypeScript error src/main.ts:7:14 (2322)");
+    log(`the edit's result: ${JSON.parse(edit).output}`);
     log(`latency (agent/diagnostics, before and after the edit): ${latencies(agentLog(dirs["user-data"]), "agent/diagnostics").join(", ")}`);
     if (shots) {
       await page.locator(".monaco-editor .squiggly-error").first().waitFor();
