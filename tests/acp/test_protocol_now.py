@@ -209,6 +209,22 @@ async def test_a_subagent_is_a_child_session_for_a_client_that_shows_them(projec
         # The parent's tool call no longer repeats the child's steps as text.
         assert not any(u.get("toolCallId") == call["toolCallId"] and "🔧" in str(u.get("content")) for u in parent)
 
+        # A load replays the child session as it was sent live: announced, its updates under its id, then idle.
+        async with RawClient.spawn(agent_argv(None), _env(env, fake), project) as client:
+            await client.initialize({"subagents": {}})
+            await client.result("session/load", {"sessionId": sid, **_new(project)})
+            replayed = [f["params"] for f in client.checker.frames if f.get("method") == "session/update"]
+        client.checker.assert_clean()
+        again = [
+            p["update"] for p in replayed if p["sessionId"] == sid and p["update"]["sessionUpdate"] == "subagent_update"
+        ]
+        assert [(u["sessionId"], u["state"]["state"]) for u in again] == [(child, "running"), (child, "idle")]
+        from_child = [p["update"] for p in replayed if p["sessionId"] == child]
+        assert from_child[0]["sessionUpdate"] == "user_message_chunk"
+        assert any(
+            u["sessionUpdate"] == "tool_call" and u["rawInput"].get("file_path") == "notes.txt" for u in from_child
+        )
+
     (project / "notes.txt").unlink()
     with FakeGemini() as fake:
         script(fake)

@@ -74,12 +74,13 @@ class ClientCodeIntel:
         if operation == "hover":
             return CodeAnswer(hover=lsp_json.hover_text(result))
         if operation in ("documentSymbol", "workspaceSymbol"):
-            return CodeAnswer(symbols=lsp_json.symbols(result, path if operation == "documentSymbol" else None))
+            of = path if operation == "documentSymbol" else None
+            return CodeAnswer(symbols=await lsp_json.off_loop(lsp_json.symbols, result, of))
         if operation in ("incomingCalls", "outgoingCalls"):
             incoming = operation == "incomingCalls"
             caller = {"uri": lsp_json.path_to_uri(path)}  # outgoing calls happen in the file asked about
             return CodeAnswer(symbols=lsp_json.calls(result, incoming=incoming, caller=caller))
-        return CodeAnswer(locations=lsp_json.locations(result))
+        return CodeAnswer(locations=await lsp_json.off_loop(lsp_json.locations, result))
 
     async def rename(
         self, path: Path, line: int, character: int, new_name: str

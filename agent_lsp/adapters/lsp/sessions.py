@@ -156,10 +156,7 @@ class Sessions:
         )
 
     def _open(self, opening: SessionOpening) -> LspSession:
-        # A client that has not said it nests subagents (experimental.agent.subagents) would draw the child's
-        # messages and calls as the session's own: it keeps the folded invoke_agent call.
-        nests = capability(self.client.capabilities, "experimental.agent.subagents") is True
-        live = LspSession(opening=opening, state=UpdateState(compaction_supported=True, subagents_supported=nests))
+        live = LspSession(opening=opening, state=_update_state(self.client))
         self.open[live.id] = live
         self.current = live.id
         return live
@@ -403,3 +400,11 @@ def _editor_parts(client: LspClient, sid: str) -> dict[str, Any]:
     offer = advertised(client.capabilities)
     intel: CodeIntel | None = ClientCodeIntel(client, offer) if offer is not None else None
     return {"elicitor": LspElicitor(client, sid), "code_intel": intel}
+
+
+def _update_state(client: LspClient) -> UpdateState:
+    """Compactions for every client; subagent nesting only for one that said it nests them
+    (experimental.agent.subagents): another would draw the child's messages and calls as the session's own, so it
+    keeps the folded invoke_agent call."""
+    nests = capability(client.capabilities, "experimental.agent.subagents") is True
+    return UpdateState(compaction_supported=True, subagents_supported=nests)
