@@ -34,6 +34,8 @@ def register_subagents(
 
     def state(model: str | None) -> SessionState:
         main = session.state
+        # The main session's client is the router's metered one (model/metered.py): a subagent's calls count in
+        # the session's usage and cost. A subagent must get its client here, never build its own.
         return SessionState(client=main.client, model=model or main.model, allow_fallback=main.allow_fallback)
 
     def options(max_turns: int) -> SessionOptions:
