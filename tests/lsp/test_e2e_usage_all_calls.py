@@ -47,6 +47,8 @@ async def test_the_session_total_is_every_request_the_server_answered(launch: An
             answer = await editor.request("agent/prompt", {"sessionId": sid, "prompt": text})
             assert answer["stopReason"] == "end_turn"
         served = fake.generation_requests()
+        await editor.request("agent/prompt", {"sessionId": sid, "prompt": "/stats"})  # no model call
+        stats = editor.messages()
     assert fake.remaining == 0 and len(served) == len(SCRIPT)
     kinds = [u["update"].get("sessionUpdate") for u in editor.updates]
     assert "compaction_update" in kinds or any(
@@ -79,6 +81,8 @@ async def test_the_session_total_is_every_request_the_server_answered(launch: An
         assert by_model[model]["inputTokens"] == row["input"]
         assert by_model[model]["cost"] == round(row["cost"], 6)
     total_cost = sum(r["cost"] for r in expected.values())
+    assert f"All model calls of the session ({len(served)})" in stats
+    assert f"Estimated cost: ${total_cost:.4f}" in stats
     assert last["cost"] == {"amount": round(total_cost, 6), "currency": "USD"}
     # The second prompt's share: everything but the first answer (compression and subagent included).
     turn = last["_meta"]["agent-lsp"]["turn"]
