@@ -36,6 +36,8 @@ def render(event: ev.AgentEvent, *, verbose: bool = True) -> str | None:
             return f"\n  ⚠ switching from {a} to {b}: {reason}\n"
         case ev.ChatCompressed(original_tokens=a, new_tokens=b):
             return f"\n  ⇣ conversation compressed: {a} → {b} tokens\n"
+        case ev.Compaction(status="failed", error=error):
+            return f"  [warning] {error}\n"  # as the notice it was before compactions had events of their own
         case ev.LoopDetected(detail=detail):
             return f"\n  ⚠ loop detected, stopping: {detail}\n"
         case ev.InvalidStream(reason=reason, detail=detail):

@@ -132,6 +132,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         commands=commands,
         before_model=external.wait_for_servers if external.specs else None,
         resources=_mcp_resources(external) if external.specs else None,
+        client_instructions=setup.client_instructions,
     )
     return SessionHandle(
         session=session,

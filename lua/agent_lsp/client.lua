@@ -11,7 +11,7 @@ M.NAME = "agent-lsp"
 function M.capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = vim.tbl_deep_extend("force", caps.experimental or {}, {
-    agent = { permissionRequests = true },
+    agent = { permissionRequests = true, codeIntel = require("agent_lsp.code_intel").capability() },
   })
   return caps
 end
@@ -41,6 +41,12 @@ local function handlers()
     end,
     ["workspace/applyEdit"] = function(err, params, ctx)
       return require("agent_lsp.apply_edit").handler(err, params, ctx)
+    end,
+    ["agent/codeIntel"] = function(err, params, ctx)
+      return require("agent_lsp.code_intel").code_intel_handler(err, params, ctx)
+    end,
+    ["agent/diagnostics"] = function(err, params, ctx)
+      return require("agent_lsp.code_intel").diagnostics_handler(err, params, ctx)
     end,
   }
 end

@@ -102,7 +102,7 @@ function M.steer(s, text, prompt, attached)
     end
     local t = view.transcript()
     status.mark(s, t:user_count())
-    t:add_user(text, vim.list_extend({ "sent into the running turn" }, attached))
+    t:add_steered(text, attached)
     session.emit("AgentSteer", { sessionId = s.id, outcome = outcome })
   end)
 end

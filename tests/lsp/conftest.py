@@ -237,6 +237,7 @@ async def start_editor(
     extra_args: tuple[str, ...] = (),
     replay: bool = True,
     extra_env: dict[str, str] | None = None,
+    action_answer: str | None = "Allow once",  # how window/showMessageRequest is answered from the start
 ) -> Editor:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
@@ -244,7 +245,7 @@ async def start_editor(
     responses.write_text("".join(json.dumps(line) + "\n" for line in script))
     client = LanguageClient(converter_factory=json_converter)
     register_lsp_features(client)
-    editor = Editor(client, project.resolve())
+    editor = Editor(client, project.resolve(), action_answer=action_answer)
 
     @client.feature("agent/update")
     def on_update(params: Any) -> None:

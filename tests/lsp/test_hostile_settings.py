@@ -38,7 +38,10 @@ async def test_no_channel_and_no_workspace_file_widens_anything(launch: Any, tmp
     ]
     payload = editor_payload(markers)
     editor = await launch(
-        script, init_options=payload if channel == "initializationOptions" else None, extra_env=UNTRUSTED
+        script,
+        init_options=payload if channel == "initializationOptions" else None,
+        extra_env=UNTRUSTED,
+        action_answer="Not now",
     )
     if channel == "didChangeConfiguration":
         editor.notify("workspace/didChangeConfiguration", types.DidChangeConfigurationParams(settings=payload))
@@ -54,7 +57,12 @@ async def test_no_channel_and_no_workspace_file_widens_anything(launch: Any, tmp
     assert result["stopReason"] == "end_turn"
     # The shell still asked (a client without agent/requestPermission is asked with window/showMessageRequest):
     # no allow-list, policy or mode let it by.
-    assert len(editor.permission_requests) + len(editor.message_requests) == 1
+    asked = [m for m in editor.message_requests if "do you trust" not in m["message"]]
+    assert len(editor.permission_requests) + len(asked) == 1
+    # The folder was offered to the user (the one way to trust it over LSP), and the answer was no.
+    assert [m["actions"][0]["title"] for m in editor.message_requests if "do you trust" in m["message"]] == [
+        "Trust folder"
+    ]
     await asyncio.wait_for(editor.request("agent/prompt", {"sessionId": session, "prompt": "/pwn"}), 30)
     # The mode picker is the user's own act, but an untrusted folder still refuses to auto-approve.
     with pytest.raises(JsonRpcInvalidRequest, match="not trusted"):
@@ -67,6 +75,20 @@ async def test_no_channel_and_no_workspace_file_widens_anything(launch: Any, tmp
     assert "not trusted" in shown
     assert shown.count("ignored approvalMode") == 1  # one notice, not one per key
     assert fired(markers) == []
+
+
+async def test_the_user_trusts_a_folder_by_answering_the_trust_prompt(launch: Any, tmp_path: Path) -> None:
+    """The folder nobody decided about is offered once; "Trust folder" writes the user's own rule, and new
+    sessions then read the folder's settings."""
+    project = tmp_path / "project"
+    (project / ".gemini").mkdir(parents=True)
+    (project / ".gemini" / "settings.json").write_text(json.dumps({"general": {"defaultApprovalMode": "auto_edit"}}))
+    editor = await launch([], extra_env=UNTRUSTED, action_answer="Trust folder")
+    await until(lambda: "is trusted" in _shown(editor))
+    rules = json.loads((tmp_path / "home" / ".gemini" / "trustedFolders.json").read_text())
+    assert rules == {str(editor.project): "TRUST_FOLDER"}
+    answer = await editor.request("agent/newSession", {"cwd": str(editor.project)})
+    assert answer["modes"]["currentModeId"] == "auto_edit"
 
 
 async def test_narrowing_from_the_editor_still_works(launch: Any, tmp_path: Path) -> None:

@@ -76,6 +76,7 @@ def test_initialize_is_answered_once_and_queued_messages_follow(tmp_path: Path) 
     assert sorted(advertised) == sorted(served) and "agent/autoApprove" in advertised
     assert "agent/cancel" in caps["experimental"]["agent"]["notifications"]
     assert caps["experimental"]["agent"]["permissionRequests"] == "agent/requestPermission"
+    assert "agent/steer" in caps["experimental"]["agent"]["requests"]
     assert caps["positionEncoding"] == "utf-16"
     assert caps["textDocumentSync"]["change"] == 2 and caps["textDocumentSync"]["save"] == {"includeText": False}
     assert sorted(caps["executeCommandProvider"]["commands"]) == sorted(COMMANDS)

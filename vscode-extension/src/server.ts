@@ -15,8 +15,12 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
   State,
+  LSPErrorCodes,
+  ResponseError,
   type StaticFeature,
 } from "vscode-languageclient/node";
+import { CODE_INTEL_METHODS, CodeIntel, CodeIntelError, codeIntelCapability } from "./codeIntel";
+import { vscodeIntelEditor } from "./codeIntelEditor";
 import type { ChatController } from "./controller";
 import { errorText } from "./chatCore";
 import { stripConfirmation } from "./edits";
@@ -28,13 +32,16 @@ import { type Credentials, loginCheck, serverEnvironment } from "./signIn";
 /** Installs (or finds) the server bundled with the extension and returns its venv's Python; see bootstrap.ts. */
 export type BundledServer = () => Promise<string>;
 
-/** Advertises that this client answers agent/requestPermission and agent/elicit (and draws agent/update itself). */
+/**
+ * Advertises that this client answers agent/requestPermission, agent/elicit, agent/codeIntel and agent/diagnostics
+ * (and draws agent/update itself).
+ */
 const agentCapabilities: StaticFeature = {
   fillClientCapabilities(capabilities) {
     capabilities.experimental = {
       ...(capabilities.experimental ?? {}),
       // compaction: the panel draws compaction_update as its own item (docs/protocol.md).
-      agent: { permissionRequests: true, elicitation: true, compaction: true },
+      agent: { permissionRequests: true, elicitation: true, compaction: true, codeIntel: codeIntelCapability() },
     };
     // The panel and the status bar item show a turn's progress; the server's work-done progress would add a second
     // status bar entry ("Agent: <prompt>: Writing the answer…"), so it is not asked for.
@@ -74,6 +81,8 @@ export class AgentServer implements vscode.Disposable {
   /** vscode-languageclient is restarting the server after a crash: attach the panel when it runs again. */
   private restarting = false;
   private gaveUp = false;
+  /** Answers the agent's code-intelligence requests from the editor's language features (codeIntel.ts). */
+  private intel: CodeIntel | undefined;
 
   constructor(
     private readonly output: vscode.OutputChannel,
@@ -170,6 +179,10 @@ export class AgentServer implements vscode.Disposable {
       this.controller.onRequestPermission(params, token),
     );
     client.onRequest(METHODS.elicit, (params: ElicitParams, token) => this.controller.onElicit(params, token));
+    this.intel?.dispose();
+    const intel = (this.intel = new CodeIntel(vscodeIntelEditor(), client.code2ProtocolConverter));
+    client.onRequest(CODE_INTEL_METHODS.codeIntel, (params) => answered(() => intel.answer(params)));
+    client.onRequest(CODE_INTEL_METHODS.diagnostics, (params, token) => answered(() => intel.diagnostics(params, token)));
     client.onDidChangeState((event) => {
       if (this.client !== client) {
         return;
@@ -246,6 +259,8 @@ export class AgentServer implements vscode.Disposable {
         this.output.appendLine(`Stopping the server: ${errorText(err)}`);
       }
     }
+    this.intel?.dispose();
+    this.intel = undefined;
     this.controller.detach("stopped");
   }
 
@@ -294,6 +309,16 @@ export class AgentServer implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
+  }
+}
+
+/** A code-intelligence answer, or the JSON-RPC error whose message the model reads. */
+async function answered<T>(answer: () => Promise<T>): Promise<T | ResponseError> {
+  try {
+    return await answer();
+  } catch (err) {
+    const code = err instanceof CodeIntelError && err.invalidParams ? -32602 : LSPErrorCodes.RequestFailed;
+    return new ResponseError(code, errorText(err));
   }
 }
 
@@ -346,21 +371,27 @@ async function applyAgentEdit(client: LanguageClient, params: ApplyWorkspaceEdit
       continue;
     }
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-    if (!doc.isDirty) {
-      continue;
+    if (before.get(uri) === doc.getText()) {
+      // VS Code said "applied" but the document is as it was (a file it holds read-only, files.readonlyInclude).
+      return { applied: false, failureReason: `VS Code did not change ${doc.uri.fsPath} (is it read-only in the editor?)` };
     }
-    const saved = await doc.save().then(
-      (ok) => (ok ? undefined : "VS Code did not save it"),
-      (err: unknown) => errorText(err),
-    );
-    if (saved !== undefined) {
+    const saved = !doc.isDirty
+      ? undefined
+      : await doc.save().then(
+          (ok) => (ok ? undefined : "VS Code did not save it"),
+          (err: unknown) => errorText(err),
+        );
+    // Checked, not assumed: the disk must hold what the editor shows.
+    const onDisk = saved === undefined ? await readText(doc.uri) : undefined;
+    const failed = saved ?? (onDisk !== doc.getText() ? "the file on disk does not hold the change" : undefined);
+    if (failed !== undefined) {
       const original = before.get(uri);
       if (original !== undefined) {
         const back = new vscode.WorkspaceEdit();
         back.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original);
         await vscode.workspace.applyEdit(back);
       }
-      return { applied: false, failureReason: `${doc.uri.fsPath} could not be saved (${saved}); the change was taken back` };
+      return { applied: false, failureReason: `${doc.uri.fsPath} could not be saved (${failed}); the change was taken back` };
     }
   }
   return { applied };

@@ -38,15 +38,17 @@ def outcome_of(answer: Any, offered: list[PermissionChoice]) -> Outcome:
 class AcpConfirmer:
     """A Confirmer that asks the editor. Cancelling the prompt cancels the wait (the request is dropped)."""
 
-    def __init__(self, conn: Connection, session_id: str) -> None:
+    def __init__(self, conn: Connection, session_id: str, *, subagents: bool = False) -> None:
         self.conn = conn
         self.session_id = session_id
+        self.subagents = subagents  # the client shows subagents as child sessions: their questions go under them
 
     async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
         offered = permission_choices(details)
+        asked_in = call.origin.child_session_id if self.subagents and call.origin is not None else self.session_id
         try:
             answer = await self.conn.request(
-                "session/request_permission", permission_request(self.session_id, call, details, offered)
+                "session/request_permission", permission_request(asked_in, call, details, offered)
             )
         except RpcError as exc:
             log.warning("permission request for %s failed, treating it as a rejection: %s", call.name, exc.message)

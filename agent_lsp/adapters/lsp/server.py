@@ -40,6 +40,7 @@ from agent_lsp.adapters.lsp.params import RequestError
 from agent_lsp.adapters.lsp.pygls_glue import json_converter
 from agent_lsp.adapters.lsp.rewinds import fork, rewind
 from agent_lsp.adapters.lsp.service import AgentService
+from agent_lsp.adapters.lsp.steering import Steering
 
 __all__ = ["build_server", "run"]
 
@@ -214,6 +215,7 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     sessions, prompts, commands, fs = service.sessions, service.prompts, service.commands, service.fs
     mcp = McpServers(sessions)
     finder = FileFinder(service.config, mcp)
+    steering = Steering(sessions, prompts)
 
     @server.feature(types.INITIALIZED)
     async def initialized(_params: Any) -> None:
@@ -239,6 +241,7 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     _request(server, "agent/mcpServers", lambda p, _id: mcp.servers(p))
     _request(server, "agent/mcpRestart", lambda p, _id: mcp.restart(p))
     _request(server, "agent/autoApprove", lambda p, _id: auto_approve(sessions, p))
+    _request(server, "agent/steer", lambda p, _id: steering.steer(p))
 
     _notification(server, "agent/cancel", prompts.cancel)
 

@@ -12,6 +12,7 @@
 ---@field lines string[] Text content, one string per line (text kinds)
 ---@field message_id string? The messageId of the message it shows (user, agent and thought chunks carry one)
 ---@field attached string[]? What a user message carried besides its text (images, the editor's selection)
+---@field steered boolean? A user message sent into the running turn (agent/steer)
 ---@field id string? Tool call id, or a compaction's compactionId
 ---@field title string? Tool call title
 ---@field status string? Tool call or compaction status
@@ -150,9 +151,10 @@ function M.tool_details(content, skip)
       local lines = vim.tbl_filter(function(l)
         return not l:match("^```")
       end, vim.split(vim.trim(text or ""), "\n", { plain = true }))
-      if #lines > 1 or (lines[1] or "") ~= "" then
-        add_capped(out, lines)
+      while #lines > 0 and vim.trim(lines[#lines]) == "" do
+        lines[#lines] = nil -- an output's final newline
       end
+      add_capped(out, lines)
     end
   end
   return out, added, removed
@@ -179,7 +181,7 @@ function M.lines(block)
   local out = {} ---@type string[]
   local kind = block.kind
   if kind == "user" then
-    out[1] = "## You"
+    out[1] = block.steered and "## You (into the running turn)" or "## You"
     vim.list_extend(out, block.lines)
     if block.attached and #block.attached > 0 then
       out[#out + 1] = "📎 " .. table.concat(block.attached, ", ")

@@ -100,6 +100,14 @@ function Transcript:add_user(text, attached, message_id)
   self:_push({ kind = "header", lines = { "## Agent" } })
 end
 
+---A message sent into the running turn: shown where it went in, the turn's answer going on under it.
+---@param text string
+---@param attached string[]?
+function Transcript:add_steered(text, attached)
+  local lines = vim.split(text, "\n", { plain = true })
+  self:_push({ kind = "user", lines = lines, attached = attached, steered = true })
+end
+
 ---How many user messages the chat shows.
 ---@return integer
 function Transcript:user_count()
@@ -207,7 +215,8 @@ end
 local function first_path(update)
   local loc = type(update.locations) == "table" and update.locations[1] or nil
   if type(loc) == "table" and type(loc.path) == "string" then
-    return vim.fn.fnamemodify(loc.path, ":.")
+    local rel = vim.fn.fnamemodify(loc.path, ":.")
+    return vim.fs.normalize(loc.path) == vim.fs.normalize(vim.fn.getcwd()) and "." or rel
   end
   return nil
 end
@@ -281,8 +290,8 @@ function Transcript:_nested(update, origin)
     local text = (at and parent.children[key .. ":text"] or "") .. content_text(update.content)
     at = at or #parent.steps + 1
     parent.children[key], parent.children[key .. ":text"] = at, text
-    local first = vim.split(vim.trim(text), "\n", { plain = true })[1] or ""
-    parent.steps[at] = (kind == "agent_thought_chunk" and "💭 " or "") .. first
+    local first = (vim.split(vim.trim(text), "\n", { plain = true })[1] or ""):gsub("^%*%*(.-)%*%*$", "%1")
+    parent.steps[at] = (kind == "agent_thought_chunk" and "💭 " or "") .. first -- a thought by its subject
   else
     return true -- plans, usage and the like of the child: not shown in the parent's chat
   end

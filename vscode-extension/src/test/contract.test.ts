@@ -91,10 +91,18 @@ test("Send now steers the running turn: agent/steer with the message's blocks, n
   const users = controller.state.items.filter((i) => i.kind === "user");
   assert.deepEqual(users.map((u) => [u.text, u.kind === "user" && u.steered === true]), [["first", false], ["use tabs", true]]);
   assert.deepEqual(controller.state.queue.map((q) => q.draft.text), ["later"], "the rest of the queue waits");
+  // A queued message's own Send now steers it in too.
+  await controller.sendNow(controller.state.queue[0].id);
+  assert.deepEqual(
+    conn.requests.filter((r) => r.method === "agent/steer").map((r) => r.params.prompt[0].text),
+    ["use tabs", "later"],
+  );
+  assert.equal(controller.state.queue.length, 0);
   turns[0]("end_turn");
   await tick();
   await tick();
-  assert.equal(conn.count("agent/prompt"), 2, "the turn ends once; the queue goes on");
+  assert.equal(conn.count("agent/prompt"), 1, "the turn ends once; nothing was left to send after it");
+  assert.equal(controller.state.busy, false);
 });
 
 test("Send now when the turn ended meanwhile (promptRequired) sends the message as a prompt", async () => {

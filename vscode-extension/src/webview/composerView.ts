@@ -119,7 +119,10 @@ export class Composer {
       const reader = new FileReader();
       reader.onload = () => {
         const data = String(reader.result).replace(/^data:[^,]*,/, "");
-        this.attach(imageAttachment(file.name, file.type, data, file.size));
+        // Every image given is its own chip (two files may hold the same picture).
+        this.attachments = [...this.attachments, imageAttachment(file.name, file.type, data, file.size)];
+        this.showChips();
+        this.changed();
       };
       reader.readAsDataURL(file);
     }

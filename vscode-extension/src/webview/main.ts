@@ -59,8 +59,10 @@ app.innerHTML = `
       <button id="mention" class="icon" title="Add context: files, folders, symbols, problems, selection, terminal, URL (@)" aria-label="Add context">${codicon("mention")}</button>
       <button id="attach-image" class="icon" title="Attach an image (or paste or drop one)" aria-label="Attach an image">${codicon("file-media")}</button>
       <input id="image-file" type="file" accept="image/png,image/jpeg,image/gif,image/webp" multiple hidden>
-      <label class="picker-field" title="Approval mode: what runs without asking"><span class="picker-label">Mode</span><select id="mode" aria-label="Approval mode"></select></label>
-      <label class="picker-field" title="Model"><span class="picker-label">Model</span><select id="model" aria-label="Model"></select></label>
+      <span class="pickers">
+        <label class="picker-field" title="Approval mode: what runs without asking"><span class="picker-label">Mode</span><select id="mode" aria-label="Approval mode"></select></label>
+        <label class="picker-field" title="Model"><span class="picker-label">Model</span><select id="model" aria-label="Model"></select></label>
+      </span>
       <span class="spacer"></span>
       <button id="send-now" class="icon" title="Send now: into the running turn (Ctrl+Enter)" aria-label="Send now" hidden>${codicon("debug-step-into")}</button>
       <button id="stop" class="icon primary" data-action="cancel" title="Stop the agent (Ctrl+Shift+Escape)" aria-label="Stop" hidden>${codicon("debug-stop")}</button>
@@ -202,12 +204,10 @@ function relativeTo(next: ChatState): (path: string) => string {
   return (p) => (cwd && p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p);
 }
 
-/** The chat's title, only where it adds something: not when it is the first message's own words. */
+/** The chat's title, only where it adds something: the server titles a chat by its first message, so it is shown
+ * only when that message is not on screen (a chat a code action started, or one compressed before it was loaded). */
 function titleLine(next: ChatState): string {
-  const first = next.items.find((i) => i.kind === "user");
-  const title = next.title?.trim() ?? "";
-  const norm = (t: string) => t.replace(/\s+/g, " ").replace(/[.…]+$/, "").trim().toLowerCase();
-  return title === "" || (first !== undefined && norm(first.text).startsWith(norm(title))) ? "" : title;
+  return next.items.some((i) => i.kind === "user") ? "" : (next.title?.trim() ?? "");
 }
 
 function drawItems(next: ChatState): void {

@@ -207,7 +207,7 @@ export function renderQueue(state: ChatState): string {
         `<li class="queued" data-queued="${id}"><span class="queued-text">${escapeHtml(preview(q.draft.text) || "(attachments only)")}</span>${chips}` +
         `<span class="queued-actions">` +
         `<button class="icon" data-queue-edit="${id}" aria-label="Edit queued message ${i + 1}" title="Edit (back into the box)">${codicon("edit")}</button>` +
-        `<button class="small" data-queue-now="${id}" aria-label="Send queued message ${i + 1} now" title="${escapeHtml(nowTitle)}">${codicon("debug-step-into")}Send now</button>` +
+        `<button class="small secondary" data-queue-now="${id}" aria-label="Send queued message ${i + 1} now" title="${escapeHtml(nowTitle)}">${codicon("debug-step-into")}Send now</button>` +
         `<button class="icon" data-queue-remove="${id}" aria-label="Remove queued message ${i + 1}" title="Remove">${codicon("close")}</button>` +
         `</span></li>`
       );

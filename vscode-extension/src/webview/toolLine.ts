@@ -100,8 +100,8 @@ export function renderTool(item: ToolItem, md: Markdown, renderChild: (child: Ch
   const nested = (item.children ?? []).map(renderChild).join("");
   const body =
     item.subagent !== undefined
-      ? renderSubagentBody(item.subagent, item.content, item.status === "in_progress", { md, escape: escapeHtml, content: (c) => renderContent(c, md) }) +
-        (nested ? `<div class="subagent-items">${nested}</div>` : "")
+      ? (nested ? `<div class="subagent-items">${nested}</div>` : "") +
+        renderSubagentBody(item.subagent, item.content, item.status === "in_progress", { md, escape: escapeHtml, content: (c) => renderContent(c, md) })
       : item.content.map((c) => renderContent(c, md)).join("");
   const full = verb ? `${verb} ${target}` : target;
   const titleLine = verb && item.title !== full ? `<div class="tool-title-full">${escapeHtml(item.title)}</div>` : "";
