@@ -80,6 +80,7 @@ class CommandContext:
     """What the commands may touch, handed over by the composition root."""
 
     provider: Callable[[], str] | None = None  # which provider answers, and why (shown by /stats)
+    usage: Callable[[], ev.UsageTotals] | None = None  # the session's ledger: every model call (shown by /stats)
     memory_text: Callable[[], str] = lambda: ""
     memory_files: Callable[[], Sequence[str]] = tuple
     reload_memory: Callable[[], Awaitable[str]] | None = None
@@ -157,7 +158,7 @@ class Commands:
                 f"Model: {session.model}\n\n{provider}Turns: {session.session_turns}\n\n"
                 f"Tokens: {u.prompt_tokens} prompt, {u.candidates_tokens} output, {u.thoughts_tokens} thinking, "
                 f"{u.cached_tokens} cached, {u.total_tokens} total.\n\nLast prompt size: {session.last_prompt_tokens}."
-                + _all_calls(session.usage_totals)
+                + _all_calls(self.ctx.usage() if self.ctx.usage is not None else None)
             )
         elif name == "memory":
             await self._memory(rest, say)

@@ -84,11 +84,6 @@ class Session:
         return self.state.usage
 
     @property
-    def usage_totals(self) -> ev.UsageTotals | None:
-        """Every model call made for the session so far, by model (None: not metered)."""
-        return self.deps.meter() if self.deps.meter is not None else None
-
-    @property
     def session_turns(self) -> int:
         return self.state.session_turns
 

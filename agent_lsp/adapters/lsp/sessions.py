@@ -272,10 +272,8 @@ class Sessions:
         except ValueError as exc:
             raise RequestError("invalid_params", f"modelId: {exc}") from exc
         await live.refresh_models(handle)
-        described = self.describe(live)
-        # What the new model takes, as settings, then its provider, then the table say (model/inputs.py).
-        inputs = (await handle.model_inputs()).prompt_capabilities()
-        return {"models": described["models"], "promptCapabilities": inputs}
+        inputs = (await handle.model_inputs()).prompt_capabilities()  # settings, provider, then table
+        return {"models": self.describe(live)["models"], "promptCapabilities": inputs}
 
     def follow_settings(self) -> None:
         """The editor's model and approval mode, changed in its settings, apply to the running sessions too."""
