@@ -1,6 +1,6 @@
 """Usage and cost count every model call made for a session: a real LSP server subprocess against the fake Gemini
-API (real google-genai client) runs a compression and a subagent, and the last ``usage_update`` totals exactly the
-usage of the requests the fake server answered, by model."""
+API (real google-genai client) runs a compression, a subagent and a web search (whose tool asks the model itself),
+and the last ``usage_update`` totals exactly the usage of the requests the fake server answered, by model."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ SCRIPT = [
     _call("invoke_agent", {"agent_name": "codebase_investigator", "prompt": "What does main return?"}, 120, 9),
     _call("read_file", {"file_path": "app.py"}, 900, 11),
     _call("complete_task", {"report": REPORT}, 1_100, 60),
+    # Then a web search: the tool asks the model itself (generateContent with the search tool).
+    _call("google_web_search", {"query": "what is 42"}, 500, 8),
+    _response([{"text": "42 is the answer."}], 70, 30),
     _response([{"text": "It returns 42."}], 400, 6),
 ]
 
