@@ -65,6 +65,14 @@ def register_subagents(
     # The child's events go through the parent's stream (emit), and its questions wait until the parent's consumer
     # has drawn them (delivered): one ordered stream for the editor.
     parts = SubagentParts(
-        tools.registry, session.policy, state, scheduler_for, prompt, options, session.emit, session.delivered
+        tools.registry,
+        session.policy,
+        state,
+        scheduler_for,
+        prompt,
+        options,
+        session.emit,
+        session.delivered,
+        session.deps.meter,
     )
     tools.registry.register(InvokeAgentTool(tools.agents, parts))
