@@ -29,7 +29,7 @@ async def test_new_session_warms_its_own_gemini_client_before_any_prompt(tmp_pat
         runtime = Runtime(RuntimeOptions(env=env))
         handle = await runtime.create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False))
         metered = handle.session.client
-        assert isinstance(metered, MeteredClient)  # the session's usage ledger sees every call (model/metered.py)
+        assert isinstance(metered, MeteredClient)  # every call of the session is counted (model/metered.py)
         client = metered.inner
         assert isinstance(client, GeminiClient)
         # No prompt yet: only the warm-up can build the SDK client. Wait for it (bounded, not timed).

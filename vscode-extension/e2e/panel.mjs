@@ -444,8 +444,25 @@ async function main() {
     await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: 'return f"Hello {name}"' }).first().waitFor();
     log("changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened");
     // The panel in light, dark and high contrast, showing this turn: its edit as one line with +/−, the changed files.
+    await openAgentView(page);
+    // Nothing overflows sideways in the side bar (300 px wide in this run).
+    // An element may pass the edge only inside a box that scrolls sideways (a code block, a diff).
+    const { width, over } = await chat.locator("body").evaluate(() => {
+      const scrolls = (el) => {
+        for (let n = el.parentElement; n; n = n.parentElement) {
+          if (["auto", "scroll"].includes(getComputedStyle(n).overflowX)) return true;
+        }
+        return false;
+      };
+      const width = document.documentElement.clientWidth;
+      const over = [...document.querySelectorAll("#app *")]
+        .filter((el) => el.getClientRects().length > 0 && el.getBoundingClientRect().right > width + 0.5 && !scrolls(el))
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className}`);
+      return { width, over };
+    });
+    if (width > 300 || over.length > 0) throw new Error(`the panel is ${width} px wide; past its edge: ${over.slice(0, 5).join(", ")}`);
+    log(`width ok: everything fits the ${width} px panel`);
     if (shots) {
-      await openAgentView(page);
       for (const [theme, name] of [
         ["Dark Modern", "dark"],
         ["Dark High Contrast", "high-contrast"],
@@ -505,7 +522,7 @@ async function main() {
     }
     if (fs.existsSync(path.join(workspace, ".gemini"))) throw new Error("auto-approve wrote into the workspace");
     if ((await autoToggle.innerText()).trim() !== "Auto-approve: Edit, Shell") throw new Error(`the control reads ${await autoToggle.innerText()}`);
-    await shot("vscode-panel-auto-approve.png", chat.locator("footer"));
+    await shot("vscode-panel-auto-approve.png");
     await autoToggle.click();
     await input.fill("run it");
     await input.press("Enter");

@@ -5,6 +5,7 @@
 import type * as vscode from "vscode";
 import type * as lsp from "vscode-languageclient";
 import type { Code2ProtocolConverter } from "vscode-languageclient";
+import { hover, locations, symbols, workspaceEdit } from "./codeIntelShapes";
 import type { Cancellation } from "./host";
 
 export const CODE_INTEL_METHODS = { codeIntel: "agent/codeIntel", diagnostics: "agent/diagnostics" } as const;
@@ -74,8 +75,6 @@ export const QUIET_MS = 150;
 /** The longest wait the agent may ask for: past it the answer would only hold its tool call. */
 const MAX_WAIT_MS = 30_000;
 
-type Located = vscode.Location | vscode.LocationLink;
-
 export class CodeIntel implements vscode.Disposable {
   private stamp = 0;
   /** Per uri (vscode.Uri.toString()), the stamp of its last text change and of its last diagnostics change. */
@@ -135,7 +134,7 @@ export class CodeIntel implements vscode.Disposable {
       return null; // no language extension claims the file
     }
     if (op === "documentSymbol") {
-      return this.symbols(await this.run("vscode.executeDocumentSymbolProvider", doc.uri));
+      return symbols(this.c2p, await this.run("vscode.executeDocumentSymbolProvider", doc.uri));
     }
     const at = params.position;
     if (at === undefined || !Number.isInteger(at.line) || !Number.isInteger(at.character)) {
@@ -144,15 +143,15 @@ export class CodeIntel implements vscode.Disposable {
     const pos = this.editor.position(at.line, at.character);
     switch (op) {
       case "goToDefinition":
-        return this.locations(await this.run("vscode.executeDefinitionProvider", doc.uri, pos), true);
+        return locations(this.c2p, await this.run("vscode.executeDefinitionProvider", doc.uri, pos), true);
       case "goToImplementation":
-        return this.locations(await this.run("vscode.executeImplementationProvider", doc.uri, pos), false);
+        return locations(this.c2p, await this.run("vscode.executeImplementationProvider", doc.uri, pos), false);
       case "findReferences": {
         const refs = await this.run<vscode.Location[]>("vscode.executeReferenceProvider", doc.uri, pos);
         return refs === undefined ? null : refs.map((r) => this.c2p.asLocation(r));
       }
       case "hover":
-        return this.hover(await this.run("vscode.executeHoverProvider", doc.uri, pos));
+        return hover(this.c2p, await this.run("vscode.executeHoverProvider", doc.uri, pos));
       case "incomingCalls":
       case "outgoingCalls":
         return this.calls(op, doc.uri, pos);
@@ -161,7 +160,7 @@ export class CodeIntel implements vscode.Disposable {
           throw new CodeIntelError("rename needs newName", true);
         }
         const edit = await this.run<vscode.WorkspaceEdit>("vscode.executeDocumentRenameProvider", doc.uri, pos, params.newName);
-        return edit === undefined ? null : this.workspaceEdit(edit);
+        return edit === undefined ? null : workspaceEdit(this.c2p, edit);
       }
     }
   }
@@ -257,85 +256,6 @@ export class CodeIntel implements vscode.Disposable {
     }
   }
 
-  /** Locations as LSP has them: LocationLink[] when every answer is a link and links are wanted, else Location[]. */
-  private locations(found: Located[] | undefined, links: boolean): lsp.Location[] | lsp.LocationLink[] | null {
-    if (found === undefined) {
-      return null;
-    }
-    const isLink = (l: Located): l is vscode.LocationLink => "targetUri" in l;
-    if (links && found.length > 0 && found.every(isLink)) {
-      return found.map((l) => {
-        const link: lsp.LocationLink = {
-          targetUri: this.c2p.asUri(l.targetUri),
-          targetRange: this.c2p.asRange(l.targetRange),
-          targetSelectionRange: this.c2p.asRange(l.targetSelectionRange ?? l.targetRange),
-        };
-        if (l.originSelectionRange) {
-          link.originSelectionRange = this.c2p.asRange(l.originSelectionRange);
-        }
-        return link;
-      });
-    }
-    return found.map((l) =>
-      isLink(l)
-        ? { uri: this.c2p.asUri(l.targetUri), range: this.c2p.asRange(l.targetSelectionRange ?? l.targetRange) }
-        : this.c2p.asLocation(l),
-    );
-  }
-
-  /** Every provider's hover as one markdown Hover. */
-  private hover(hovers: vscode.Hover[] | undefined): lsp.Hover | null {
-    const parts: string[] = [];
-    let range: vscode.Range | undefined;
-    for (const hover of hovers ?? []) {
-      range ??= hover.range;
-      for (const c of hover.contents) {
-        const text = typeof c === "string" ? c : "language" in c ? "```" + c.language + "\n" + c.value + "\n```" : c.value;
-        if (text.trim() !== "") {
-          parts.push(text);
-        }
-      }
-    }
-    if (parts.length === 0) {
-      return null;
-    }
-    const result: lsp.Hover = { contents: { kind: "markdown", value: parts.join("\n\n---\n\n") } };
-    if (range) {
-      result.range = this.c2p.asRange(range);
-    }
-    return result;
-  }
-
-  /** VS Code's document symbols are DocumentSymbols (with children) when the provider gave a tree. */
-  private symbols(found: (vscode.SymbolInformation | vscode.DocumentSymbol)[] | undefined): lsp.DocumentSymbol[] | lsp.SymbolInformation[] | null {
-    if (found === undefined) {
-      return null;
-    }
-    const isTree = (s: vscode.SymbolInformation | vscode.DocumentSymbol): s is vscode.DocumentSymbol =>
-      "selectionRange" in s && "children" in s;
-    if (found.every(isTree)) {
-      return found.map((s) => this.documentSymbol(s));
-    }
-    return found.map((s) => this.c2p.asWorkspaceSymbol(s as vscode.SymbolInformation) as lsp.SymbolInformation);
-  }
-
-  private documentSymbol(s: vscode.DocumentSymbol): lsp.DocumentSymbol {
-    const out: lsp.DocumentSymbol = {
-      name: s.name,
-      kind: this.c2p.asSymbolKind(s.kind),
-      range: this.c2p.asRange(s.range),
-      selectionRange: this.c2p.asRange(s.selectionRange),
-      children: (s.children ?? []).map((child) => this.documentSymbol(child)),
-    };
-    if (s.detail) {
-      out.detail = s.detail;
-    }
-    if (s.tags && s.tags.length > 0) {
-      out.tags = this.c2p.asSymbolTags(s.tags);
-    }
-    return out;
-  }
-
   /** prepareCallHierarchy, then every prepared item's calls, merged. */
   private async calls(
     op: "incomingCalls" | "outgoingCalls",
@@ -362,15 +282,5 @@ export class CodeIntel implements vscode.Disposable {
       }
     }
     return calls;
-  }
-
-  /** A rename's edit as LSP `changes` (a rename provider's edit is text edits; entries() holds them). */
-  private workspaceEdit(edit: vscode.WorkspaceEdit): lsp.WorkspaceEdit {
-    const changes: Record<string, lsp.TextEdit[]> = {};
-    for (const [uri, edits] of edit.entries()) {
-      const key = this.c2p.asUri(uri);
-      changes[key] = [...(changes[key] ?? []), ...edits.map((e) => this.c2p.asTextEdit(e as vscode.TextEdit))];
-    }
-    return { changes };
   }
 }
