@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from agent_lsp.model.router import ModelRouter
     from agent_lsp.runtime.handle import SessionHandle
     from agent_lsp.runtime.trust import TrustedSettings
+    from agent_lsp.store.sessions import SessionInfo
 
 
 class Runtime:
@@ -93,6 +94,28 @@ class Runtime:
                 )
             )
         return handle, loaded.events
+
+    @staticmethod
+    async def list_sessions(cwd: Path, cursor: str | None, limit: int) -> tuple[list[SessionInfo], str | None]:
+        """A page of the sessions recorded for ``cwd``, most recent first, and the next page's cursor. A session
+        nobody wrote a prompt in (an editor opens one at start) is not listed: there is nothing in it to resume.
+        Raises ValueError for a cursor this agent did not give out."""
+        from agent_lsp.store.sessions import SessionStore
+
+        def page() -> tuple[list[SessionInfo], str | None]:
+            return SessionStore(cwd.resolve()).list(cursor, limit, prompted_only=True)
+
+        return await asyncio.to_thread(page)
+
+    @staticmethod
+    async def delete_session(session_id: str, cwds: Sequence[Path]) -> bool:
+        """Delete a recorded session from the first of ``cwds`` that has it; False when none does."""
+        from agent_lsp.store.sessions import SessionStore
+
+        def delete() -> bool:
+            return any(SessionStore(cwd.resolve()).delete(session_id) for cwd in cwds)
+
+        return await asyncio.to_thread(delete)
 
     def _first_step(self, setup: SessionSetup) -> FirstStep:
         opts = self.options

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 from agent_lsp.adapters.acp.params import Params, require_str
-from agent_lsp.adapters.acp.session_config import available_commands
-from agent_lsp.adapters.choices import MODE_OPTION, MODEL_OPTION, config_options, mode_state
+from agent_lsp.adapters.choices import MODE_OPTION, MODEL_OPTION, available_commands, config_options, mode_state
 from agent_lsp.adapters.live import Refused
 from agent_lsp.vocabulary import MODES, parse_mode
 
@@ -48,11 +47,11 @@ class SessionConfiguration:
         live.channel.send_update({"sessionUpdate": "available_commands_update", "availableCommands": commands})
 
     async def _refresh_models(self, live: AcpSession, handle: SessionHandle) -> None:
-        changed = await live.refresh_models(handle)
+        update = await live.models_refreshed(handle)
         # The model list may have told the context window (vLLM, OpenRouter do).
         live.channel.set_context_size(handle.session.context_window)
-        if changed and not live.channel.closed:
-            self._send_config(live, handle)
+        if update is not None:
+            live.channel.send_update(update)
 
     def config_changed(self, live: AcpSession, handle: SessionHandle) -> None:
         """The session's mode or model changed from inside a prompt: the editor's selects follow."""

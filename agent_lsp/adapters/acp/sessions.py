@@ -110,7 +110,6 @@ class SessionLifecycle:
 
     async def list(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         from agent_lsp.adapters.acp.session_setup import absolute_dir
-        from agent_lsp.store.sessions import SessionStore
 
         raw = optional_str(params, "cwd")
         cwds = self.sessions.cwds
@@ -119,9 +118,7 @@ class SessionLifecycle:
         size = meta(params).get("pageSize")
         limit = size if isinstance(size, int) and size > 0 else LIST_PAGE_SIZE
         try:
-            page, cursor = await asyncio.to_thread(
-                SessionStore(cwd.resolve()).list, optional_str(params, "cursor"), limit
-            )
+            page, cursor = await self.access.runtime().list_sessions(cwd, optional_str(params, "cursor"), limit)
         except ValueError as exc:
             raise RpcError.invalid_params("cursor", "is not a cursor this agent gave out") from exc
         sessions = [{"sessionId": s.id, "cwd": s.cwd, "title": s.title, "updatedAt": s.updated} for s in page]
@@ -132,15 +129,12 @@ class SessionLifecycle:
         return {}
 
     async def delete(self, params: dict[str, Any], ctx: RequestContext) -> Any:
-        from agent_lsp.store.sessions import SessionStore
-
         sid = require_str(params, "sessionId")
         live = self.sessions.get(sid)
         if live is not None:
             await self._shut(live)
-        for cwd in [*self.sessions.cwds, Path.cwd()]:
-            if await asyncio.to_thread(SessionStore(cwd.resolve()).delete, sid):
-                return {}
+        if await self.access.runtime().delete_session(sid, [*self.sessions.cwds, Path.cwd()]):
+            return {}
         raise RpcError.of("not_found", f"No saved session {sid!r}")
 
     async def close_all(self) -> None:
