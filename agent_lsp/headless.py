@@ -178,9 +178,8 @@ async def _drive(
     else:
         handle = await runtime.create_session(setup)
     output = _Output(output_format, out, err, handle.session.model, verbose=out is err)
-    for notice in handle.notices:
+    for notice in handle.take_notices():
         output.notice(notice)
-    handle.notices.clear()
     stop = ev.Stop("error")
     try:
         if rewind is not None:
@@ -194,6 +193,7 @@ async def _drive(
         stop = ev.Stop((await _run_prompt(handle, prompt, output)).stop)
     finally:
         await handle.aclose()
+        await runtime.tasks.aclose()
     return stop, output, handle.session.id
 
 

@@ -12,6 +12,7 @@ from agent_lsp.runtime.opening import FirstStep, SessionOpening, SessionPreview
 from agent_lsp.runtime.options import RuntimeOptions, SessionSetup
 from agent_lsp.runtime.policy import start_mode
 from agent_lsp.runtime.trust import load_trusted_settings
+from agent_lsp.supervisor import TaskSupervisor
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -28,9 +29,11 @@ if TYPE_CHECKING:
 class Runtime:
     """The composition root: every adapter and the headless command line create sessions only through here."""
 
-    def __init__(self, options: RuntimeOptions | None = None) -> None:
+    def __init__(self, options: RuntimeOptions | None = None, *, tasks: TaskSupervisor | None = None) -> None:
         self.options = options or RuntimeOptions()
         self._clients = ModelClients(self.options)
+        # The connection's background tasks (the adapter's, passed in), else this runtime's own (headless).
+        self.tasks = tasks if tasks is not None else TaskSupervisor("runtime")
 
     def model_client(self, env: Mapping[str, str] | None = None, choice: ProviderChoice | None = None) -> ModelClient:
         """The process's client for these credentials (the replay model when scripted); see ModelClients."""
@@ -63,7 +66,7 @@ class Runtime:
         commands load, and its first prompt waits for them (``SessionOpening.handle``)."""
         # Settings and trust touch the disk, and their first load imports pydantic: keep it off the event loop.
         first = await asyncio.to_thread(self._first_step, setup)
-        built = asyncio.get_running_loop().create_task(self._second_step(first))
+        built = self.tasks.spawn(self._second_step(first), name=f"open-session:{first.preview.session_id}")
         return SessionOpening(first.preview, built)
 
     async def create_session(self, setup: SessionSetup) -> SessionHandle:
@@ -164,6 +167,7 @@ class Runtime:
 
     async def _second_step(self, first: FirstStep) -> SessionHandle:
         handle = await asyncio.to_thread(self._build, first)
+        handle.tasks = self.tasks
         handle.start()
         # Load the model client while the user types: see GeminiClient.warm. The replay model has nothing to
         # warm. Not before the build: both want the one interpreter lock, and a prompt waits for the build.

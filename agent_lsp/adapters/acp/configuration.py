@@ -3,7 +3,6 @@ modes, config options (the model picker) and slash commands."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
@@ -36,7 +35,7 @@ class SessionConfiguration:
         """The session is built and its answer is out: its commands, then a model list from the endpoint."""
         self.announce_commands(live, handle)
         if handle.lists_models:
-            handle.background.append(asyncio.get_running_loop().create_task(self._refresh_models(live, handle)))
+            handle.spawn(self._refresh_models(live, handle), name=f"refresh-models:{live.id}")
 
     def state(self, live: AcpSession, handle: SessionHandle) -> dict[str, Any]:
         session = handle.session

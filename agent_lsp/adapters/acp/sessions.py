@@ -32,7 +32,6 @@ class SessionLifecycle:
         self.access = access
         self.sessions = sessions
         self.configuration = configuration
-        self._announcing: set[asyncio.Task[None]] = set()
 
     async def new(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         """Answered once the session's mode, model and credentials are known; its tools, memory and commands
@@ -166,9 +165,7 @@ class SessionLifecycle:
         """The modes/configOptions answer; the command list and held notices follow once the session is built."""
 
         def after() -> None:
-            task = asyncio.get_running_loop().create_task(self._opened(live))
-            self._announcing.add(task)  # held until done: the loop keeps only a weak reference
-            task.add_done_callback(self._announcing.discard)
+            self.access.tasks.spawn(self._opened(live), name=f"opened:{live.id}")
 
         ctx.after_response.append(after)
         return self.configuration.offer(live)
@@ -184,7 +181,7 @@ class SessionLifecycle:
             return
         # No await from here on: a prompt waiting for the same session resumes after its commands and notices.
         self.configuration.opened(live, handle)
-        live.channel.open(start_up=handle.notices)
+        live.channel.open(start_up=handle.take_notices())
 
     async def _shut(self, live: AcpSession) -> None:
         live.cancel()

@@ -44,3 +44,4 @@ class AgentService:
     async def shutdown(self) -> None:
         self.commands.stop()
         await self.sessions.close_all()
+        await self.config.tasks.aclose()  # whatever background work is left of this connection

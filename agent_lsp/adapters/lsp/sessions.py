@@ -82,7 +82,6 @@ class Sessions:
         self.open: dict[str, LspSession] = {}
         self.current: str | None = None
         self._lock = asyncio.Lock()
-        self._tasks: set[asyncio.Task[None]] = set()  # held until done: the loop keeps only weak references
 
     def live(self, params: Mapping[str, Any]) -> LspSession:
         sid = session_id(params)
@@ -171,9 +170,7 @@ class Sessions:
         built = live.ready is not None  # a loaded session: the answer already lists its custom commands
 
         # Set going by this request: written behind its answer (ordering.py).
-        task = asyncio.get_running_loop().create_task(self._opened(live, announce_commands=not built))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.config.tasks.spawn(self._opened(live, announce_commands=not built), name=f"opened:{live.id}")
         return self.describe(live)
 
     async def _opened(self, live: LspSession, *, announce_commands: bool) -> None:
@@ -182,9 +179,8 @@ class Sessions:
         except RequestError as exc:
             self.client.notify("window/showMessage", show_message("error", f"Agent: {exc}"))
             return
-        for notice in handle.notices:  # said while the session was being made
+        for notice in handle.take_notices():  # said while the session was being made
             self.client.notify("window/showMessage", notice_message(notice))
-        handle.notices.clear()
         if live.id not in self.open:
             return
         commands = self.commands(live)
@@ -192,7 +188,7 @@ class Sessions:
             update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
             self.client.notify("agent/update", {"sessionId": live.id, "update": update})
         if handle.lists_models:
-            handle.background.append(asyncio.get_running_loop().create_task(self._refresh_models(live, handle)))
+            handle.spawn(self._refresh_models(live, handle), name=f"refresh-models:{live.id}")
 
     async def _refresh_models(self, live: LspSession, handle: SessionHandle) -> None:
         update = await live.models_refreshed(handle)
@@ -309,8 +305,7 @@ class Sessions:
             if handle is not None:
                 change(handle)
             else:
-                self._tasks.add(task := asyncio.get_running_loop().create_task(_when_built(live, change)))
-                task.add_done_callback(self._tasks.discard)
+                self.config.tasks.spawn(_when_built(live, change), name=f"when-built:{live.id}")
 
     async def close_all(self) -> None:
         for live in list(self.open.values()):
