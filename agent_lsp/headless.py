@@ -235,7 +235,9 @@ def _finish(stop: ev.Stop, output: _Output, session_id: str | None) -> int:
         error = {"type": "Error", "message": message}
         if status:
             error["code"] = status
-        code = status if status and fmt != "text" else EXIT_FAILURE
+        # Gemini CLI exits with an API error's HTTP status in the JSON formats; otherwise the error's class says
+        # (a settings problem 52, missing credentials 41, anything else 1).
+        code = status if status and fmt != "text" else (output.error.exit_code if output.error else EXIT_FAILURE)
     elif stop.reason == "max_turn_requests":
         error = {
             "type": "FatalTurnLimitedError",
