@@ -8,7 +8,6 @@ below) so they can be recorded to JSONL and replayed without loss.
 from __future__ import annotations
 
 import dataclasses
-import typing
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -48,6 +47,7 @@ class ToolCallInfo:
     title: str
     kind: ToolKind = "other"
     locations: tuple[Location, ...] = ()
+    origin: Origin | None = None  # a subagent's call (set when its question is asked): whose it is
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,8 @@ class ConfirmationDetails:
     # "Allow in all future sessions" may be offered: settings allow it (security.enablePermanentToolApproval)
     # and the answer can be written as a policy rule.
     savable: bool = False
+    # "Allow always" may be offered at all (False: security.disableAlwaysAllow or admin.secureModeEnabled).
+    always: bool = True
 
 
 @dataclass(frozen=True)
@@ -92,20 +94,81 @@ class Usage:
         """Counts summed (a session's usage over its responses)."""
         return Usage(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)))
 
+    def __sub__(self, other: Usage) -> Usage:
+        """Counts taken away (what a span of a session added: its end's totals minus its start's)."""
+        return Usage(*(a - b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)))
+
+
+@dataclass(frozen=True)
+class ModelUsage:
+    """What one model was asked over a span of a session: requests that reported usage, their summed counts and
+    estimated cost in US dollars (None when no price is known for the model)."""
+
+    model: str
+    requests: int = 0
+    usage: Usage = dataclasses.field(default_factory=Usage)
+    cost: float | None = 0.0
+
+
+@dataclass(frozen=True)
+class UsageTotals:
+    """Every model call made for a session (main loop, subagents, compression, web tools, MCP sampling, retries
+    that reported usage), by model; see docs/models.md#cost for what is and is not counted."""
+
+    by_model: tuple[ModelUsage, ...] = ()
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for m in self.by_model:
+            total = total + m.usage
+        return total
+
+    @property
+    def requests(self) -> int:
+        return sum(m.requests for m in self.by_model)
+
+    @property
+    def cost(self) -> float | None:
+        """The summed estimate; None when any model that answered has no known price (a partial sum would lie)."""
+        costs = [m.cost for m in self.by_model if m.requests]
+        return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+    def since(self, start: UsageTotals) -> UsageTotals:
+        """What was added after ``start`` (an earlier reading of the same ledger): one prompt's share."""
+        before = {m.model: m for m in start.by_model}
+        out = []
+        for m in self.by_model:
+            b = before.get(m.model)
+            if b is None:
+                out.append(m)
+            elif m.requests != b.requests:
+                cost = None if m.cost is None or b.cost is None else m.cost - b.cost
+                out.append(ModelUsage(m.model, m.requests - b.requests, m.usage - b.usage, cost))
+        return UsageTotals(tuple(out))
+
 
 @dataclass(frozen=True)
 class UserMessage:
     """The prompt as the user sent it (recorded so a loaded session can be redrawn). ``history_index``: how many
-    history contents came before it, so a rewind to this message knows where to cut (-1: not known)."""
+    history contents came before it, so a rewind to this message knows where to cut (-1: not known).
+    ``message_id``: the message's id, the same live, recorded and replayed (empty in older recordings).
+    ``steered``: sent into a running turn (steering) and put into the history where the turn was then."""
 
     text: str
     history_index: int = -1
+    message_id: str = ""
+    steered: bool = False
     kind: Literal["user_message"] = "user_message"
 
 
 @dataclass(frozen=True)
 class Content:
+    """A chunk of the agent's message; every chunk of one message has its ``message_id`` (set by the session's
+    stream when the producer left it empty)."""
+
     text: str
+    message_id: str = ""
     kind: Literal["content"] = "content"
 
 
@@ -113,6 +176,7 @@ class Content:
 class Thought:
     subject: str
     description: str
+    message_id: str = ""
     kind: Literal["thought"] = "thought"
 
 
@@ -199,6 +263,43 @@ class ChatCompressed:
     kind: Literal["chat_compressed"] = "chat_compressed"
 
 
+CompactionStatus = Literal["in_progress", "completed", "failed"]
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """One step of a compression of the conversation (``/compress``, the automatic one, or one that failed): the
+    same ``compaction_id`` goes in_progress → completed (with the ``summary`` that replaced the older messages and
+    the token counts) or failed (with the ``error``)."""
+
+    compaction_id: str
+    status: CompactionStatus
+    trigger: Literal["manual", "auto"] = "auto"
+    summary: str = ""
+    error: str = ""
+    tokens_before: int = 0
+    tokens_after: int = 0
+    kind: Literal["compaction"] = "compaction"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a subagent's event comes from: the parent's invoke_agent call, the agent's name, the child session."""
+
+    parent_call_id: str
+    agent: str
+    child_session_id: str
+
+
+@dataclass(frozen=True)
+class SubagentEvent:
+    """An event of a subagent's session, forwarded through its parent's stream (in order, questions included)."""
+
+    origin: Origin
+    event: AgentEvent
+    kind: Literal["subagent"] = "subagent"
+
+
 @dataclass(frozen=True)
 class MaxSessionTurns:
     limit: int
@@ -213,6 +314,9 @@ class Finished:
     usage: Usage | None = None
     # The session's estimated cost so far in US dollars (model/prices.py); None once a request's price is unknown.
     cost: float | None = None
+    # Every model call made for the session so far, and for the running prompt (None: not metered).
+    session_usage: UsageTotals | None = None
+    turn_usage: UsageTotals | None = None
     kind: Literal["finished"] = "finished"
 
 
@@ -284,6 +388,9 @@ class Stop:
 
     reason: StopReason
     usage: Usage | None = None
+    # As on Finished: the whole session's model calls and this prompt's (None: not metered).
+    session_usage: UsageTotals | None = None
+    turn_usage: UsageTotals | None = None
     kind: Literal["stop"] = "stop"
 
 
@@ -300,6 +407,8 @@ AgentEvent: TypeAlias = (
     | UserCancelled
     | Error
     | ChatCompressed
+    | Compaction
+    | SubagentEvent
     | MaxSessionTurns
     | Finished
     | LoopDetected
@@ -312,60 +421,3 @@ AgentEvent: TypeAlias = (
     | Notice
     | Stop
 )
-
-# Keyed by each event's ``kind`` default (the one value its Literal allows), read from the dataclass fields:
-# evaluating every class's annotations with get_type_hints here cost ~2 ms of every start-up.
-EVENT_TYPES: dict[str, type[Any]] = {
-    cls.__dataclass_fields__["kind"].default: cls for cls in typing.get_args(AgentEvent)
-}
-
-
-def event_to_dict(event: AgentEvent) -> dict[str, Any]:
-    """A JSON-ready dict of an event (nested dataclasses become dicts, tuples lists)."""
-    plain: dict[str, Any] = _plain(event)
-    return plain
-
-
-def event_from_dict(data: dict[str, Any]) -> AgentEvent:
-    """Rebuild an event written by :func:`event_to_dict`; unknown keys are ignored."""
-    cls = EVENT_TYPES[data["kind"]]
-    result: AgentEvent = _build(cls, data)
-    return result
-
-
-def _plain(value: Any) -> Any:
-    # Hand-rolled instead of dataclasses.asdict, which deep-copies every value: this runs for every event.
-    fields = getattr(value, "__dataclass_fields__", None)
-    if fields is not None:
-        return {name: _plain(getattr(value, name)) for name in fields}
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _build(tp: Any, value: Any) -> Any:
-    if value is None:
-        return None
-    origin = typing.get_origin(tp)
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
-        hints = typing.get_type_hints(tp)
-        kwargs = {f.name: _build(hints[f.name], value[f.name]) for f in dataclasses.fields(tp) if f.name in value}
-        return tp(**kwargs)
-    if origin is tuple:
-        (item_tp, *_rest) = typing.get_args(tp)
-        return tuple(_build(item_tp, v) for v in value)
-    if origin in (typing.Union, _UnionType):
-        for arg in typing.get_args(tp):
-            if arg is type(None):
-                continue
-            if dataclasses.is_dataclass(arg) and isinstance(value, dict):
-                return _build(arg, value)
-            if not dataclasses.is_dataclass(arg):
-                return value
-        return value
-    return value
-
-
-_UnionType = type(int | None)

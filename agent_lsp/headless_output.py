@@ -30,11 +30,26 @@ class _ModelStats:
     errors: int = 0
     latency_ms: float = 0.0
     errors_by_type: dict[str, int] = field(default_factory=dict)
-    tokens: dict[str, int] = field(default_factory=_tokens)
+    tokens: dict[str, int] = field(default_factory=_tokens)  # the main loop's responses
+    metered: ev.ModelUsage | None = None  # every call made for the session with this model (the ledger's)
+
+    @property
+    def all_tokens(self) -> dict[str, int]:
+        """The model's tokens over every call made for the session (subagents, compression, web tools too)."""
+        m = self.metered
+        if m is None:
+            return dict(self.tokens)
+        u = m.usage
+        prompt, cached = u.prompt_tokens, u.cached_tokens
+        return {**_tokens(), "input": max(0, prompt - cached), "prompt": prompt, "candidates": u.candidates_tokens} | {
+            "total": u.total_tokens,
+            "cached": cached,
+            "thoughts": u.thoughts_tokens,
+        }
 
     def to_json(self) -> dict[str, Any]:
         api = {
-            "totalRequests": self.requests,
+            "totalRequests": self.metered.requests if self.metered is not None else self.requests,
             "totalErrors": self.errors,
             "totalLatencyMs": round(self.latency_ms),
             "errorsByType": dict(self.errors_by_type),
@@ -45,7 +60,13 @@ class _ModelStats:
             "totalLatencyMs": round(self.latency_ms),
             "tokens": dict(self.tokens),
         }
-        return {"api": api, "tokens": dict(self.tokens), "roles": {"main": role}}
+        out = {"api": api, "tokens": self.all_tokens, "roles": {"main": role}}
+        if self.metered is not None and self.metered.cost is not None:
+            out["cost"] = {
+                "amount": self.metered.cost,
+                "currency": "USD",
+            }  # agent-lsp's estimate (absent: no known price)
+        return out
 
 
 @dataclass
@@ -94,6 +115,9 @@ class SessionStats:
             stats.errors_by_type[key] = stats.errors_by_type.get(key, 0) + 1
         elif isinstance(event, ev.Finished):
             self._finished(event)
+        elif isinstance(event, ev.Stop) and event.session_usage is not None:
+            for metered in event.session_usage.by_model:
+                self.models.setdefault(metered.model, _ModelStats()).metered = metered
         elif isinstance(event, ev.ToolCallConfirmation):
             self._asked.add(event.call.call_id)
         if isinstance(event, ev.ToolCallResponse):
@@ -172,13 +196,13 @@ class SessionStats:
         """The ``stats`` of a stream-json ``result`` event."""
         models = {
             name: {
-                "total_tokens": m.tokens["total"],
-                "input_tokens": m.tokens["prompt"],
-                "output_tokens": m.tokens["candidates"],
-                "cached": m.tokens["cached"],
-                "input": m.tokens["input"],
+                "total_tokens": t["total"],
+                "input_tokens": t["prompt"],
+                "output_tokens": t["candidates"],
+                "cached": t["cached"],
+                "input": t["input"],
             }
-            for name, m in self.models.items()
+            for name, t in ((name, m.all_tokens) for name, m in self.models.items())
         }
         out: dict[str, Any] = {
             key: sum(m[key] for m in models.values())

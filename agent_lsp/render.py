@@ -33,6 +33,8 @@ def render(event: ev.AgentEvent, *, verbose: bool = True) -> str | None:
         case ev.Plan(entries=entries):
             marks = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}
             return "\n  Plan:\n" + "".join(f"    {marks[e.status]} {e.content}\n" for e in entries)
+        case ev.Compaction(status="failed", error=error) if error:
+            return f"  {_MARK['warning']} {error}\n"  # as the notice it was before compactions had events of their own
         case ev.Stop(reason=reason, usage=usage) if verbose:
             tokens = f", {usage.total_tokens} tokens" if usage else ""
             return f"\n\n— {reason}{tokens}\n"

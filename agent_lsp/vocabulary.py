@@ -101,6 +101,8 @@ class Question(Protocol):
     def tool(self) -> str | None: ...
     @property
     def savable(self) -> bool: ...
+    @property
+    def always(self) -> bool: ...
 
 
 def permission_choices(details: Question) -> list[PermissionChoice]:
@@ -114,10 +116,10 @@ def permission_choices(details: Question) -> list[PermissionChoice]:
         always = "Allow all edits this session"
     else:
         always = "Allow for this session"
-    choices = [
-        PermissionChoice("proceed_once", "Allow once", "allow_once", "proceed_once"),
-        PermissionChoice("proceed_always", always, "allow_always", "proceed_always"),
-    ]
+    choices = [PermissionChoice("proceed_once", "Allow once", "allow_once", "proceed_once")]
+    if not details.always:  # settings forbid "allow always" (security.disableAlwaysAllow)
+        return [*choices, PermissionChoice("reject", "Reject", "reject_once", "reject")]
+    choices.append(PermissionChoice("proceed_always", always, "allow_always", "proceed_always"))
     if details.type == "mcp" and details.server:
         choices.append(
             PermissionChoice(

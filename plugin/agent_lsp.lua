@@ -21,11 +21,22 @@ command("AgentPrompt", function(o)
 end, { nargs = "+", desc = "Send a prompt to the agent" })
 
 command("AgentRewind", function(o)
-  if o.args == "undo" then
-    return require("agent_lsp.rewind").undo()
+  local rewind = require("agent_lsp.rewind")
+  if o.fargs[1] == "undo" then
+    return rewind.undo()
+  elseif o.fargs[1] == "revert" then
+    return rewind.revert(o.fargs[2] and tonumber(o.fargs[2]) or nil)
   end
-  require("agent_lsp.rewind").rewind(o.args ~= "" and tonumber(o.args) or nil)
-end, { nargs = "?", desc = "Go back to before one of your messages (files and conversation); `undo` puts it back" })
+  rewind.rewind(o.args ~= "" and tonumber(o.args) or nil)
+end, {
+  nargs = "*",
+  desc = "Go back to before one of your messages (files and conversation); `undo` puts it back; `revert [N]` undoes"
+    .. " one turn's file changes only",
+})
+
+command("AgentSteer", function(o)
+  require("agent_lsp.turns").prompt(o.args)
+end, { nargs = "+", desc = "Send a message into the running turn (steer it); with no turn running, a prompt" })
 
 command("AgentFork", function(o)
   require("agent_lsp.rewind").fork(o.args ~= "" and tonumber(o.args) or nil)
@@ -48,7 +59,7 @@ command("AgentMode", function(o)
 end, {
   nargs = "?",
   complete = function(arglead)
-    return require("agent_lsp.session").complete("modes", arglead)
+    return require("agent_lsp.choices").complete("modes", arglead)
   end,
   desc = "Set the agent's approval mode",
 })
@@ -58,7 +69,7 @@ command("AgentModel", function(o)
 end, {
   nargs = "?",
   complete = function(arglead)
-    return require("agent_lsp.session").complete("models", arglead)
+    return require("agent_lsp.choices").complete("models", arglead)
   end,
   desc = "Set the agent's model",
 })

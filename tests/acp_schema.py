@@ -10,6 +10,10 @@ from typing import Any
 
 import jsonschema
 
+# Every ACP frame checker the running test made (tests/acp/harness.py's SchemaChecker adds itself): tests/conftest.py
+# fails the test on any problem one of them found, so no test that speaks ACP can forget to ask.
+CHECKERS: list[Any] = []
+
 # tests/npm pins @agentclientprotocol/sdk in its lockfile; `make test` installs it (scripts/install-test-npm.sh).
 NPM_DIR = Path(__file__).resolve().parent / "npm"
 SCHEMA = NPM_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "schema" / "v1" / "schema.json"

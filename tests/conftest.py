@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 # The session-wide wheel that the install tests (VS Code .vsix, uv/pipx) share.
-pytest_plugins = ["tests.wheel"]
+pytest_plugins = ["tests.wheel", "pytester"]
 
 
 @pytest.fixture(autouse=True)
@@ -29,3 +29,18 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     ):
         monkeypatch.delenv(var, raising=False)
     yield home
+
+
+@pytest.fixture(autouse=True)
+def _acp_frames_are_valid() -> Iterator[None]:
+    """Every frame an agent sent to a test's ACP client (EditorClient, RawClient, any SchemaChecker) is valid against
+    the pinned ACP schema: a test fails on an invalid one without having to call ``checker.assert_clean()``."""
+    from tests import acp_schema
+
+    acp_schema.CHECKERS.clear()
+    yield
+    problems = [problem for checker in acp_schema.CHECKERS for problem in checker.problems]
+    acp_schema.CHECKERS.clear()
+    if problems:
+        pytest.fail("invalid ACP frames from the agent:\n" + "\n".join(problems), pytrace=False)
+

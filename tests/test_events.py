@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import typing
 
+from agent_lsp import event_json
 from agent_lsp import events as ev
 
 
 def test_every_event_is_keyed_by_the_kind_its_annotation_allows() -> None:
     members = typing.get_args(ev.AgentEvent)
-    assert len(ev.EVENT_TYPES) == len(members)
+    assert len(event_json.EVENT_TYPES) == len(members)
     for cls in members:
         (kind,) = typing.get_args(typing.get_type_hints(cls)["kind"])
-        assert ev.EVENT_TYPES[kind] is cls
+        assert event_json.EVENT_TYPES[kind] is cls
         assert cls.__dataclass_fields__["kind"].default == kind  # what an event built without ``kind`` carries

@@ -63,11 +63,11 @@ def test_editor_options_keep_what_is_valid_and_never_echo_a_value() -> None:
                 "model": 7,
                 "approvalMode": "sneaky-secret",
                 "checkpointing": {"enabled": "yes"},
-                "trustWorkspace": True,
+                "trustWorkspace": False,
             }
         }
     )
-    assert config.trust is True and config.model is None and config.approval_mode is None
+    assert config.trust is False and config.model is None and config.approval_mode is None
     assert config.checkpointing is None
     assert config.problems == (
         "model must be a string",

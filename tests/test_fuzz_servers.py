@@ -538,12 +538,11 @@ def lsp_methods() -> tuple[set[str], set[str], list[str]]:
     from agent_lsp.adapters.lsp.ordering import AnswersFirst
     from agent_lsp.adapters.lsp.server import build_server
 
-    fm = build_server(LaunchOptions(), AnswersFirst(lambda _frame: None, lambda: None, lambda _id: None)).protocol.fm
+    server = build_server(LaunchOptions(), AnswersFirst(lambda _frame: None, lambda: None, lambda _id: None))
+    fm, ours = server.protocol.fm, server.agent_protocol.agent_requests
     names = set(fm.features) | set(fm.builtin_features)
     requests = {
-        n
-        for n in names
-        if n in lsp_caps.REQUESTS or (n in types.METHOD_TO_TYPES and types.METHOD_TO_TYPES[n][1] is not None)
+        n for n in names if n in ours or (n in types.METHOD_TO_TYPES and types.METHOD_TO_TYPES[n][1] is not None)
     }
     return requests, names - requests, sorted(fm.commands)
 

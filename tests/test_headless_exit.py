@@ -10,6 +10,7 @@ import pytest
 
 from agent_lsp import events as ev
 from agent_lsp.errors import EXIT_AUTH, EXIT_CONFIG, EXIT_FAILURE, AuthError, ConfigError, ModelError
+from agent_lsp.event_json import event_from_dict, event_to_dict
 from agent_lsp.headless import _finish, _Output
 
 
@@ -40,4 +41,4 @@ def test_an_api_error_exits_1_in_text_and_with_its_status_in_json() -> None:
 
 def test_the_exit_code_survives_the_recording() -> None:
     error = ev.Error("bad settings", None, "internal", EXIT_CONFIG)
-    assert ev.event_from_dict(json.loads(json.dumps(ev.event_to_dict(error)))) == error
+    assert event_from_dict(json.loads(json.dumps(event_to_dict(error)))) == error

@@ -35,20 +35,30 @@ class RewindParams:
     dry_run: bool
     undo: bool
     revert_turn: bool = False  # only that message's turn's file changes; the conversation stays
+    message_id: str | None = None  # the message by its id (``messageId``); the index is the fallback
+
+
+def message_id_param(value: Any) -> str | None:
+    """A request's optional ``messageId``, checked; BadRewindParams when it is not a non-empty string."""
+    if value is not None and (not isinstance(value, str) or not value):
+        raise BadRewindParams("messageId", "must be a user message's id (a non-empty string)")
+    return value
 
 
 def rewind_params(params: Mapping[str, Any]) -> RewindParams:
-    """``{messageIndex?, dryRun?, undo?}`` checked; BadRewindParams names the field that is wrong."""
+    """``{messageId? | messageIndex?, dryRun?, undo?, revertTurn?}`` checked; BadRewindParams names the field
+    that is wrong. A message id wins over an index when both are given."""
     index = params.get("messageIndex")
     if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
         raise BadRewindParams("messageIndex", "must be a number from 0 (a user message's index)")
+    message_id = message_id_param(params.get("messageId"))
     flags = {key: params.get(key, False) for key in ("dryRun", "undo", "revertTurn")}
     for key, value in flags.items():
         if not isinstance(value, bool):
             raise BadRewindParams(key, "must be true or false")
-    if flags["revertTurn"] and index is None:
-        raise BadRewindParams("messageIndex", "is needed with revertTurn")
-    return RewindParams(index, flags["dryRun"], flags["undo"], flags["revertTurn"])
+    if flags["revertTurn"] and index is None and message_id is None:
+        raise BadRewindParams("messageIndex", "(or messageId) is needed with revertTurn")
+    return RewindParams(index, flags["dryRun"], flags["undo"], flags["revertTurn"], message_id)
 
 
 async def rewind_answer(session: Session, params: RewindParams) -> dict[str, Any]:
@@ -57,23 +67,34 @@ async def rewind_answer(session: Session, params: RewindParams) -> dict[str, Any
     rewinds, index = session.rewinds, params.index
     if params.undo:
         return {"messageIndex": await rewinds.undo(), "undone": True}
+    if params.message_id is not None:
+        index = rewinds.index_of(params.message_id)
     if index is None:
-        messages = [{"index": t.index, "text": t.text, "rewindable": t.rewindable} for t in rewinds.targets()]
+        messages = [
+            {"index": t.index, "text": t.text, "rewindable": t.rewindable, **_id(t.message_id)}
+            for t in rewinds.targets()
+        ]
         return {"messages": messages, "canUndo": rewinds.can_undo}
+    message_id = _id(rewinds.targets()[index].message_id) if 0 <= index < len(rewinds.targets()) else {}
     if params.revert_turn:
-        return {"messageIndex": index, "revertTurn": True, **_files(await rewinds.revert_turn(index))}
+        return {"messageIndex": index, **message_id, "revertTurn": True, **_files(await rewinds.revert_turn(index))}
     if params.dry_run:
         plan = await rewinds.preview(index)
         text = rewinds.targets()[index].text
-        return {"messageIndex": index, "text": text, "dryRun": True, **_files(plan)}
+        return {"messageIndex": index, **message_id, "text": text, "dryRun": True, **_files(plan)}
     result = await rewinds.rewind(index)
     return {
         "messageIndex": index,
+        **message_id,
         "text": result.text,
         "filesAvailable": result.files_available,
         "canUndo": True,
         **_files(result.files),
     }
+
+
+def _id(message_id: str) -> dict[str, str]:
+    return {"messageId": message_id} if message_id else {}
 
 
 def _files(plan: FilePlan) -> dict[str, list[str]]:
@@ -87,6 +108,7 @@ class ForkPoint:
     index: int
     text: str
     history: tuple[Content, ...]  # the source's history up to where that message began
+    message_id: str = ""
 
 
 def fork_index(value: Any) -> int | None:
@@ -96,13 +118,16 @@ def fork_index(value: Any) -> int | None:
     return value
 
 
-def fork_point(session: Session, index: int | None) -> ForkPoint | None:
-    """Where a fork from message ``index`` cuts the source's conversation (on the loop: it reads the live
-    history); RewindError when there is no such message or it was before a compression."""
+def fork_point(session: Session, index: int | None, message_id: str | None = None) -> ForkPoint | None:
+    """Where a fork from message ``message_id`` (or, failing that, ``index``) cuts the source's conversation (on
+    the loop: it reads the live history); RewindError when there is no such message or it was before a
+    compression."""
+    if message_id is not None:
+        index = session.messages.index_of(message_id)
     if index is None:
         return None
     mark = session.messages.mark(index)
-    return ForkPoint(index, mark.text, session.history.contents()[: mark.history_index])
+    return ForkPoint(index, mark.text, session.history.contents()[: mark.history_index], mark.message_id)
 
 
 def copy_for_fork(source: SessionHandle, new_id: str, cwd: Path, at: ForkPoint | None = None) -> None:

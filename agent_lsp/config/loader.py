@@ -16,6 +16,7 @@ from agent_lsp.config import paths
 # their public names stay importable from here, where callers have always found them.
 from agent_lsp.config.jsonc import read_json_file
 from agent_lsp.config.migrate import normalize
+from agent_lsp.config.provenance import workspace_layer_problems
 from agent_lsp.config.raw import Raw, deep_merge, expand_env, get_path, pop_path
 from agent_lsp.config.settings import Settings
 from agent_lsp.config.validation import validate_layer
@@ -134,6 +135,8 @@ def _apply_policy(raw: Raw, layer: _Layer) -> list[ConfigError]:
                 )
             )
             pop_path(raw, ("general", "defaultApprovalMode"))
+        for key, why in workspace_layer_problems(raw):
+            errors.append(ConfigError(why, file=layer.label, key=key))
     return errors
 
 
@@ -152,10 +155,12 @@ def _finish(merged: Raw, errors: list[ConfigError]) -> Settings:
     errors.extend(merge_errors)
     # Nothing set anywhere: the defaults, which need no validation (see settings._Section).
     settings = Settings.model_validate(clean) if clean else Settings.model_construct()
-    if settings.security.disable_yolo_mode and settings.general.default_approval_mode == "yolo":
+    no_yolo = settings.security.disable_yolo_mode or settings.admin.secure_mode_enabled
+    if no_yolo and settings.general.default_approval_mode == "yolo":
+        which = "admin.secureModeEnabled" if settings.admin.secure_mode_enabled else "security.disableYoloMode"
         errors.append(
             ConfigError(
-                "'yolo' is disabled by security.disableYoloMode; using 'default'",
+                f"'yolo' is disabled by {which}; using 'default'",
                 file="merged settings",
                 key="general.defaultApprovalMode",
             )

@@ -109,9 +109,9 @@ class ModelSettings(_Section):
         ),
     )
     api_key_env: str | None = Field(
-        default=None,
+        default="OPENAI_API_KEY",
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
-        description="agent-lsp only: the NAME of the variable holding the endpoint's key (default OPENAI_API_KEY).",
+        description="agent-lsp only: the NAME of the variable holding the endpoint's key.",
     )
     context_window: int | None = Field(
         default=None, gt=0, description="agent-lsp only: context window of OpenAI-compatible models not in 'models'."
@@ -262,24 +262,49 @@ class FolderTrustSettings(_Section):
     )
 
 
+class RedactionSettings(_Section):
+    enabled: bool = Field(
+        default=False,
+        description=(
+            "Redact every secret-looking variable (names with KEY, TOKEN, SECRET…, key-shaped values) from shell "
+            "commands, background commands and hooks, as Gemini CLI does; MCP servers always get this. The agent's "
+            "own credentials (GEMINI_API_KEY, GOOGLE_API_KEY, OPENAI_API_KEY…) are kept from every child either way."
+        ),
+    )
+    allowed: list[str] = Field(default=[], description="Variables always passed on (bypass redaction by name).")
+    blocked: list[str] = Field(default=[], description="Variables never passed on to a child process.")
+
+
 class SecuritySettings(_Section):
     folder_trust: FolderTrustSettings = Field(default_factory=FolderTrustSettings.model_construct)
     disable_yolo_mode: bool = Field(default=False, description="Refuse the 'yolo' approval mode from every source.")
+    disable_always_allow: bool = Field(
+        default=False, description="Never offer 'allow always', and ignore saved always-allow rules (Gemini CLI)."
+    )
+    environment_variable_redaction: RedactionSettings = Field(default_factory=RedactionSettings.model_construct)
     enable_permanent_tool_approval: bool = Field(
         default=False,
         description="Offer 'allow in all future sessions' when asking about a tool (saved as a policy rule).",
     )
 
 
+class AdminSettings(_Section):
+    secure_mode_enabled: bool = Field(
+        default=False, description="Administrators: both security.disableYoloMode and security.disableAlwaysAllow."
+    )
+
+
 class TelemetrySettings(_Section):
-    enabled: bool = Field(default=False, description="Emit OpenTelemetry logs, metrics and traces.")
+    enabled: bool = Field(default=False, description="Append local telemetry records (JSONL) to a file.")
     target: TelemetryTarget = Field(
         default="local",
-        description="'local' writes to outfile (or the state dir); 'otlp'/'gcp' export to otlpEndpoint.",
+        description="Only 'local' is implemented: 'otlp'/'gcp' are accepted, warned about, and written locally too.",
     )
-    otlp_endpoint: str = Field(default="http://localhost:4317", description="OTLP collector endpoint.")
-    otlp_protocol: Literal["grpc", "http"] = Field(default="grpc", description="OTLP transport.")
-    log_prompts: bool = Field(default=True, description="Include prompt text in telemetry logs.")
+    otlp_endpoint: str = Field(
+        default="http://localhost:4317", description="Accepted for Gemini CLI's files; nothing is exported."
+    )
+    otlp_protocol: Literal["grpc", "http"] = Field(default="grpc", description="Accepted; nothing is exported.")
+    log_prompts: bool = Field(default=True, description="Include prompt text (secrets redacted) in the records.")
     outfile: str | None = Field(default=None, description="File for 'local' telemetry output.")
 
 
@@ -340,6 +365,7 @@ class Settings(_Section):
         default_factory=dict, description="MCP servers by name (entries of the same name replace, not merge)."
     )
     security: SecuritySettings = Field(default_factory=SecuritySettings.model_construct)
+    admin: AdminSettings = Field(default_factory=AdminSettings.model_construct)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings.model_construct)
     advanced: AdvancedSettings = Field(default_factory=AdvancedSettings.model_construct)
     hooks: dict[str, Any] = Field(

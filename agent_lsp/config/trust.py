@@ -127,18 +127,20 @@ def decide_trust(
     env: Mapping[str, str],
     editor_trust: bool | None,
 ) -> TrustDecision:
-    """Env override, then the editor's workspace trust, then trustedFolders.json, then the feature switch.
+    """The editor's refusal, then the env override, then trustedFolders.json, then the feature switch.
 
+    ``editor_trust`` can only take trust away (docs/security.md): an editor's "trusted" is a fact about the
+    editor's own workspace trust, sent over a channel a project can fill (Zed's project settings set
+    ``initialization_options``), so it never trusts a folder by itself; its "not trusted" always holds.
     ``settings_folder_trust_enabled`` must come from user/system settings only
     (config.loader.read_folder_trust_enabled or LoadedSettings.folder_trust_enabled)."""
+    if editor_trust is False:
+        return TrustDecision(False, "the editor does not trust this workspace (its restricted mode)", "editor")
     for name, lenient in ((ENV_OVERRIDE, True), (GEMINI_ENV_OVERRIDE, False)):
         flag = _env_flag(env, name, lenient)
         if flag is not None:
             word = "trusted" if flag else "not trusted"
             return TrustDecision(flag, f"{folder} is {word} because {name}={env[name]}", "env")
-    if editor_trust is not None:
-        word = "trusts" if editor_trust else "does not trust"
-        return TrustDecision(editor_trust, f"the editor {word} this workspace", "editor")
 
     rules, errors = load_rules(env)
     trust_file = trust_file_path(env)
@@ -158,8 +160,8 @@ def decide_trust(
     return TrustDecision(
         False,
         f"{folder} is not trusted yet{broken}, so its .gemini/settings.json, .env and GEMINI.md files are ignored. "
-        f'To trust it, add "{_real(folder)}": "TRUST_FOLDER" to {trust_file}, trust the workspace in your '
-        f"editor, or set {ENV_OVERRIDE}=true.",
+        f'To trust it, add "{_real(folder)}": "TRUST_FOLDER" to {trust_file} (the editor\'s "Trust this '
+        f'folder" command does that), or set {ENV_OVERRIDE}=true.',
         "default",
         tuple(errors),
     )

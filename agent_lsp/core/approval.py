@@ -51,6 +51,7 @@ class Approval:
         hooks: Hooks | None = None,
         on_save_rule: Callable[[list[str]], None] | None = None,
         permanent_approval: bool = False,
+        always_allow: bool = True,
     ) -> None:
         self.policy = policy
         self.confirmer = confirmer
@@ -59,6 +60,7 @@ class Approval:
         self.hooks = hooks
         self.on_save_rule = on_save_rule
         self.permanent_approval = permanent_approval
+        self.always_allow = always_allow  # False: security.disableAlwaysAllow (only "allow once" is offered)
 
     async def ask(
         self, info: ev.ToolCallInfo, tool: Tool, invocation: ToolInvocation[Any], details: ev.ConfirmationDetails
@@ -66,6 +68,8 @@ class Approval:
         saved_rules = self.savable_rules(tool, details)
         if saved_rules:
             details = replace(details, savable=True)
+        if not self.always_allow:
+            details = replace(details, always=False)
         self.emit(ev.ToolCallStatusChange(info.call_id, "awaiting_approval"))
         self.emit(ev.ToolCallConfirmation(info, details))
         heard = self._notify_hooks(info, details)
@@ -86,7 +90,7 @@ class Approval:
             return Refusal(rejected_message(info.name))
         if answer.outcome == "cancel":
             return Refusal("The user cancelled the request at this call.", declined=True)
-        if answer.outcome in ("proceed_always", "proceed_always_server", "proceed_always_save"):
+        if self.always_allow and answer.outcome in ("proceed_always", "proceed_always_server", "proceed_always_save"):
             scope: Literal["tool", "server"] = "server" if answer.outcome == "proceed_always_server" else "tool"
             self.policy.remember(tool, details, scope)
             if answer.outcome == "proceed_always_save" and self.on_save_rule is not None and saved_rules:
@@ -105,7 +109,7 @@ class Approval:
 
     def savable_rules(self, tool: Tool, details: ev.ConfirmationDetails) -> list[str]:
         """The rules "allow in all future sessions" would write, when it may be offered; else none."""
-        if not self.permanent_approval or self.on_save_rule is None:
+        if not self.permanent_approval or not self.always_allow or self.on_save_rule is None:
             return []
         return self.policy.rule_for(tool, details)
 

@@ -37,6 +37,11 @@ class CompressionResult:
     contents: tuple[Content, ...]
     original_tokens: int
     new_tokens: int
+    summary: str = ""  # the state snapshot that replaced the older messages
+
+
+class CompressionFailed(Exception):
+    """The model was asked for a summary but it cannot be used (empty, or no smaller than what it replaces)."""
 
 
 async def compress(
@@ -45,8 +50,10 @@ async def compress(
     model: str,
     original_tokens: int,
     generate: Callable[[GenerateRequest], Awaitable[ModelChunk]],
+    on_start: Callable[[], None] | None = None,
 ) -> CompressionResult | None:
-    """Summarise the old part; None when there is nothing to gain (too short, or the summary is larger)."""
+    """Summarise the old part; None when there is nothing to compress (too short). ``on_start`` is called just
+    before the model is asked; CompressionFailed after that when the summary cannot be used."""
     split = find_split_point(contents)
     if split <= 0:
         return None
@@ -57,9 +64,11 @@ async def compress(
         system_instruction=COMPRESSION_PROMPT,
         include_thoughts=False,
     )
+    if on_start is not None:
+        on_start()
     summary = (await generate(request)).text.strip()
     if not summary:
-        return None
+        raise CompressionFailed("the model returned an empty summary")
     new_contents = (
         Content("user", (Part(text=summary),)),
         Content("model", (Part(text=COMPRESSION_ACK),)),
@@ -69,5 +78,5 @@ async def compress(
     kept_share = estimate_tokens(kept) / max(1, estimate_tokens(contents))
     new_tokens = int(original_tokens * kept_share) + estimate_tokens(new_contents[:2])
     if new_tokens >= original_tokens:
-        return None
-    return CompressionResult(tuple(new_contents), original_tokens, new_tokens)
+        raise CompressionFailed(f"the summary (~{new_tokens} tokens) would not be smaller than the conversation")
+    return CompressionResult(tuple(new_contents), original_tokens, new_tokens, summary)

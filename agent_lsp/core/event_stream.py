@@ -8,6 +8,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 from agent_lsp import events as ev
+from agent_lsp.core.message_ids import MessageIds
 from agent_lsp.core.ports import EventSink
 
 log = logging.getLogger(__name__)
@@ -22,6 +23,7 @@ class EventStream:
         self.sinks = list(sinks)
         self._task: asyncio.Task[None] | None = None
         self._queue: asyncio.Queue[ev.AgentEvent | None] | None = None
+        self._ids = MessageIds()  # every message's chunks get its id here, before anyone sees them
 
     @property
     def running(self) -> bool:
@@ -33,7 +35,8 @@ class EventStream:
 
     def emit(self, event: ev.AgentEvent) -> None:
         """Put an event on the running prompt's stream and give it to every sink (called once per event: keep it
-        lean)."""
+        lean). Message text without an id gets its message's id first (core/message_ids.py)."""
+        event = self._ids(event)
         if self._queue is not None:
             self._queue.put_nowait(event)
         for sink in self.sinks:

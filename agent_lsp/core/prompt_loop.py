@@ -3,22 +3,26 @@ loops and hooks stopping it, the history compressed when it grows, tokens counte
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from typing import Literal
 
 from agent_lsp import events as ev
 from agent_lsp.core.agent_hooks import after_agent, emit_notices, model_stream
-from agent_lsp.core.compression import compress
+from agent_lsp.core.compression import CompressionFailed, compress
 from agent_lsp.core.history import estimate_tokens
 from agent_lsp.core.hook_points import HookStopped, Streamed
 from agent_lsp.core.loop_detection import LoopDetector
+from agent_lsp.core.message_ids import new_message_id
 from agent_lsp.core.retry import generate_with_retry, stream_with_retry
 from agent_lsp.core.session_state import SessionDeps, SessionState
+from agent_lsp.core.steering import Steering
 from agent_lsp.core.tool_calls import CallOutcome, function_responses
 from agent_lsp.core.turn import TurnResult, run_turn
 from agent_lsp.errors import ModelError
 from agent_lsp.model.base import GenerateRequest, ModelChunk, Part
 from agent_lsp.model.catalog import generation_settings, resolve_model
-from agent_lsp.model.prices import request_cost
 
 MAX_TURNS_PER_PROMPT = 100
 # Invalid responses (empty, no finish reason, malformed call) are asked for once more before giving up.
@@ -37,11 +41,13 @@ class PromptLoop:
         deps: SessionDeps,
         emit: Callable[[ev.AgentEvent], None],
         delivered: Callable[[], Awaitable[None]],
+        steering: Steering | None = None,
     ) -> None:
         self.state = state
         self.deps = deps
         self.emit = emit
         self.delivered = delivered
+        self.steering = steering  # messages sent into the running turn, taken in before each model request
         self._loops = LoopDetector(deps.options.loop_detection)
 
     async def run(self, prompt: str, mark: int) -> ev.StopReason:
@@ -52,7 +58,10 @@ class PromptLoop:
         answered_once = False
         invalid_retries = 0
         retried_by_hook = False
+        steering = self.steering
         for _ in range(MAX_TURNS_PER_PROMPT):
+            if steering is not None:
+                await steering.take_in()  # the safe point: after the last response or tool batch, before the next
             state.session_turns += 1
             limit = self.deps.options.max_session_turns
             if limit > 0 and state.session_turns > limit:
@@ -90,6 +99,8 @@ class PromptLoop:
             answered_once = True
             state.history.add_model(result.model_parts)
             if not result.calls:
+                if steering is not None and steering.waiting and result.finish_reason != "MAX_TOKENS":
+                    continue  # a message came in while the model answered: the turn goes on with it
                 if result.finish_reason != "MAX_TOKENS" and await after_agent(
                     self.deps.hooks, state.history, emit, prompt, result.text, retried_by_hook
                 ):
@@ -175,14 +186,20 @@ class PromptLoop:
             thinking_level=gen.thinking_level,
         )
 
+    def usage_readings(self) -> tuple[ev.UsageTotals | None, ev.UsageTotals | None]:
+        """(the whole session's model calls, the running prompt's), from the session's meter."""
+        meter, start = self.deps.meter, self.state.turn_start
+        if meter is None:
+            return None, None
+        now = meter()
+        return now, (now.since(start) if start is not None else None)
+
     def _account(self, result: TurnResult) -> None:
         state = self.state
         usage = result.usage
-        if usage is not None and state.cost is not None:
-            price = self.deps.options.price(resolve_model(state.model))
-            output = usage.candidates_tokens + usage.thoughts_tokens
-            state.cost = None if price is None else state.cost + request_cost(price, usage.prompt_tokens, output)
-        self.emit(ev.Finished(result.finish_reason, usage, state.cost))
+        session_usage, turn_usage = self.usage_readings()
+        cost = session_usage.cost if session_usage is not None else None
+        self.emit(ev.Finished(result.finish_reason, usage, cost, session_usage, turn_usage))
         if usage is None:
             return
         if usage.prompt_tokens:
@@ -196,7 +213,7 @@ class PromptLoop:
         if not force and state.last_prompt_tokens < threshold:
             return None
         original = state.last_prompt_tokens or estimate_tokens(state.history.contents())
-        trigger = "manual" if force else "auto"
+        trigger: Literal["manual", "auto"] = "manual" if force else "auto"
         if hooks is not None and hooks.has("PreCompress", trigger):
             # Advisory: a hook may save state or tell the user, never stop the compression.
             emit_notices(await hooks.fire("PreCompress", {"trigger": trigger}, trigger), self.emit)
@@ -205,17 +222,35 @@ class PromptLoop:
         async def generate(request: GenerateRequest) -> ModelChunk:
             return await generate_with_retry(client, request, options.retry)
 
+        compaction = ev.Compaction(new_message_id(), "in_progress", trigger, tokens_before=original)
+        started: list[bool] = []
+
+        def start() -> None:
+            started.append(True)
+            self.emit(compaction)
+
         try:
             result = await compress(
-                state.history.contents(), model=state.model, original_tokens=original, generate=generate
+                # Resolved as the main loop's requests are: "auto" is not a model the API knows.
+                state.history.contents(),
+                model=resolve_model(state.model),
+                original_tokens=original,
+                generate=generate,
+                on_start=start,
             )
-        except ModelError as exc:
-            self.emit(ev.Notice("warning", f"Could not compress the conversation: {exc}"))
+        except (ModelError, CompressionFailed) as exc:
+            if started:
+                self.emit(replace(compaction, status="failed", error=f"Could not compress the conversation: {exc}"))
             return None
+        except asyncio.CancelledError:
+            if started:  # every compaction that began ends, for whoever draws it
+                self.emit(replace(compaction, status="failed", error="Cancelled."))
+            raise
         if result is None:
             return None
         state.history.replace(result.contents)
         state.last_prompt_tokens = result.new_tokens
+        self.emit(replace(compaction, status="completed", summary=result.summary, tokens_after=result.new_tokens))
         event = ev.ChatCompressed(result.original_tokens, result.new_tokens)
         self.emit(event)
         return event

@@ -32,6 +32,7 @@ class MessageMark:
     text: str
     history_index: int
     call_ids: list[str] = field(default_factory=list)
+    message_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class RewindTarget:
     index: int
     text: str
     rewindable: bool  # False when the conversation was compressed or restored after it
+    message_id: str = ""  # empty for messages recorded before ids existed
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ class MessageLog:
 
     def __call__(self, event: ev.AgentEvent) -> None:
         if isinstance(event, ev.UserMessage):
-            self.marks.append(MessageMark(event.text, event.history_index))
+            self.marks.append(MessageMark(event.text, event.history_index, message_id=event.message_id))
         elif isinstance(event, ev.ToolCallResponse) and self.marks:
             self.marks[-1].call_ids.append(event.call_id)
         elif isinstance(event, ev.ChatCompressed):
@@ -102,7 +104,17 @@ class MessageLog:
         self.floor = len(self.marks)
 
     def targets(self) -> list[RewindTarget]:
-        return [RewindTarget(i, m.text, i >= self.floor and m.history_index >= 0) for i, m in enumerate(self.marks)]
+        return [
+            RewindTarget(i, m.text, i >= self.floor and m.history_index >= 0, m.message_id)
+            for i, m in enumerate(self.marks)
+        ]
+
+    def index_of(self, message_id: str) -> int:
+        """The index of the user message with this id; RewindError when the session has none."""
+        for i, m in enumerate(self.marks):
+            if m.message_id == message_id:
+                return i
+        raise RewindError(f"There is no user message {message_id!r} in this session.")
 
     def mark(self, index: int) -> MessageMark:
         if not 0 <= index < len(self.marks):
@@ -152,6 +164,10 @@ class SessionRewind:
     def targets(self) -> list[RewindTarget]:
         """Every user message of the session, oldest first, and whether it can be rewound to."""
         return self._log.targets()
+
+    def index_of(self, message_id: str) -> int:
+        """The index of the user message with this id (what rewinds take); RewindError when there is none."""
+        return self._log.index_of(message_id)
 
     @property
     def can_undo(self) -> bool:

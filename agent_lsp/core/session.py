@@ -17,10 +17,12 @@ from agent_lsp.core.agent_hooks import before_agent
 from agent_lsp.core.event_stream import EventStream
 from agent_lsp.core.history import History, estimate_tokens
 from agent_lsp.core.hook_points import context_part
+from agent_lsp.core.message_ids import new_message_id
 from agent_lsp.core.ports import EventSink, Hooks, ToolPolicy, ToolSet
 from agent_lsp.core.prompt_loop import PromptLoop
 from agent_lsp.core.rewind import MessageLog, SessionRewind
 from agent_lsp.core.session_state import SessionDeps, SessionState
+from agent_lsp.core.steering import Steered, Steering
 from agent_lsp.core.tool import ToolCallRequestInfo
 from agent_lsp.core.tool_calls import CallOutcome
 from agent_lsp.errors import ConfigError, ModelError
@@ -52,7 +54,9 @@ class Session:
         # handled every event emitted so far (see EventStream.delivered).
         self.emit: Callable[[ev.AgentEvent], None] = self._stream.emit
         self.delivered: Callable[[], Awaitable[None]] = self._stream.delivered
-        self._turns = PromptLoop(state, deps, self.emit, self.delivered)
+        # Messages sent into the running turn (``steer``), taken in at its next safe point.
+        self.steering = Steering(lambda steered: _take_in(self, steered))
+        self._turns = PromptLoop(state, deps, self.emit, self.delivered, self.steering)
         # The user messages (a loaded session's too) and the calls after each: what a rewind goes back over.
         self.messages = MessageLog(past_events)
         self.sinks.append(self.messages)
@@ -162,6 +166,12 @@ class Session:
         self.rewinds.forget()  # a new prompt makes the last rewind final
         return self._stream.run(lambda: self._run(prompt, extra), self._cancelled_early)
 
+    def steer(self, prompt: str | Sequence[Part], *, attachments: Sequence[Part] = ()) -> str | None:
+        """Send a message into the running prompt: it joins the conversation at the turn's next safe point (before
+        its next model request) and the prompt goes on with it, ending once. Its message id, or None when no
+        prompt is running (the caller then sends it as a prompt of its own, or asks the user to)."""
+        return self.steering.put(prompt, attachments)
+
     def _cancelled_early(self) -> list[ev.AgentEvent]:
         return [ev.UserCancelled(), ev.Stop("cancelled", self.state.usage)]
 
@@ -170,8 +180,13 @@ class Session:
         history is recorded."""
         stop: ev.StopReason = "end_turn"
         history = self.state.history
+        self.state.turn_start = self.deps.meter() if self.deps.meter is not None else None
+        self.steering.open = True
         try:
             stop = await self._prompt(prompt, attachments)
+            while stop == "end_turn" and self.steering.waiting:
+                # Sent while the prompt was ending (a command, a last answer): the turn goes on with it.
+                stop = await self._turns.run("", history.mark())
         except asyncio.CancelledError:
             history.answer_pending("Cancelled by the user.")
             self.emit(ev.UserCancelled())
@@ -182,7 +197,10 @@ class Session:
             self.emit(ev.Error(str(exc), getattr(exc, "status", None), exc.meaning, exc.exit_code))
             stop = "error"
         finally:
-            self.emit(ev.Stop(stop, self.state.usage))
+            dropped = self.steering.close()
+            if dropped:
+                self.emit(ev.Notice("warning", f"Not sent (the turn ended first): {dropped[0].text[:200]}"))
+            self.emit(ev.Stop(stop, self.state.usage, *self._turns.usage_readings()))
             on_history = self.deps.on_history
             if on_history is not None:
                 try:
@@ -194,7 +212,7 @@ class Session:
         """The user's input, made ready for the model (or answered by a slash command); then its turns."""
         state, deps = self.state, self.deps
         text = prompt if isinstance(prompt, str) else "".join(p.text or "" for p in prompt if not p.thought)
-        self.emit(ev.UserMessage(text, len(state.history)))
+        self.emit(ev.UserMessage(text, len(state.history), new_message_id()))
         if state.title is None and text.strip():
             state.title = derive_title(text)
             self.emit(ev.SessionTitle(state.title))
@@ -263,3 +281,14 @@ class Session:
         scheduler = self.deps.scheduler_factory(self.emit, self.state.history.contents, self.delivered)
         await scheduler.run(calls, outcomes)
         return outcomes
+
+
+async def _take_in(session: Session, steered: Steered) -> None:
+    """A steered message joins the conversation, at the running turn's safe point."""
+    history = session.state.history
+    parts = [*await session._expand(steered.prompt), *steered.attachments]
+    # Right behind a tool batch the message joins the same user turn as the answers (the history merges them):
+    # then there is no place in the history where only it begins, and it cannot be rewound to.
+    index = -1 if history.last_role() == "user" else len(history)
+    session.emit(ev.UserMessage(steered.text, index, steered.message_id, steered=True))
+    history.add_user(parts)

@@ -16,7 +16,6 @@ from agent_lsp.core.ports import Hooks, ToolPolicy, ToolSet
 from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.model.base import Content, ModelClient, Part
 from agent_lsp.model.catalog import token_limit
-from agent_lsp.model.prices import Price, price_of
 
 if TYPE_CHECKING:
     from agent_lsp.core.rewind import FileRewinder, SessionRewind
@@ -35,8 +34,6 @@ class SessionOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     # Context window of a model name; the provider knows (Gemini's table, or an endpoint's configured sizes).
     token_limit: Callable[[str], int] = token_limit
-    # The price of a model name for the cost estimate (None: unknown); the table, or what settings say.
-    price: Callable[[str], Price | None] = price_of
 
 
 @dataclass
@@ -50,7 +47,7 @@ class SessionState:
     allow_fallback: bool = True  # pro → flash after persistent 429s: a Gemini notion
     history: History = field(default_factory=History)
     usage: ev.Usage = field(default_factory=ev.Usage)
-    cost: float | None = 0.0  # estimated dollars so far; None once a request's price was unknown
+    turn_start: ev.UsageTotals | None = None  # the meter's reading when the running prompt started
     session_turns: int = 0
     last_prompt_tokens: int = 0
     title: str | None = None
@@ -132,3 +129,6 @@ class SessionDeps:
     # it, or None when the last cut was undone).
     rewinder: FileRewinder | None = None
     on_rewind: Callable[[int | None], None] | None = None
+    # A reading of the session's usage ledger: every model call made through its wiring (model/metered.py), not
+    # only this loop's. None: not metered (no cost is reported).
+    meter: Callable[[], ev.UsageTotals] | None = None

@@ -11,6 +11,7 @@ from agent_lsp.core.ports import HookOutcome, Hooks
 from agent_lsp.core.tool import Tool, ToolInvocation, ToolResult
 from agent_lsp.errors import ToolError
 from agent_lsp.model.base import Part
+from agent_lsp.untrusted import wrap_untrusted
 
 STOP = "stop_execution"  # Gemini CLI's error type when a hook stops the whole loop
 
@@ -88,7 +89,10 @@ async def after_tool(
         message = f"Tool result blocked: {outcome.reason or 'no reason given'}"
         return ToolResult(llm_content=message, display=message, error=message, error_type="execution_failed"), None
     if outcome.additional_context:
-        return _append(result, f"\n\n<hook_context>{outcome.additional_context}</hook_context>"), None
+        # A hook's output is framed as data like any other text from outside the workspace: a hook that relays a
+        # web page or a log must not be able to speak for the user.
+        framed = wrap_untrusted(outcome.additional_context, source="AfterTool hook")
+        return _append(result, f"\n\n<hook_context>{framed}</hook_context>"), None
     return result, None
 
 

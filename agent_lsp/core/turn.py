@@ -8,6 +8,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
 from agent_lsp import events as ev
+from agent_lsp.core.message_ids import new_message_id
 from agent_lsp.core.tool import ToolCallRequestInfo
 from agent_lsp.model.base import ModelChunk, Part
 
@@ -39,6 +40,10 @@ class TurnResult:
     saw_thought: bool = False
     fallback_model: str | None = None
     model_ids: dict[str, str | None] = field(default_factory=dict)  # our call id -> the model's own id
+    # The message being streamed ("content" or "thought") and its id: chunks get it here, so the session's stream
+    # need not copy each event to stamp it (core/message_ids.py; the same rule).
+    message_kind: str = ""
+    message_id: str = ""
 
     def reset(self) -> None:
         """Forget partial output: the stream is being retried from the start."""
@@ -49,6 +54,7 @@ class TurnResult:
         self.usage = None
         self.block_reason = None
         self.saw_thought = False
+        self.message_kind = ""
 
     @property
     def text(self) -> str:
@@ -89,6 +95,12 @@ async def run_turn(
             yield event
 
 
+def _message_id(result: TurnResult, kind: str) -> str:
+    if result.message_kind != kind:
+        result.message_kind, result.message_id = kind, new_message_id()
+    return result.message_id
+
+
 def _chunk_events(chunk: ModelChunk, result: TurnResult) -> list[ev.AgentEvent]:
     out: list[ev.AgentEvent] = []
     if chunk.block_reason:
@@ -99,7 +111,8 @@ def _chunk_events(chunk: ModelChunk, result: TurnResult) -> list[ev.AgentEvent]:
         if part.thought:
             result.saw_thought = True
             if part.text:
-                out.append(parse_thought(part.text))
+                thought = parse_thought(part.text)
+                out.append(ev.Thought(thought.subject, thought.description, _message_id(result, "thought")))
             if part.thought_signature and part.function_call is None:
                 # Signatures ride on thought parts without text too; keep them for the next request.
                 result.model_parts.append(Part(text="", thought_signature=part.thought_signature))
@@ -110,10 +123,11 @@ def _chunk_events(chunk: ModelChunk, result: TurnResult) -> list[ev.AgentEvent]:
             result.model_parts.append(part)
             result.calls.append(ToolCallRequestInfo(call_id, part.function_call.name, dict(part.function_call.args)))
             result.model_ids[call_id] = part.function_call.id
+            result.message_kind = ""  # text after a call is a new message
             continue
         if part.text:
             result.model_parts.append(part)
-            out.append(ev.Content(part.text))
+            out.append(ev.Content(part.text, _message_id(result, "content")))
         elif part.inline_data is not None or part.thought_signature:
             result.model_parts.append(part)
     if chunk.finish_reason:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent_lsp.child_env import ChildEnv
 from agent_lsp.errors import ConfigError
 from agent_lsp.fields import Fields
 
@@ -92,6 +93,8 @@ class McpServerSpec:
     include_tools: tuple[str, ...] | None = None
     exclude_tools: tuple[str, ...] = ()
     oauth: OAuthSettings | None = field(default=None, hash=False)
+    # What a stdio server inherits from us besides its own ``env`` (the session's redaction settings).
+    inherit: ChildEnv = field(default_factory=ChildEnv)
 
     @property
     def transport(self) -> Transport | None:

@@ -133,7 +133,9 @@ class ServerConnection:
 
     async def _connect_and_serve(self) -> None:
         import anyio
-        from mcp import ClientSession, Implementation
+        from mcp import Implementation
+
+        from agent_lsp.mcp.client_session import FormElicitingSession
 
         async def on_message(message: Any) -> None:
             if isinstance(message, Exception):
@@ -174,7 +176,7 @@ class ServerConnection:
         async with contextlib.AsyncExitStack() as stack:
             read, write = await open_transport(self.spec, stack, self._open_log, auth=self.auth)
             session = await stack.enter_async_context(
-                ClientSession(
+                FormElicitingSession(
                     WatchedReadStream(read, on_eof),
                     write,
                     message_handler=on_message,
@@ -182,7 +184,7 @@ class ServerConnection:
                     # Declaring roots (with list_changed) as Gemini CLI does: the session's workspace folders.
                     list_roots_callback=list_roots if self._owner.roots() is not None else None,
                     sampling_callback=sample if self._owner.samples else None,
-                    # Declared (form and URL, as the SDK does) when the editor can show a form; URLs are declined.
+                    # Declared (form mode only: FormElicitingSession) when the editor can show a form.
                     elicitation_callback=self._elicit if self._owner.elicitor is not None else None,
                 )
             )

@@ -13,6 +13,8 @@ import sys
 import threading
 from urllib.parse import parse_qs, urlsplit
 
+from agent_lsp.child_env import ChildEnv
+
 CALLBACK_PATH = "/oauth/callback"  # Gemini CLI's path
 _PAGE = "<!doctype html><title>agent-lsp</title><h1>{title}</h1><p>{text}</p>"
 
@@ -127,6 +129,7 @@ def open_browser(url: str) -> bool:
     try:
         proc = subprocess.Popen(  # the user's own browser command
             command,
+            env=ChildEnv().filter(os.environ, scan=False),  # the browser needs no key of ours either
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

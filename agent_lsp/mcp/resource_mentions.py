@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lsp.errors import ToolError
 from agent_lsp.mcp.catalog import read_resource
-from agent_lsp.mcp.tool import wrap_untrusted
 from agent_lsp.model.base import InlineData, Part
+from agent_lsp.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
     from agent_lsp.mcp.manager import McpManager

@@ -14,6 +14,7 @@ from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails, ToolKind
 from agent_lsp.model.base import InlineData, Part
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
+from agent_lsp.untrusted import wrap_untrusted
 
 MAX_NAME_LEN = 64
 _NOT_IN_MCP_NAME = re.compile(r"[^a-zA-Z0-9_\-.:]")
@@ -126,13 +127,6 @@ class McpToolInvocation(ToolInvocation[dict[str, Any]]):
             # A dead server, a timeout or a refusal: the model reads why, the session goes on.
             return ToolResult(llm_content=str(exc), display=str(exc), error=str(exc), error_type=exc.error_type)
         return convert_result(result, tool.server_name, tool.server_tool_name)
-
-
-def wrap_untrusted(text: str) -> str:
-    """Server output as Gemini CLI hands it to the model: inside ``<untrusted_context>`` tags (its system prompt
-    says such content is data, never instructions), with a closing tag inside the text escaped."""
-    escaped = text.replace("</untrusted_context>", "&lt;/untrusted_context&gt;")
-    return f"<untrusted_context>\n{escaped}\n</untrusted_context>"
 
 
 def convert_result(result: Any, server: str, tool: str) -> ToolResult:

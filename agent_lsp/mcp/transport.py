@@ -61,9 +61,9 @@ async def open_transport(
 
         assert spec.command is not None
         errlog = stack.enter_context(open_log())
-        # Like Gemini CLI, the server inherits our environment; its own env entries win.
+        # Like Gemini CLI, the server inherits our environment redacted of secrets; its own env entries win.
         params = StdioServerParameters(
-            command=spec.command, args=list(spec.args), env={**os.environ, **spec.env}, cwd=spec.cwd
+            command=spec.command, args=list(spec.args), env=spec.inherit.for_server(spec.env), cwd=spec.cwd
         )
         streams = await stack.enter_async_context(stdio_client(params, errlog=errlog))
         return streams

@@ -2,7 +2,8 @@
 
 Google's published pay-as-you-go prices for the Gemini API, in US dollars, as of November 2026; a model missing
 here (or an OpenAI-compatible endpoint's model) has no estimate unless settings name its price. Output includes
-thinking tokens, as Google bills them; cached-token discounts are not applied, so the estimate errs high.
+thinking tokens, as Google bills them; cached-token discounts and audio rates are not applied (docs/models.md#cost
+says exactly what the estimate counts).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from typing import Any
 from agent_lsp.errors import AuthError, ModelError
 from agent_lsp.model.base import ModelClient
 from agent_lsp.model.catalog import CHOICE_IDS
+from agent_lsp.model.metered import MeteredClient, UsageLedger
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,9 @@ class ModelRouter:
     describe_provider: Mapping[str, str] = field(default_factory=dict)
     token_limits: Mapping[str, Callable[[str], int]] = field(default_factory=dict)
     gemini_models: Callable[[], Awaitable[list[str]]] | None = None
+    # The session's usage ledger: every client handed out below is metered into it, so each model call made
+    # through the session's wiring (main loop, subagents, compression, web tools, sampling) is counted once.
+    ledger: UsageLedger = field(default_factory=UsageLedger)
     _clients: dict[str, ModelClient] = field(default_factory=dict)
     _listed: dict[str, list[str]] = field(default_factory=dict)
 
@@ -53,7 +57,7 @@ class ModelRouter:
     def client(self, provider: str | None = None) -> ModelClient:
         name = provider or self.provider
         if name not in self._clients:
-            self._clients[name] = self.builders[name]()
+            self._clients[name] = MeteredClient(self.builders[name](), self.ledger)
         return self._clients[name]
 
     def token_limit(self, model: str) -> int:

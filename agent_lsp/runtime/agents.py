@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agent_lsp import events as ev
+from agent_lsp.core.ports import ConfirmationResult, Confirmer
 from agent_lsp.core.ports import ToolSet as CoreToolSet
 from agent_lsp.core.session import Session
 from agent_lsp.core.session_state import SessionOptions, SessionState
@@ -16,10 +17,30 @@ if TYPE_CHECKING:
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.runtime.tools import SessionTools
 
-SchedulerFor = Callable[
-    [CoreToolSet, Callable[[ev.AgentEvent], None], Callable[[], Sequence[Content]], Callable[[], Awaitable[None]]],
-    "Scheduler",
-]
+
+class SchedulerFor(Protocol):
+    """Builds a turn's scheduler over a registry; ``origin``: a subagent's (its questions say whose call it is)."""
+
+    def __call__(
+        self,
+        registry: CoreToolSet,
+        emit: Callable[[ev.AgentEvent], None],
+        history: Callable[[], Sequence[Content]],
+        delivered: Callable[[], Awaitable[None]],
+        origin: ev.Origin | None = None,
+    ) -> Scheduler: ...
+
+
+class OriginConfirmer:
+    """The session's confirmer, asked about a subagent's call: the call carries its origin, so the editor can ask
+    under the child session (or say whose call it is)."""
+
+    def __init__(self, inner: Confirmer, origin: ev.Origin) -> None:
+        self.inner = inner
+        self.origin = origin
+
+    async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
+        return await self.inner.confirm(dataclasses.replace(call, origin=self.origin), details)
 
 
 def register_subagents(
@@ -39,5 +60,9 @@ def register_subagents(
     def options(max_turns: int) -> SessionOptions:
         return dataclasses.replace(session.deps.options, max_session_turns=max_turns)
 
-    parts = SubagentParts(tools.registry, session.policy, state, scheduler_for, prompt, options)
+    # The child's events go through the parent's stream (emit), and its questions wait until the parent's consumer
+    # has drawn them (delivered): one ordered stream for the editor.
+    parts = SubagentParts(
+        tools.registry, session.policy, state, scheduler_for, prompt, options, session.emit, session.delivered
+    )
     tools.registry.register(InvokeAgentTool(tools.agents, parts))

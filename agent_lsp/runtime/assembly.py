@@ -12,7 +12,7 @@ from agent_lsp.runtime.external import ExternalTools, mcp_server_specs
 from agent_lsp.runtime.handle import SessionHandle
 from agent_lsp.runtime.hooks import build_hooks
 from agent_lsp.runtime.memory import Memory
-from agent_lsp.runtime.policy import build_policy
+from agent_lsp.runtime.policy import build_policy, child_env_of
 from agent_lsp.runtime.recording import build_checkpointer, build_recording
 from agent_lsp.runtime.sampling import SessionSampler
 from agent_lsp.runtime.session import build_session
@@ -35,6 +35,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
     s, trusted = first.base.settings, first.base.trusted
     extensions = active_extensions(cwd, opts.extensions, notices)
     workspace = build_workspace(cwd, setup.extra_roots, opts.include_directories, s.context, temp_dir)
+    child_env = child_env_of(s)
     policy = build_policy(
         mode=first.mode,
         cwd=cwd,
@@ -48,6 +49,8 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         allowed_mcp_server_names=opts.allowed_mcp_server_names,
         excluded_by_extensions=[t for m in extensions for t in m.exclude_tools],
         notices=notices,
+        security=s.security,
+        secure_mode=s.admin.secure_mode_enabled,
     )
     router = first.router
     tools = build_tools(
@@ -65,6 +68,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         interactive=opts.interactive,
         agent_settings=s.agents,
         agents_enabled=s.experimental.enable_agents,
+        child_env=child_env,
     )
     memory = Memory(
         workspace,
@@ -89,6 +93,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         transcript=recording.recorder.path if recording.recorder is not None else None,
         extensions=extensions,
         notices=notices,
+        child_env=child_env,
     )
     commands = build_commands(
         prompts=_mcp_prompts(external) if external.specs else None,
@@ -127,6 +132,7 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         commands=commands,
         before_model=external.wait_for_servers if external.specs else None,
         resources=_mcp_resources(external) if external.specs else None,
+        client_instructions=setup.client_instructions,
     )
     return SessionHandle(
         session=session,
@@ -183,6 +189,7 @@ def _external(
         extensions=extensions,
         from_editor=setup.client_mcp_servers,
         notices=notices,
+        inherit=tools.ctx.child_env,
     )
     found, call = s.tools.discovery_command, s.tools.call_command
     return ExternalTools(tools.registry, tools.ctx, specs, (found, call) if found and call else None)

@@ -55,10 +55,13 @@ class ModelClients:
 
     def router(self, env: Mapping[str, str], settings: ModelSettings, explicit: str | None) -> tuple[ModelRouter, str]:
         """A session's ModelRouter (its provider and any other one with credentials) and the model it starts with."""
+        from agent_lsp.model.metered import UsageLedger
+        from agent_lsp.model.prices import session_prices
         from agent_lsp.model.router import ModelRouter
 
+        ledger = UsageLedger(session_prices(settings.prices))  # the session's; priced as its settings say
         if self.options.fake_responses is not None:
-            router = ModelRouter("replay", "--fake-responses", {"replay": lambda: self.client(env)})
+            router = ModelRouter("replay", "--fake-responses", {"replay": lambda: self.client(env)}, ledger=ledger)
             return router, explicit or settings.name
         from agent_lsp.model import provider as prov
 
@@ -84,7 +87,7 @@ class ModelClients:
             described["gemini"] = resolve_auth(env).describe()
         if env is not given:  # the stored sign-in serves: say so where the editors show the provider
             described = {name: f"{text}, from `agent-lsp login`" for name, text in described.items()}
-        router = ModelRouter(choice.provider, choice.reason, builders, described, limits)
+        router = ModelRouter(choice.provider, choice.reason, builders, described, limits, ledger=ledger)
         if "gemini" in builders:
             router.gemini_models = _gemini_lister(router)
         return router, choice.model or settings.name

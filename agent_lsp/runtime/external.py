@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
 
 if TYPE_CHECKING:
+    from agent_lsp.child_env import ChildEnv
     from agent_lsp.config.settings import McpServerSettings
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.mcp.config import McpServerSpec
@@ -30,6 +32,7 @@ def mcp_server_specs(
     extensions: Sequence[Manifest],
     from_editor: Mapping[str, Mapping[str, Any]],
     notices: list[ev.Notice],
+    inherit: ChildEnv | None = None,
 ) -> list[McpServerSpec]:
     """The servers to connect: settings' (allowed, not excluded), then trusted extensions', then the editor's."""
     from agent_lsp.mcp.config import McpServerSpec
@@ -53,7 +56,8 @@ def mcp_server_specs(
     specs = []
     for name, raw in servers.items():
         try:
-            specs.append(McpServerSpec.from_settings(name, dict(raw)))
+            spec = McpServerSpec.from_settings(name, dict(raw))
+            specs.append(replace(spec, inherit=inherit) if inherit is not None else spec)
         except Exception as exc:
             notices.append(ev.Notice("error", f"MCP server '{name}' is misconfigured: {exc}"))
     return specs

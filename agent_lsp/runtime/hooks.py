@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lsp import events as ev
 
 if TYPE_CHECKING:
+    from agent_lsp.child_env import ChildEnv
     from agent_lsp.config.settings import HooksConfigSettings
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.hooks.system import HookSystem
@@ -23,6 +24,7 @@ def build_hooks(
     transcript: Path | None,
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
+    child_env: ChildEnv,
 ) -> HookSystem | None:
     """None when hooks are off or none is configured. ``configured`` comes from settings layers already filtered
     by trust (a workspace's only when trusted)."""
@@ -40,7 +42,6 @@ def build_hooks(
         return None
     from agent_lsp.hooks.config import parse_hooks
     from agent_lsp.hooks.system import HookSystem
-    from agent_lsp.tools.shell_process import shell_env
 
     commands, problems = parse_hooks(raw, config.disabled)
     notices.extend(ev.Notice("error", f"Settings error: {problem}") for problem in problems)
@@ -49,7 +50,7 @@ def build_hooks(
     return HookSystem(
         commands,
         cwd=cwd,
-        env=shell_env(),
+        env=child_env.for_command(),
         session_id=lambda: session_id,
         transcript=lambda: str(transcript) if transcript is not None else "",
     )

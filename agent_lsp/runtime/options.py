@@ -75,6 +75,8 @@ class SessionSetup:
     title: str | None = None  # a loaded session's title
     events: Sequence[ev.AgentEvent] = ()  # a loaded session's recorded events (its messages, for rewind)
     record: bool = True
+    # What the client adds to the system prompt (ACP's systemPrompt, append mode): after our own instructions.
+    client_instructions: str = ""
     # What the adapter contributes, given at construction (nothing is patched into a session afterwards):
     notice_sink: Callable[[ev.Notice], None] | None = None  # notices outside a prompt (else kept in ``notices``)
     # Told when the session's commands change on their own (an MCP server's prompts arrive or change), so the

@@ -12,19 +12,41 @@ from agent_lsp import events as ev
 from agent_lsp.vocabulary import ApprovalMode, mode_refusal
 
 if TYPE_CHECKING:
-    from agent_lsp.config.settings import McpSettings, SecuritySettings, ToolsSettings
+    from agent_lsp.child_env import ChildEnv
+    from agent_lsp.config.settings import McpSettings, SecuritySettings, Settings, ToolsSettings
     from agent_lsp.tools.policy import Policy
 
 log = logging.getLogger(__name__)
 
 
+def child_env_of(settings: Settings) -> ChildEnv:
+    """What the session's child processes inherit: security.environmentVariableRedaction, and the variable
+    ``model.apiKeyEnv`` names as the endpoint's key kept out like the built-in key variables."""
+    from agent_lsp.child_env import ChildEnv
+
+    redaction = settings.security.environment_variable_redaction
+    key = settings.model.api_key_env
+    return ChildEnv.of(
+        enabled=redaction.enabled,
+        allowed=redaction.allowed,
+        blocked=redaction.blocked,
+        key_variables=[key] if key else (),
+    )
+
+
 def start_mode(
-    asked: ApprovalMode, security: SecuritySettings, notices: list[ev.Notice], *, trusted: bool = True
+    asked: ApprovalMode,
+    security: SecuritySettings,
+    notices: list[ev.Notice],
+    *,
+    trusted: bool = True,
+    secure_mode: bool = False,
 ) -> ApprovalMode:
     """The mode asked for (adapter, command line, else settings), unless settings refuse yolo or the folder is
     not trusted to auto-approve. Decided before the policy is built: a new session's answer names it."""
-    if asked == "yolo" and security.disable_yolo_mode:
-        notices.append(ev.Notice("warning", "yolo mode is disabled by settings; using default"))
+    if asked == "yolo" and (security.disable_yolo_mode or secure_mode):
+        which = "admin.secureModeEnabled" if secure_mode else "security.disableYoloMode"
+        notices.append(ev.Notice("warning", f"yolo mode is disabled by settings ({which}); using default"))
         return "default"
     refused = mode_refusal(asked, trusted=trusted)
     if refused:
@@ -47,6 +69,8 @@ def build_policy(
     allowed_mcp_server_names: Sequence[str] | None,
     excluded_by_extensions: Sequence[str],
     notices: list[ev.Notice],
+    security: SecuritySettings | None = None,
+    secure_mode: bool = False,  # admin.secureModeEnabled: both switches below
 ) -> Policy:
     """Rules from settings, command-line flags, extensions and policy files (only a trusted folder's own)."""
     from agent_lsp.config.paths import plans_dir
@@ -66,6 +90,8 @@ def build_policy(
         rules=[*plan_file_rules(plans_dir(cwd).resolve()), *policies.rules],
         mcp_allowed=allowed_mcp_server_names if allowed_mcp_server_names is not None else mcp.allowed,
         mcp_excluded=mcp.excluded,
+        disable_yolo=secure_mode or (security is not None and security.disable_yolo_mode),
+        disable_always_allow=secure_mode or (security is not None and security.disable_always_allow),
     )
     refused = policy.set_mode(mode)
     if refused:

@@ -134,7 +134,7 @@ class Runtime:
         )
         s = base.settings
         asked = setup.approval_mode or opts.approval_mode or s.general.default_approval_mode
-        mode = start_mode(asked, s.security, notices, trusted=base.trusted)
+        mode = start_mode(asked, s.security, notices, trusted=base.trusted, secure_mode=s.admin.secure_mode_enabled)
         # The id is chosen first, so hooks, the recording and the session all name the same one.
         preview = SessionPreview(
             session_id=setup.session_id or self.new_session_id(),

@@ -16,8 +16,7 @@ from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.session import Session
 from agent_lsp.core.session_state import SessionDeps, SessionOptions, SessionState
 from agent_lsp.model.base import Content, ModelClient
-from agent_lsp.model.prices import session_prices
-from agent_lsp.runtime.agents import SchedulerFor, register_subagents
+from agent_lsp.runtime.agents import OriginConfirmer, SchedulerFor, register_subagents
 from agent_lsp.runtime.memory import Memory
 from agent_lsp.runtime.policy import save_allowed_rules
 from agent_lsp.runtime.recording import Recording
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     from agent_lsp.hooks.system import HookSystem
     from agent_lsp.model.router import ModelRouter
     from agent_lsp.store.checkpoints import ShadowGitCheckpointer
+    from agent_lsp.store.checkpoints.roots import RootsCheckpointer
 
 
 def build_session(
@@ -60,6 +60,7 @@ def build_session(
     commands: Commands,
     before_model: Callable[[], Awaitable[None]] | None,
     resources: ResourceReader | None = None,
+    client_instructions: str = "",
 ) -> Session:
     from agent_lsp.core.mentions import MentionExpander
     from agent_lsp.tools.read_many_files import read_paths_for_prompt
@@ -67,10 +68,12 @@ def build_session(
     async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
         return await read_paths_for_prompt(tools.ctx, paths)
 
+    # Every root a tool may write in is snapshotted and rewound, not only the primary (its own repository each).
+    roots = _roots_checkpointer(checkpointer, workspace)
     scheduler_for = _scheduler_for(
         policy,
         confirmer,
-        checkpointer,
+        roots,
         hooks,
         answers=AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit),
         permanent_approval=permanent_approval,
@@ -83,7 +86,7 @@ def build_session(
     ) -> Scheduler:
         return scheduler_for(tools.registry, emit, history, delivered)
 
-    instruction = _instruction(workspace, memory, policy, tools)
+    instruction = _instruction(workspace, memory, policy, tools, client_instructions)
     recorder = recording.recorder
     deps = SessionDeps(
         registry=tools.registry,
@@ -97,8 +100,9 @@ def build_session(
         roots=tuple(workspace.roots),
         hooks=hooks,
         before_model=before_model,
-        rewinder=_rewinder(checkpointer),
+        rewinder=_rewinder(roots),
         on_rewind=recorder.record_rewind if recorder is not None else None,
+        meter=router.ledger.totals,  # every client the router hands out is metered into this ledger
     )
     # Pro → flash fallback is a Gemini notion; another provider's 429s are just retried.
     state = SessionState(
@@ -124,22 +128,29 @@ def _options(
         loop_detection=not model_settings.disable_loop_detection,
         retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
         token_limit=router.token_limit,
-        price=session_prices(model_settings.prices),
     )
 
 
-def _rewinder(checkpointer: ShadowGitCheckpointer | None) -> FileRewinder | None:
+def _roots_checkpointer(checkpointer: ShadowGitCheckpointer | None, workspace: Workspace) -> RootsCheckpointer | None:
     if checkpointer is None:
         return None
-    from agent_lsp.store.checkpoints.rewind import CheckpointRewinder
+    from agent_lsp.store.checkpoints.roots import RootsCheckpointer
 
-    return CheckpointRewinder(checkpointer)
+    return RootsCheckpointer(checkpointer, lambda: workspace.roots)
+
+
+def _rewinder(roots: RootsCheckpointer | None) -> FileRewinder | None:
+    if roots is None:
+        return None
+    from agent_lsp.store.checkpoints.roots import RootsRewinder
+
+    return RootsRewinder(roots)
 
 
 def _scheduler_for(
     policy: Policy,
     confirmer: Confirmer,
-    checkpointer: ShadowGitCheckpointer | None,
+    checkpointer: RootsCheckpointer | None,
     hooks: HookSystem | None,
     *,
     answers: AnswerOptions,
@@ -155,15 +166,17 @@ def _scheduler_for(
         emit: Callable[[ev.AgentEvent], None],
         history: Callable[[], Sequence[Content]],
         delivered: Callable[[], Awaitable[None]],
+        origin: ev.Origin | None = None,
     ) -> Scheduler:
         approval = Approval(
             policy,
-            confirmer,
+            confirmer if origin is None else OriginConfirmer(confirmer, origin),
             emit,
             delivered=delivered,
             hooks=hooks,
             on_save_rule=save_allowed_rules,
             permanent_approval=permanent_approval,  # security.enablePermanentToolApproval
+            always_allow=not policy.disable_always_allow,  # security.disableAlwaysAllow
         )
         return Scheduler(
             registry,
@@ -179,9 +192,12 @@ def _scheduler_for(
     return scheduler_for
 
 
-def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: SessionTools) -> Callable[[], str]:
+def _instruction(
+    workspace: Workspace, memory: Memory, policy: Policy, tools: SessionTools, client: str = ""
+) -> Callable[[], str]:
     """The system prompt, read on every request, so /memory reload, a mode change and /skills take effect on the
-    next one. The folder listing is computed once: walking the disk each time would be the slowest part of a turn."""
+    next one. The folder listing is computed once: walking the disk each time would be the slowest part of a turn.
+    ``client``: the editor's own instructions (ACP's systemPrompt in append mode), after ours."""
     from agent_lsp.config.paths import plans_dir
     from agent_lsp.core.prompts import folder_tree, system_prompt
 
@@ -190,7 +206,12 @@ def _instruction(workspace: Workspace, memory: Memory, policy: Policy, tools: Se
     agents = tools.agents
     plans = str(plans_dir(workspace.primary).resolve())
 
+    extra = f"\n\n# Instructions from the editor\n\n{client.strip()}" if client.strip() else ""
+
     def instruction() -> str:
+        return _ours() + extra
+
+    def _ours() -> str:
         return system_prompt(
             workspace.roots,
             memory=memory.text,

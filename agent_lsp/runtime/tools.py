@@ -12,6 +12,7 @@ from agent_lsp.workspace.filesystem import FileSystem
 from agent_lsp.workspace.roots import Workspace
 
 if TYPE_CHECKING:
+    from agent_lsp.child_env import ChildEnv
     from agent_lsp.config.settings import AgentsSettings, ContextSettings, SkillsSettings, ToolsSettings
     from agent_lsp.config.skills import SkillSet
     from agent_lsp.extensions.manifest import Manifest
@@ -50,7 +51,9 @@ def build_tools(
     interactive: bool = True,
     agent_settings: AgentsSettings | None = None,  # the ``agents`` settings (None: the defaults)
     agents_enabled: bool = True,  # experimental.enableAgents
+    child_env: ChildEnv | None = None,  # what commands inherit (None: the agent's credentials kept out, no more)
 ) -> SessionTools:
+    from agent_lsp.child_env import ChildEnv
     from agent_lsp.config.paths import gemini_dir
     from agent_lsp.tools.builtins import builtin_tools
     from agent_lsp.tools.context import ToolContext
@@ -70,6 +73,7 @@ def build_tools(
         web_fetch_allow_private=tools.web_fetch.allow_private_addresses,
         global_memory_file=gemini_dir() / memory_file,
         memory_file_name=memory_file,
+        child_env=child_env or ChildEnv(),
     )
     # The editor's own tools go in at construction, in the built-in's place (never swapped into a live registry).
     built = [replace[t.name](ctx) if t.name in replace else t for t in builtin_tools(ctx)]

@@ -2,7 +2,8 @@
 
 What is never written: file contents, diffs, tool arguments, tool output, error messages (they quote
 files), and prompt text unless ``log_prompts`` is on, in which case key-like strings are still redacted.
-Exporting to an OTLP collector is not implemented (it would be an optional extra with its own dependency).
+Nothing is exported: an OTLP or GCP target is accepted (Gemini CLI's settings files name them), warned about, and
+written to the same local file (docs/settings.md#telemetry).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from agent_lsp.events import (
 )
 
 log = logging.getLogger(__name__)
+
+LOG_PROMPTS_DEFAULT = True  # telemetry.logPrompts when unset; tests/config/test_settings_reference.py checks it
 
 REDACTED = "[REDACTED]"
 _SECRET_PATTERNS = [
@@ -180,13 +183,14 @@ def telemetry_from_settings(
     if not settings.get("enabled"):
         return None
     target = settings.get("target")
-    if target not in (None, "local") or settings.get("otlpEndpoint"):
-        log.warning("telemetry: only local file output is supported; ignoring target/otlpEndpoint")
+    if target not in (None, "local"):
+        log.warning("telemetry: target %r is not implemented, nothing is exported; writing the local file", target)
     outfile: Path | None = None
     raw = settings.get("outfile")
     if isinstance(raw, str) and raw:
         outfile = Path(raw).expanduser()
         if not outfile.is_absolute() and base_dir is not None:
             outfile = base_dir / outfile
-    log_prompts = bool(settings.get("logPrompts", settings.get("log_prompts", False)))
+    # The settings model's default (true, as Gemini CLI's): the same whether the key was written or left out.
+    log_prompts = bool(settings.get("logPrompts", settings.get("log_prompts", LOG_PROMPTS_DEFAULT)))
     return LocalTelemetry(outfile, log_prompts=log_prompts, session_id=session_id)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_lsp.child_env import ChildEnv
 from agent_lsp.tools.shell_process import KILL_GRACE_S, signal_group, spawn_detached
 
 MAX_READ_BYTES = 64 * 1024  # of a log's end read per call; the first, partial line is dropped
@@ -57,8 +58,9 @@ class BackgroundProcess:
 class BackgroundProcesses:
     """One session's background processes. Only what this session started can be listed or read."""
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, child_env: ChildEnv | None = None) -> None:
         self.log_dir = log_dir
+        self.child_env = child_env or ChildEnv()
         self._procs: dict[int, BackgroundProcess] = {}
         self._on_exit: Callable[[BackgroundProcess], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -75,7 +77,7 @@ class BackgroundProcesses:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix="background-", suffix=".log", dir=self.log_dir)
         try:
-            proc = spawn_detached(command, cwd, fd)
+            proc = spawn_detached(command, cwd, fd, self.child_env.for_command())
         except OSError:
             Path(name).unlink(missing_ok=True)
             raise

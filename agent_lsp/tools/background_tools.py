@@ -9,8 +9,8 @@ from typing import Any
 
 from agent_lsp.tools.background import BackgroundProcesses, read_tail
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
-from agent_lsp.tools.shell import wrap_untrusted
 from agent_lsp.tools.wait_param import with_wait_for_previous
+from agent_lsp.untrusted import wrap_untrusted
 
 DEFAULT_LINES = 100
 MAX_DELAY_MS = 60_000  # a model asking for a longer wait gets this one

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_lsp.child_env import ChildEnv
 from agent_lsp.tools.background import BackgroundProcesses
 from agent_lsp.workspace.filesystem import FileSystem
 from agent_lsp.workspace.roots import Workspace
@@ -27,8 +28,10 @@ class ToolContext:
     web_fetch_allow_private: bool = False
     global_memory_file: Path = field(default_factory=lambda: Path.home() / ".gemini" / "GEMINI.md")
     memory_file_name: str = "GEMINI.md"
+    # What the commands the tools start inherit (never the agent's credentials; security.environmentVariableRedaction).
+    child_env: ChildEnv = field(default_factory=ChildEnv)
     # The session's is_background commands (their logs in temp_dir); stopped when the session ends.
     processes: BackgroundProcesses = field(init=False)
 
     def __post_init__(self) -> None:
-        self.processes = BackgroundProcesses(self.temp_dir / "background")
+        self.processes = BackgroundProcesses(self.temp_dir / "background", self.child_env)

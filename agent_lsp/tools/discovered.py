@@ -16,7 +16,7 @@ from agent_lsp.errors import ConfigError, ToolError
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.shell_process import shell_env, terminate_group
+from agent_lsp.tools.shell_process import terminate_group
 
 SERVER = "discovered"
 DISCOVERY_TIMEOUT_S = 30.0
@@ -49,7 +49,7 @@ class _Captured:
     timed_out: bool
 
 
-async def _capture(command: str, *, cwd: Path, stdin: bytes | None, timeout_s: float) -> _Captured:
+async def _capture(command: str, *, cwd: Path, stdin: bytes | None, timeout_s: float, env: dict[str, str]) -> _Captured:
     """Run ``command`` with bash in its own process group; the group is killed on timeout or cancellation."""
     proc = await asyncio.create_subprocess_exec(
         "bash",
@@ -60,7 +60,7 @@ async def _capture(command: str, *, cwd: Path, stdin: bytes | None, timeout_s: f
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        env=shell_env(),
+        env=env,
     )
     finished = False
     try:
@@ -82,7 +82,9 @@ async def discover_tools(
 
     Entries are bare declarations (``{name, description, parameters}``) or ``{"functionDeclarations": [...]}``.
     Raises :class:`DiscoveryError` listing every problem (the good tools are on the exception)."""
-    run = await _capture(discovery_command, cwd=ctx.workspace.primary, stdin=None, timeout_s=timeout_s)
+    run = await _capture(
+        discovery_command, cwd=ctx.workspace.primary, stdin=None, timeout_s=timeout_s, env=ctx.child_env.for_command()
+    )
     if run.timed_out:
         raise DiscoveryError(discovery_command, [f"it did not finish within {timeout_s:g} s"], [])
     if run.returncode != 0:
@@ -233,7 +235,11 @@ class DiscoveredInvocation(ToolInvocation[dict[str, Any]]):
     async def execute(self, output: OutputSink) -> ToolResult:
         stdin = json.dumps(self.params).encode("utf-8")
         run = await _capture(
-            self.command, cwd=self.tool.ctx.workspace.primary, stdin=stdin, timeout_s=self.tool.timeout_s
+            self.command,
+            cwd=self.tool.ctx.workspace.primary,
+            stdin=stdin,
+            timeout_s=self.tool.timeout_s,
+            env=self.tool.ctx.child_env.for_command(),
         )
         if not run.timed_out and run.returncode == 0:
             return ToolResult(llm_content=run.stdout if run.stdout.strip() else "(no output)", display=run.stdout)

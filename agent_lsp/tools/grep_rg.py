@@ -79,6 +79,7 @@ async def run_rg(
     proc = await asyncio.create_subprocess_exec(
         *rg_args(ctx, p, rg, target, root),
         cwd=root,
+        env=ctx.child_env.for_command(),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

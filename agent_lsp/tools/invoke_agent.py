@@ -72,7 +72,7 @@ class _Invoke(ToolInvocation[InvokeParams]):
 
     async def execute(self, output: OutputSink) -> ToolResult:
         agent = self.params.agent
-        run = SubagentRun(agent, self.parts, output)
+        run = SubagentRun(agent, self.parts, output, self.call_id)
         reason, result = await run.run(self.params.prompt)
         if result is None:
             why = _LIMITS.get(reason, reason)

@@ -40,12 +40,19 @@ class Policy:
     rules: Sequence[PolicyRule] = ()  # from policy files and command-line flags
     mcp_allowed: Sequence[str] | None = None
     mcp_excluded: Sequence[str] = ()
+    # Gemini CLI's switches for people who must forbid these (security.disableYoloMode, security.disableAlwaysAllow,
+    # both by admin.secureModeEnabled): yolo is refused from every source; "allow always" is neither offered nor
+    # remembered, and saved always-allow rules (priority fraction .950) are left out.
+    disable_yolo: bool = False
+    disable_always_allow: bool = False
     engine: PolicyEngine = field(init=False)
     _auto: dict[Scope, frozenset[AutoKind]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not self.trusted and self.mode != "default":
+        if (not self.trusted and self.mode != "default") or (self.disable_yolo and self.mode == "yolo"):
             self.mode = "default"
+        if self.disable_always_allow:
+            self.rules = [r for r in self.rules if not is_always_allow(r)]
         from agent_lsp.policy.defaults import default_rules
         from agent_lsp.policy.settings_rules import settings_rules
 
@@ -66,7 +73,9 @@ class Policy:
         )
 
     def set_mode(self, mode: ApprovalMode) -> str | None:
-        """Change mode; returns a reason when the change was refused (untrusted folder)."""
+        """Change mode; returns a reason when the change was refused (untrusted folder, yolo disabled)."""
+        if mode == "yolo" and self.disable_yolo:
+            return "yolo mode is disabled by settings (security.disableYoloMode or admin.secureModeEnabled)"
         refused = mode_refusal(mode, trusted=self.trusted)
         if refused is None:
             self.mode = mode
@@ -86,6 +95,8 @@ class Policy:
 
     def remember(self, tool: Tool, details: ConfirmationDetails, scope: Literal["tool", "server"] = "tool") -> None:
         """ "Allow always" for this session: shell by root commands, MCP per tool or server, else the tool."""
+        if self.disable_always_allow:
+            return
         if tool.name == SHELL_TOOL:
             # Only the programs the user saw; a line that runs none (``x=1``) must not open the whole shell.
             if details.type != "exec" or not details.root_commands:
@@ -118,11 +129,19 @@ class Policy:
     def set_auto_approve(self, scope: Scope, kinds: frozenset[AutoKind]) -> str | None:
         """Allow ``kinds`` without asking, for ``scope``; the reason when refused (an untrusted folder)."""
         refused = auto_approve_refusal(trusted=self.trusted)
+        if refused is None and self.disable_always_allow:
+            # The switches are standing "allow always" answers: refused with them.
+            refused = "auto-approve is off: settings disable 'allow always' (security.disableAlwaysAllow)"
         if refused is not None:
             return refused
         self._auto[scope] = kinds
         self.engine.replace_source(f"Auto-approve ({scope})", auto_rules(kinds, f"Auto-approve ({scope})"))
         return None
+
+
+def is_always_allow(rule: PolicyRule) -> bool:
+    """An "allow always" answer, kept or saved (Gemini CLI marks them by the priority fraction .950)."""
+    return rule.decision == "allow" and round((rule.priority % 1) * 1000) == 950
 
 
 def auto_approve_refusal(*, trusted: bool) -> str | None:

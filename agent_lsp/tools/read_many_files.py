@@ -29,8 +29,9 @@ from agent_lsp.tools.read_many_collect import collect
 
 
 async def read_paths_for_prompt(ctx: ToolContext, paths: list[str]) -> tuple[list[Part], list[str]]:
-    """Expand the ``@path`` mentions of a prompt: parts to append to it, and warnings for the user about
-    paths that were missing, ignored, outside the workspace or unreadable. Folders are read recursively."""
+    """Expand the ``@path`` mentions of a prompt: parts to append to it (unframed: core/mentions.py frames them),
+    and warnings for the user about paths that were missing, ignored, outside the workspace or unreadable. Folders
+    are read recursively."""
     stop = threading.Event()
     try:
         found = await asyncio.to_thread(collect, ctx, paths, stop=stop)
@@ -42,11 +43,8 @@ async def read_paths_for_prompt(ctx: ToolContext, paths: list[str]) -> tuple[lis
     warnings = [f"Skipped @{what}: {why}" for what, why in found.skipped + loaded.skipped]
     if found.ignored:
         warnings.append(f"{found.ignored} ignored file(s) or folder(s) were left out")
-    if not loaded.parts:
-        return [], warnings
-    parts = [Part(text="\n--- Content from referenced files ---"), *loaded.parts]
-    parts.append(Part(text="\n--- End of content ---"))
-    return parts, warnings
+    # The parts only: the prompt's expander frames them, together with any MCP resources, once per prompt.
+    return loaded.parts, warnings
 
 
 async def read_path_for_command(ctx: ToolContext, path: str) -> tuple[list[Part], list[str]]:

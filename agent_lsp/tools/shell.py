@@ -20,6 +20,7 @@ from agent_lsp.tools.context import ToolContext
 from agent_lsp.tools.shell_process import (
     run_streaming,
 )
+from agent_lsp.untrusted import wrap_untrusted
 
 SHELL_TOOL_NAME = "run_shell_command"
 BACKGROUND_SETTLE_S = 0.2  # a background command that dies this fast is reported as failed
@@ -195,6 +196,7 @@ class ShellInvocation(ToolInvocation[ShellParams]):
                 cwd=self.cwd,
                 on_text=on_text,
                 inactivity_timeout_s=self.ctx.shell_inactivity_timeout_s,
+                env=self.ctx.child_env.for_command(),
             )
         except OSError as exc:
             message = f"Could not start bash: {exc.strerror or exc}"
@@ -301,9 +303,3 @@ def _signal_name(number: int) -> str:
         return f"{signal.Signals(number).name} ({number})"
     except ValueError:
         return str(number)
-
-
-def wrap_untrusted(text: str) -> str:
-    """Mark command output as data, not instructions, in Gemini CLI's ``<untrusted_context>`` tags."""
-    closing = "</untrusted_context>"
-    return f"<untrusted_context>\n{text.replace(closing, '&lt;/untrusted_context&gt;')}\n{closing}"

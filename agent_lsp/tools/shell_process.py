@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_lsp.child_env import ChildEnv
+
 log = logging.getLogger(__name__)
 
 KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
@@ -48,7 +50,7 @@ async def run_streaming(
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,
-            env=env if env is not None else shell_env(),
+            env=env if env is not None else ChildEnv().for_command(),
         )
     except BaseException:
         os.close(read_fd)
@@ -200,14 +202,7 @@ def _is_zombie(pid: int) -> bool:
         return True
 
 
-def shell_env() -> dict[str, str]:
-    """The environment commands run with: ours, plus markers and pagers that never wait for a key."""
-    env = dict(os.environ)
-    env.update({"GEMINI_CLI": "1", "AGENT_LSP": "1", "PAGER": "cat", "GIT_PAGER": "cat"})
-    return env
-
-
-def spawn_detached(command: str, cwd: Path, log_fd: int) -> subprocess.Popen[bytes]:
+def spawn_detached(command: str, cwd: Path, log_fd: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
     """Start ``command`` detached in its own session, output to ``log_fd``, for is_background."""
     proc = subprocess.Popen(
         ["bash", "-c", command],
@@ -216,7 +211,7 @@ def spawn_detached(command: str, cwd: Path, log_fd: int) -> subprocess.Popen[byt
         stdout=log_fd,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        env=shell_env(),
+        env=env,
     )
     # Reap it whenever it ends so it never lingers as a zombie; nothing else waits for it.
     threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()

@@ -34,11 +34,19 @@ class SubagentParts:
     policy: ToolPolicy
     state: Callable[[str | None], SessionState]  # a fresh state on the main session's client (and model, for None)
     scheduler: Callable[
-        [ToolSet, Callable[[ev.AgentEvent], None], Callable[[], Sequence[Content]], Callable[[], Awaitable[None]]],
+        [
+            ToolSet,
+            Callable[[ev.AgentEvent], None],
+            Callable[[], Sequence[Content]],
+            Callable[[], Awaitable[None]],
+            ev.Origin,
+        ],
         Scheduler,
     ]
     system_prompt: Callable[[], str]  # the main session's, for agents without their own
     options: Callable[[int], SessionOptions]  # max turns -> the subagent's session options
+    emit: Callable[[ev.AgentEvent], None] = lambda _event: None  # the main session's stream
+    delivered: Callable[[], Awaitable[None]] | None = None  # ... and its consumer having drawn what was emitted
 
 
 class CompleteTaskTool(Tool):
@@ -125,7 +133,7 @@ def _final_warning(reason: str) -> str:
 class SubagentRun:
     """One invocation: builds the subagent's session, runs it to ``complete_task`` or a limit, reports steps."""
 
-    def __init__(self, agent: AgentDefinition, parts: SubagentParts, output: OutputSink) -> None:
+    def __init__(self, agent: AgentDefinition, parts: SubagentParts, output: OutputSink, call_id: str = "") -> None:
         self.agent = agent
         self.output = output
         self.complete = CompleteTaskTool(agent, lambda: self.session.cancel())
@@ -138,7 +146,8 @@ class SubagentRun:
             history: Callable[[], Sequence[Content]],
             delivered: Callable[[], Awaitable[None]],
         ) -> Scheduler:
-            return parts.scheduler(registry, emit, history, delivered)
+            # Its questions wait for the main stream's consumer, which draws the child's events (forwarded).
+            return parts.scheduler(registry, emit, history, parts.delivered or delivered, self.origin)
 
         state = parts.state(agent.model)
         if own_prompt is not None:
@@ -151,6 +160,14 @@ class SubagentRun:
             options=parts.options(agent.max_turns),
         )
         self.session = Session(deps, state)
+        self.origin = ev.Origin(call_id, agent.name, self.session.id)
+        forward, origin = parts.emit, self.origin
+
+        def to_parent(event: ev.AgentEvent) -> None:
+            if not isinstance(event, ev.SessionTitle):  # the child's title is its agent's name, said once
+                forward(ev.SubagentEvent(origin, event))
+
+        self.session.sinks.append(to_parent)
         self.last_text = ""
         self._new_response = True
 

@@ -10,7 +10,6 @@ from agent_lsp.errors import ToolError
 from agent_lsp.events import ConfirmationDetails
 from agent_lsp.tools.base import OutputSink, Tool, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
-from agent_lsp.tools.shell import wrap_untrusted
 from agent_lsp.tools.web_fetch_urls import (
     Refused,
     allowed_host,
@@ -18,6 +17,7 @@ from agent_lsp.tools.web_fetch_urls import (
     extract_urls,
     github_raw_url,
 )
+from agent_lsp.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:  # fetching locally (and html.parser with it) is imported on the first local fetch
     from agent_lsp.tools.web_fetch_local import LocalFetcher

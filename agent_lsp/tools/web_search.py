@@ -9,6 +9,7 @@ from agent_lsp.errors import ModelError, ToolError
 from agent_lsp.model.base import Content, GenerateRequest, Part
 from agent_lsp.tools.base import ContextTool, OutputSink, ToolInvocation, ToolResult
 from agent_lsp.tools.context import ToolContext
+from agent_lsp.untrusted import wrap_untrusted
 
 _DESCRIPTION = """Searches the web with Google Search and returns a short answer built from the results,
 followed by a numbered list of the sources it used. Use it for current information, documentation
@@ -77,4 +78,6 @@ class WebSearchInvocation(ToolInvocation[WebSearchParams]):
             text += f"\n\nSources:\n{listed}"
         count = len(chunk.sources)
         shown = f"{count} source{'s' if count != 1 else ''}" if count else "no sources listed"
-        return ToolResult(llm_content=text, display=f'Search results for "{query}" returned ({shown}).')
+        # The answer is built from pages anyone can write: data for the model, never instructions.
+        framed = wrap_untrusted(text, source="google_web_search")
+        return ToolResult(llm_content=framed, display=f'Search results for "{query}" returned ({shown}).')

@@ -1,7 +1,7 @@
 --- Explain / fix / edit a range with the agent: :AgentExplain, :AgentFix and the code-action commands.
 
 local client_mod = require("agent_lsp.client")
-local session = require("agent_lsp.session")
+local turns = require("agent_lsp.turns")
 local view = require("agent_lsp.chat.view")
 
 local M = {}
@@ -89,7 +89,7 @@ function M.execute(name, args, bufnr)
     return
   end
   view.open({ stay = true })
-  session.turn(M.label(name, args), "workspace/executeCommand", function(s)
+  turns.turn(M.label(name, args), "workspace/executeCommand", function(s)
     -- sessionId is a hint for servers that accept it; the server otherwise uses its current session (ours).
     return { command = name, arguments = { vim.tbl_extend("force", args, { sessionId = s.id }) } }
   end, bufnr)

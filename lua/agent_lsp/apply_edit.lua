@@ -1,8 +1,14 @@
---- workspace/applyEdit that leaves no stray empty last line when an edit appends to a file's end.
+--- workspace/applyEdit for the agent's edits: applied with Neovim's own handler, written to disk when the buffer
+--- held no unsaved changes of the user's (`save_after_edit`), and answered `applied = true` only when that is done.
+--- A buffer whose file changed on disk since Neovim read it (the edit was computed against its stale text), or a
+--- write Neovim refused, is answered `applied = false` with the reason, which the model reads.
 ---
---- An LSP text "a\nb\n" is the buffer {"a", "b"} with 'eol' in Neovim, but Neovim inserts an edit's newText
---- at (2, 0) — or into an empty, just-created buffer — line by line, so the final "\n" becomes an extra
---- empty line. Dropping that one "\n" from such insertions gives the text the server computed.
+--- The one line-ending fix kept here: Neovim shows an empty file as one empty line with 'eol', so text inserted
+--- into it ("a\nb\n") would keep that line as a stray last one; the final "\n" is dropped from such an insertion.
+--- The server cannot do this for every client (VS Code needs that "\n"). Appends after a file's last newline are
+--- the server's job (adapters/lsp/edits.py sends them as insertions before that newline, for every client).
+
+local buffers = require("agent_lsp.buffers")
 
 local M = {}
 
@@ -13,16 +19,17 @@ local function ends_with_newline(buf)
   return bo.eol or (bo.fixeol and not bo.binary)
 end
 
----Drop the final "\n" of insertions at the end of a document with `line_count` lines.
+---Drop the final "\n" of insertions into an empty document (Neovim still shows one empty line there).
 ---@param edits lsp.TextEdit[]
----@param line_count integer
----@param empty boolean The document is empty (Neovim still shows one empty line)
-function M.fix_edits(edits, line_count, empty)
+---@param empty boolean The document is empty
+function M.fix_edits(edits, empty)
+  if not empty then
+    return
+  end
   for _, e in ipairs(edits) do
     local start, stop = e.range.start, e.range["end"]
-    local insertion = start.line == stop.line and start.character == stop.character
-    local at_end = start.line >= line_count or (empty and start.line == 0 and start.character == 0)
-    if insertion and at_end and e.newText:sub(-1) == "\n" then
+    local at_start = start.line == 0 and start.character == 0 and stop.line == 0 and stop.character == 0
+    if at_start and e.newText:sub(-1) == "\n" then
       e.newText = e.newText:sub(1, -2)
     end
   end
@@ -33,13 +40,13 @@ end
 ---@param created boolean The same workspace edit creates the file first
 local function fix_document(uri, edits, created)
   if created then
-    return M.fix_edits(edits, 1, true)
+    return M.fix_edits(edits, true)
   end
   local buf = vim.uri_to_bufnr(uri)
   vim.fn.bufload(buf) -- as Neovim's handler would; the edit is computed against the file's text
   if ends_with_newline(buf) then
     local count = vim.api.nvim_buf_line_count(buf)
-    M.fix_edits(edits, count, count == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == "")
+    M.fix_edits(edits, count == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == "")
   end
 end
 
@@ -94,6 +101,52 @@ local function clean_buffers(uris)
   return clean
 end
 
+---Whether the file of loaded, unmodified `buf` changed on disk since Neovim read it: Neovim's own check (the one
+---`:write` warns with), run with a FileChangedShell handler of ours so it asks nothing and reloads nothing.
+---@param buf integer
+---@return boolean
+local function stale(buf)
+  if not vim.api.nvim_buf_is_loaded(buf) or vim.bo[buf].modified then
+    return false
+  end
+  local group = vim.api.nvim_create_augroup("agent_lsp_stale_check", { clear = true })
+  local changed = false
+  vim.api.nvim_create_autocmd("FileChangedShell", {
+    group = group,
+    callback = function(ev)
+      if ev.buf == buf then
+        changed = vim.v.fcs_reason ~= "mode"
+        vim.v.fcs_choice = "" -- handled here: no question, no reload
+      end
+    end,
+  })
+  local tick = vim.b[buf].changedtick
+  pcall(vim.cmd, ("silent checktime %d"):format(buf))
+  vim.api.nvim_del_augroup_by_id(group)
+  -- Reloaded anyway (another FileChangedShell handler, or 'autoread' before ours ran): stale all the same.
+  return changed or vim.b[buf].changedtick ~= tick
+end
+
+---@param buf integer
+---@return string
+local function shown(buf)
+  return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":.")
+end
+
+---Write `buf` (it held no unsaved changes before the edit); nil when it reached the disk, else why not.
+---@param buf integer
+---@return string?
+local function write(buf)
+  local ok, err = pcall(vim.api.nvim_buf_call, buf, function()
+    vim.cmd("silent noautocmd keepalt write")
+  end)
+  if ok and not vim.bo[buf].modified then
+    return nil
+  end
+  local why = ok and "the write was declined" or vim.split(tostring(err):match("(E%d+:.*)$") or tostring(err), "\n")[1]
+  return ("Neovim could not write %s (%s)"):format(shown(buf), why)
+end
+
 ---The lsp.Handler: normalize, apply with Neovim's own handler, and give created files a final newline.
 ---With `save_after_edit`, files that had no unsaved changes are written, so the commands the agent runs
 ---next (tests, builds) see its edits; a buffer with the user's own unsaved changes is never written.
@@ -105,17 +158,31 @@ function M.handler(err, params, ctx)
   local edit = type(params) == "table" and params.edit or nil
   local save = edit ~= nil and require("agent_lsp.config").options.save_after_edit
   local clean = save and clean_buffers(edited_uris(edit)) or {}
+  for _, buf in ipairs(clean) do
+    if stale(buf) then
+      -- The edit was computed against the text this buffer held, which the disk no longer has: load the disk's
+      -- (nothing of the user's is lost: the buffer had no unsaved changes) and let the model read it again.
+      buffers.reload(buf)
+      local why = "%s changed on disk since Neovim read it; its buffer now holds the file's text: read it again"
+      return { applied = false, failureReason = why:format(shown(buf)) }
+    end
+  end
   local created = edit and M.normalize(edit) or {}
   local result = vim.lsp.handlers["workspace/applyEdit"](err, params, ctx)
   for _, uri in ipairs(created) do
     vim.bo[vim.uri_to_bufnr(uri)].eol = true
   end
-  if result and result.applied then
-    for _, buf in ipairs(clean) do
-      if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
-        vim.api.nvim_buf_call(buf, function()
-          vim.cmd("silent noautocmd keepalt write")
-        end)
+  if not (result and result.applied) then
+    return result
+  end
+  for _, buf in ipairs(clean) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
+      local failed = write(buf)
+      if failed then
+        -- Not on disk, so not done: the buffer goes back to the file's text (it had no unsaved changes of the
+        -- user's), and the model is told why.
+        buffers.reload(buf)
+        return { applied = false, failureReason = failed }
       end
     end
   end

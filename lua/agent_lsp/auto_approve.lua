@@ -42,7 +42,7 @@ local function ask(params, done)
         return done and done(nil)
       end
       s.auto_approve = result
-      session.refresh_status()
+      require("agent_lsp.chat.status").refresh()
       return done and done(result)
     end)
   end)

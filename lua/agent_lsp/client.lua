@@ -11,7 +11,7 @@ M.NAME = "agent-lsp"
 function M.capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = vim.tbl_deep_extend("force", caps.experimental or {}, {
-    agent = { permissionRequests = true },
+    agent = { permissionRequests = true, codeIntel = require("agent_lsp.code_intel").capability() },
   })
   return caps
 end
@@ -34,13 +34,19 @@ end
 local function handlers()
   return {
     ["agent/update"] = function(_, params, ctx)
-      require("agent_lsp.session").on_update(params, ctx.client_id)
+      require("agent_lsp.updates").on_update(params, ctx.client_id)
     end,
     ["agent/requestPermission"] = function(err, params, ctx)
       return require("agent_lsp.permission").handler(err, params, ctx)
     end,
     ["workspace/applyEdit"] = function(err, params, ctx)
       return require("agent_lsp.apply_edit").handler(err, params, ctx)
+    end,
+    ["agent/codeIntel"] = function(err, params, ctx)
+      return require("agent_lsp.code_intel").code_intel_handler(err, params, ctx)
+    end,
+    ["agent/diagnostics"] = function(err, params, ctx)
+      return require("agent_lsp.code_intel").diagnostics_handler(err, params, ctx)
     end,
   }
 end

@@ -51,11 +51,11 @@ end
 ---@param context table? {uri, range?, selectedText?, diagnostics?}
 function M.prompt(text, context)
   require("agent_lsp.chat.view").open({ stay = true })
-  require("agent_lsp.session").prompt(text, context)
+  require("agent_lsp.turns").prompt(text, context)
 end
 
 function M.cancel()
-  require("agent_lsp.session").cancel()
+  require("agent_lsp.turns").cancel()
 end
 
 ---Start a new session in a cleared chat.
@@ -72,12 +72,12 @@ end
 
 ---@param mode string?
 function M.set_mode(mode)
-  require("agent_lsp.session").set_mode(mode)
+  require("agent_lsp.choices").set_mode(mode)
 end
 
 ---@param model string?
 function M.set_model(model)
-  require("agent_lsp.session").set_model(model)
+  require("agent_lsp.choices").set_model(model)
 end
 
 ---@param first integer

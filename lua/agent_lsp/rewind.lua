@@ -1,8 +1,11 @@
 --- :AgentRewind — go back to before one of your messages (agent/rewind): shows what will be restored, then does
---- it, cuts the chat there and puts the message back in the prompt buffer to edit and send again; its undo; and
---- the fork from a message (agent/fork).
+--- it, cuts the chat there and puts the message back in the prompt buffer to edit and send again; its undo; the
+--- revert of one turn's file changes; and the fork from a message (agent/fork). Every buffer of a file they change
+--- follows the disk (agent_lsp.buffers).
 
+local buffers = require("agent_lsp.buffers")
 local client_mod = require("agent_lsp.client")
+local status = require("agent_lsp.chat.status")
 local view = require("agent_lsp.chat.view")
 
 local M = {}
@@ -35,23 +38,48 @@ function M.describe(plan)
   return table.concat(lines, "\n")
 end
 
----The blocks of the chat the last rewind removed, put back by `undo` (nil: nothing to undo).
----@type agent_lsp.Block[]?
+---What the last rewind removed, put back by `undo` (nil: nothing to undo): the chat's blocks, the files it changed,
+---the text it put in the prompt, and the title and usage marks it dropped.
+---@type { blocks: agent_lsp.Block[], files: string[], prompt: string?, marks: table }?
 local cut = nil
+
+---The files a rewind answer says were restored or removed.
+---@param done table
+---@return string[]
+local function changed_files(done)
+  local files = {}
+  vim.list_extend(files, type(done.restore) == "table" and done.restore or {})
+  vim.list_extend(files, type(done.delete) == "table" and done.delete or {})
+  return files
+end
 
 ---Put `text` in the prompt buffer: always for an edit (the prompt window gets the cursor), and for a rewind only
 ---when the prompt is empty, so a draft is never lost.
 ---@param text string
 ---@param replace boolean
+---@return boolean put Whether the text went into the prompt
 local function to_prompt(text, replace)
   local prompt = view.prompt_buf()
   local current = table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false), "\n")
-  if replace or vim.trim(current) == "" then
+  local put = replace or vim.trim(current) == ""
+  if put then
     vim.api.nvim_buf_set_lines(prompt, 0, -1, false, vim.split(text, "\n", { plain = true }))
   end
   local win = vim.fn.bufwinid(prompt)
   if replace and win ~= -1 then
     vim.api.nvim_set_current_win(win)
+  end
+  return put
+end
+
+---Empty the prompt when it still holds exactly `text` (an undone rewind's message: sent again it would be there
+---twice).
+---@param text string?
+local function take_back(text)
+  local prompt = view.prompt_buf()
+  local current = table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false), "\n")
+  if text and current == text then
+    vim.api.nvim_buf_set_lines(prompt, 0, -1, false, {})
   end
 end
 
@@ -75,9 +103,12 @@ local function confirm_and_rewind(s, client, index, edit)
         if err2 or type(done) ~= "table" then
           return client_mod.report("agent/rewind", err2 or "no result")
         end
-        cut = view.transcript():cut_at_user(index + 1)
-        to_prompt(done.text or "", edit)
-        vim.cmd("checktime") -- buffers of restored files reload from disk
+        local files = changed_files(done)
+        local blocks = view.transcript():cut_at_user(index + 1)
+        local text = done.text or ""
+        local put = to_prompt(text, edit)
+        cut = { blocks = blocks, files = files, prompt = put and text or nil, marks = status.back_to(s, index) }
+        done.buffers = buffers.follow_disk(files, s.cwd) -- every buffer of a restored file, hidden ones too
         vim.api.nvim_exec_autocmds("User", { pattern = "AgentRewind", data = done, modeline = false })
       end)
     end)
@@ -154,10 +185,30 @@ function M.undo()
     if err or type(done) ~= "table" then
       return client_mod.report("agent/rewind", err or "no result")
     end
-    view.transcript():put_back(cut or {})
+    local undone = cut or { blocks = {}, files = {}, marks = nil }
     cut = nil
-    vim.cmd("checktime")
+    view.transcript():put_back(undone.blocks)
+    take_back(undone.prompt)
+    status.put_back(s, undone.marks)
+    done.buffers = buffers.follow_disk(undone.files, s.cwd)
     vim.api.nvim_exec_autocmds("User", { pattern = "AgentRewind", data = done, modeline = false })
+  end)
+end
+
+---Undo the file changes of message `index`'s turn only (as `rewind` picks it); the conversation stays. Files
+---changed since by a later turn or by you are left alone (listed as kept).
+---@param index integer?
+function M.revert(index)
+  with_message(index, "Revert the file changes of", function(s, client, i)
+    local params = { sessionId = s.id, messageIndex = i, revertTurn = true }
+    client_mod.request(client, "agent/rewind", params, function(err, done)
+      if err or type(done) ~= "table" then
+        return client_mod.report("agent/rewind", err or "no result")
+      end
+      done.buffers = buffers.follow_disk(changed_files(done), s.cwd)
+      vim.notify("agent-lsp: reverted message " .. i .. "'s changes\n" .. M.describe(done), vim.log.levels.INFO)
+      vim.api.nvim_exec_autocmds("User", { pattern = "AgentRevert", data = done, modeline = false })
+    end)
   end)
 end
 
@@ -172,7 +223,8 @@ function M.fork(index)
         return client_mod.report("agent/fork", err or "no result")
       end
       cut = nil
-      require("agent_lsp.session").opened(result.sessionId, client, result)
+      local fork = require("agent_lsp.session").opened(result.sessionId, client, result)
+      status.inherit(fork, s, i) -- the title and usage of the conversation it holds
       to_prompt(result.messageText or "", true)
       vim.api.nvim_exec_autocmds("User", { pattern = "AgentFork", data = result, modeline = false })
     end)

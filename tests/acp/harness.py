@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from tests.acp_schema import validate, validate_unstable
+from tests.acp_schema import CHECKERS, validate, validate_unstable
 
 RESPONSE_TYPES = {
     "initialize": "InitializeResponse",
@@ -31,6 +31,8 @@ RESPONSE_TYPES = {
 }
 # Methods of the SDK's unstable schema: our requests and the agent's answers are checked against it.
 UNSTABLE_TYPES = {"session/fork": ("ForkSessionRequest", "ForkSessionResponse")}
+# Session updates of the SDK's unstable schema (sent only to clients that advertised them): checked against it.
+UNSTABLE_UPDATES = frozenset({"subagent_update"})
 AGENT_REQUEST_TYPES = {
     "session/request_permission": "RequestPermissionRequest",
     "fs/read_text_file": "ReadTextFileRequest",
@@ -91,6 +93,7 @@ class SchemaChecker:
         self.frames: list[dict[str, Any]] = []
         self.problems: list[str] = []
         self.checked: dict[str, int] = {}
+        CHECKERS.append(self)  # checked at the end of every test (tests/conftest.py), asked or not
 
     def outgoing(self, message: dict[str, Any]) -> None:
         if "method" in message and "id" in message:
@@ -123,6 +126,10 @@ class SchemaChecker:
                 self.checked[UNSTABLE_TYPES[asked][1]] = self.checked.get(UNSTABLE_TYPES[asked][1], 0) + 1
             return
         if method == "session/update":
+            if m["params"]["update"].get("sessionUpdate") in UNSTABLE_UPDATES:
+                validate_unstable("SessionNotification", m.get("params"))
+                self.checked["SubagentUpdate"] = self.checked.get("SubagentUpdate", 0) + 1
+                return
             self._validate("SessionNotification", m.get("params"))
             self._validate("SessionUpdate", m["params"]["update"])
         elif method in AGENT_REQUEST_TYPES:

@@ -132,10 +132,14 @@ async def test_session_fork_from_a_message(project: Path, env: dict[str, str]) -
             await conn.prompt(session_id=source, prompt=[text_block("message one")])
             await conn.prompt(session_id=source, prompt=[text_block("message two")])
 
-            fork = await conn.fork_session(session_id=source, cwd=str(project), messageIndex=1)
-            assert fork.field_meta == {"messageIndex": 1, "messageText": "message two"}
-            assert (project / "src" / "new.py").exists()  # a fork never touches the files
             rewind = "agent-lsp/rewind"
+            listed = (await conn.ext_method(rewind, {"sessionId": source}))["messages"]
+            second = listed[1]["messageId"]
+            assert second and len({m["messageId"] for m in listed}) == 2  # every user message has its own id
+            # By its id (the fork-at-message draft); the index stays the fallback.
+            fork = await conn.fork_session(session_id=source, cwd=str(project), messageId=second)
+            assert fork.field_meta == {"messageIndex": 1, "messageText": "message two", "messageId": second}
+            assert (project / "src" / "new.py").exists()  # a fork never touches the files
             listing = await conn.ext_method(rewind, {"sessionId": fork.session_id})
             assert [m["text"] for m in listing["messages"]] == ["message one"]
             await conn.prompt(session_id=fork.session_id, prompt=[text_block("message two, changed")])
@@ -154,3 +158,34 @@ async def test_session_fork_from_a_message(project: Path, env: dict[str, str]) -
     assert editor.checker.checked.get("ForkSessionResponse") == 1
     initialized = next(f["result"] for f in editor.checker.frames if "agentCapabilities" in f.get("result", {}))
     assert initialized["agentCapabilities"]["_meta"]["agent-lsp"]["forkFromMessage"] is True
+
+
+async def test_rewind_covers_additional_directories(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
+    """A tool may write in every root, so rewind puts every root back: a file made and one edited in one of
+    session/new's additionalDirectories come back as they were, beside the primary's, and undo returns them."""
+    extra = tmp_path / "shared-lib"
+    extra.mkdir()
+    (extra / "lib.py").write_text("VALUE = 1\n")
+    with FakeGemini() as fake:
+        env = {**env, "GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url}
+        fake.push(
+            call_turn(("replace", {"file_path": str(extra / "lib.py"), "old_string": "1", "new_string": "2"})),
+            call_turn(("write_file", {"file_path": str(extra / "made.py"), "content": "x = 1\n"})),
+            call_turn(("write_file", {"file_path": "src/new.py", "content": "print('new')\n"})),
+            text_turn("done"),
+        )
+        editor = EditorClient()
+        async with connect(editor, agent_argv(None, "--approval-mode", "auto_edit"), env, project) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[], additional_directories=[str(extra)])
+            sid = session.session_id
+            await conn.prompt(session_id=sid, prompt=[text_block("change both")])
+            assert (extra / "lib.py").read_text() == "VALUE = 2\n" and (extra / "made.py").exists()
+            rewind = "agent-lsp/rewind"
+            done = await conn.ext_method(rewind, {"sessionId": sid, "messageIndex": 0})
+            assert done["conflicts"] == []
+            assert set(done["restore"]) == {str(extra.resolve() / "lib.py")}
+            assert set(done["delete"]) == {"src/new.py", str(extra.resolve() / "made.py")}
+            assert (extra / "lib.py").read_text() == "VALUE = 1\n"
+            assert not (extra / "made.py").exists() and not (project / "src" / "new.py").exists()
+            await conn.ext_method(rewind, {"sessionId": sid, "undo": True})
+            assert (extra / "lib.py").read_text() == "VALUE = 2\n" and (extra / "made.py").exists()

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.acp.harness import SchemaChecker
+
 
 def test_first_frames_go_through_the_connection_and_initialize_loads_no_runtime(
     tmp_path: Path, project: Path, env: dict[str, str]
@@ -28,6 +30,10 @@ def test_first_frames_go_through_the_connection_and_initialize_loads_no_runtime(
         check=True,
     )
     answers = [json.loads(line) for line in done.stdout.splitlines()]
+    checker = SchemaChecker()  # every frame validated (tests/conftest.py fails the test on a problem)
+    checker.sent_methods[1] = "initialize"
+    for answer in answers:
+        checker.incoming(answer)
     assert [a["id"] for a in answers] == [None, 1]
     assert answers[0]["error"]["code"] == -32700
     assert answers[1]["result"]["protocolVersion"] == 1 and answers[1]["result"]["authMethods"] == []

@@ -75,3 +75,62 @@ def test_user_messages_only_on_replay_and_permission_carries_diff() -> None:
     validate("ToolCallUpdate", tc)
     assert tc["content"][0] == {"type": "diff", "path": "/w/a.py", "oldText": "old\n", "newText": "new\n"}
     assert tc["locations"] == [{"path": "/w/a.py", "line": 3}]
+
+
+ORIGIN = ev.Origin("s1", "generalist", "child-1")
+NEW_EVENTS: list[ev.AgentEvent] = [
+    ev.UserMessage("hello", 0, "u1"),
+    ev.Content("Hi", "m1"),
+    ev.Thought("Reading", "the file", "t1"),
+    ev.Compaction("k1", "in_progress", "manual", tokens_before=900),
+    ev.Compaction("k1", "completed", "manual", "the summary", tokens_before=900, tokens_after=100),
+    ev.Compaction("k2", "failed", "auto", error="Could not compress the conversation: boom"),
+    ev.ToolCallRequest(SUBAGENT),
+    ev.SubagentEvent(ORIGIN, ev.UserMessage("Write notes", 0, "cu1")),
+    ev.SubagentEvent(ORIGIN, ev.Content("on it", "cm1")),
+    ev.SubagentEvent(ORIGIN, ev.ToolCallRequest(CALL)),
+    ev.SubagentEvent(ORIGIN, ev.Stop("end_turn")),
+    ev.ToolOutput("s1", "🔧 replace\n"),
+]
+
+
+def test_ids_compactions_and_subagents_validate_and_say_what_contract_2_says() -> None:
+    from tests.acp_schema import validate_unstable
+
+    state = UpdateState(compaction_supported=True, subagents_supported=True)
+    out: list[dict[str, object]] = []
+    for event in NEW_EVENTS:
+        updates, state = to_updates(event, state, replay=True)
+        out += updates
+    for u in out:
+        if u["sessionUpdate"] == "subagent_update":
+            validate_unstable("SessionUpdate", u)
+        else:
+            validate("SessionUpdate", u)
+    assert [u.get("messageId") for u in out[:3]] == ["u1", "m1", "t1"]
+    compactions = [u for u in out if u["sessionUpdate"] == "compaction_update"]
+    assert [c["status"] for c in compactions] == ["in_progress", "completed", "failed"]
+    assert compactions[1]["summary"] == [{"type": "text", "text": "the summary"}]
+    assert compactions[1]["_meta"] == {"agent-lsp": {"trigger": "manual", "tokensBefore": 900, "tokensAfter": 100}}
+    assert compactions[2]["error"].startswith("Could not compress")
+    nested = [u for u in out if isinstance(u.get("_meta"), dict) and "subagent" in u["_meta"].get("agent-lsp", {})]
+    meta = {"parentToolCallId": "s1", "agent": "generalist", "childSessionId": "child-1"}
+    assert all(u["_meta"]["agent-lsp"]["subagent"] == meta for u in nested[1:])
+    kinds = [u["sessionUpdate"] for u in nested[1:]]
+    assert kinds == ["subagent_update", "user_message_chunk", "agent_message_chunk", "tool_call", "subagent_update"]
+    assert nested[1]["state"] == {"state": "running"} and nested[1]["title"] == "generalist"
+    assert nested[-1]["state"] == {"state": "idle", "stopReason": "end_turn"}
+    assert out[-1]["sessionUpdate"] != "tool_call_update"  # the call's folded steps give way to the child session
+
+
+def test_without_the_capabilities_what_clients_saw_before() -> None:
+    state = UpdateState()
+    out: list[dict[str, object]] = []
+    for event in NEW_EVENTS:
+        updates, state = to_updates(event, state)
+        out += updates
+    kinds = [u["sessionUpdate"] for u in out]
+    assert "compaction_update" not in kinds and "subagent_update" not in kinds
+    failed = [u for u in out if "Could not compress" in str(u.get("content"))]
+    assert len(failed) == 1  # a failed compression is a warning, as it always was
+    assert kinds[-1] == "tool_call_update"  # the subagent's steps folded in its call

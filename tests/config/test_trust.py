@@ -97,10 +97,10 @@ def test_feature_disabled_trusts_folders_without_rules(tree: Path) -> None:
     assert decision.trusted and decision.source == "feature_disabled"
 
 
-def test_env_override_beats_editor_and_rules(home: Path, tree: Path) -> None:
+def test_env_override_beats_rules(home: Path, tree: Path) -> None:
     _rules(home, {str(tree / "proj"): "DO_NOT_TRUST", str(tree / "other"): "TRUST_FOLDER"})
     on = decide_trust(
-        tree / "proj", settings_folder_trust_enabled=True, env={"AGENT_LSP_TRUST_WORKSPACE": "true"}, editor_trust=False
+        tree / "proj", settings_folder_trust_enabled=True, env={"AGENT_LSP_TRUST_WORKSPACE": "true"}, editor_trust=None
     )
     assert on.trusted and on.source == "env"
     assert not _decide(tree / "other", env={"AGENT_LSP_TRUST_WORKSPACE": "false"}, editor=True)
@@ -114,11 +114,17 @@ def test_env_override_beats_editor_and_rules(home: Path, tree: Path) -> None:
     assert _decide(tree / "other", env={"AGENT_LSP_TRUST_WORKSPACE": "maybe"})
 
 
-def test_editor_trust_beats_rules(home: Path, tree: Path) -> None:
+def test_the_editor_can_only_take_trust_away(home: Path, tree: Path) -> None:
+    """An editor's "trusted" comes over a channel a project can fill: it trusts nothing by itself, not even over
+    an explicit DO_NOT_TRUST or with no rule at all; its "not trusted" holds over every rule and the env override."""
     _rules(home, {str(tree / "proj"): "DO_NOT_TRUST", str(tree / "other"): "TRUST_FOLDER"})
     decision = decide_trust(tree / "proj", settings_folder_trust_enabled=True, env={}, editor_trust=True)
-    assert decision.trusted and decision.source == "editor"
-    assert not _decide(tree / "other", editor=False)
+    assert not decision.trusted and decision.source == "file"
+    assert not _decide(tree / "new", editor=True)
+    assert _decide(tree / "other", editor=True)  # the user's own rule trusts it
+    refused = decide_trust(tree / "other", settings_folder_trust_enabled=True, env={}, editor_trust=False)
+    assert not refused.trusted and refused.source == "editor"
+    assert not _decide(tree / "other", env={"AGENT_LSP_TRUST_WORKSPACE": "true"}, editor=False)
 
 
 def test_symlinked_folder_matches_rule_on_real_path(home: Path, tree: Path) -> None:

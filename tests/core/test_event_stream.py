@@ -43,7 +43,8 @@ async def test_a_failing_sink_is_logged_and_the_others_still_see_every_event() -
         stream.emit(ev.Content("x"))
 
     events = [e async for e in stream.run(body, list)]
-    assert events == kept == [ev.Content("x")]
+    assert events == kept
+    assert [(e.kind, getattr(e, "text", None)) for e in events] == [("content", "x")]
 
 
 async def test_one_prompt_at_a_time() -> None:
@@ -51,11 +52,11 @@ async def test_one_prompt_at_a_time() -> None:
     gate = asyncio.Event()
 
     async def body() -> None:
-        stream.emit(ev.Content("first"))
+        stream.emit(ev.Content("first", "m1"))
         await gate.wait()
 
     first = stream.run(body, list)
-    assert await first.__anext__() == ev.Content("first")
+    assert await first.__anext__() == ev.Content("first", "m1")
     assert stream.running
     with pytest.raises(RuntimeError, match="already running"):
         await stream.run(body, list).__anext__()
@@ -70,7 +71,7 @@ async def test_cancelling_runs_the_prompts_own_cleanup() -> None:
 
     async def body() -> None:
         try:
-            stream.emit(ev.Content("working"))
+            stream.emit(ev.Content("working", "m1"))
             await asyncio.Event().wait()
         finally:
             cleaned.append(True)
@@ -81,7 +82,7 @@ async def test_cancelling_runs_the_prompts_own_cleanup() -> None:
         events.append(event)
         stream.cancel()
     assert cleaned == [True]
-    assert events == [ev.Content("working"), ev.Stop("cancelled", ev.Usage())]
+    assert events == [ev.Content("working", "m1"), ev.Stop("cancelled", ev.Usage())]
 
 
 async def test_a_task_cancelled_before_its_first_step_ends_with_the_given_events() -> None:
@@ -103,3 +104,25 @@ async def test_a_task_cancelled_before_its_first_step_ends_with_the_given_events
     got = [await asyncio.wait_for(first, 2), *[e async for e in events]]
     assert ran == []
     assert got == seen == [ev.UserCancelled(), ev.Stop("cancelled", ev.Usage())]
+
+
+async def test_message_ids_one_per_message_on_every_chunk() -> None:
+    stream = EventStream()
+
+    async def body() -> None:
+        stream.emit(ev.UserMessage("hi"))
+        stream.emit(ev.Thought("plan", "a"))
+        stream.emit(ev.Thought("", "b"))
+        stream.emit(ev.Content("one "))
+        stream.emit(ev.Content("two"))
+        stream.emit(ev.Finished("STOP"))
+        stream.emit(ev.Content("next answer"))
+        stream.emit(ev.Content("kept", "given"))
+
+    events = [e async for e in stream.run(body, list)]
+    ids = [getattr(e, "message_id", None) for e in events]
+    user, t1, t2, c1, c2, _fin, c3, c4 = ids
+    assert user and t1 and c1 and c3
+    assert t1 == t2 and c1 == c2  # the chunks of one message share its id
+    assert len({user, t1, c1, c3}) == 4  # a new message (kind switch, a new response) gets a new one
+    assert c4 == "given"  # an id the producer set is kept

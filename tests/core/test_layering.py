@@ -15,6 +15,7 @@ CORE_MAY_IMPORT = (
     "agent_lsp.errors",
     "agent_lsp.model",
     "agent_lsp.titles",
+    "agent_lsp.untrusted",
     "agent_lsp.vocabulary",
 )
 # Protocol and SDK libraries stop at the adapters (and mcp/ for the MCP SDK).

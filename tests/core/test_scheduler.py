@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agent_lsp import event_json
 from agent_lsp import events as ev
 from agent_lsp.core.approval import Approval
 from agent_lsp.core.call_results import AnswerOptions
@@ -188,9 +189,9 @@ async def test_an_edit_to_a_modifiable_call_is_applied(tmp_path: Path) -> None:
 
 def test_error_type_round_trips_and_old_recordings_still_load() -> None:
     event = ev.ToolCallResponse("c1", "read_file", "error", error="gone", error_type="file_not_found")
-    assert ev.event_from_dict(ev.event_to_dict(event)) == event
+    assert event_json.event_from_dict(event_json.event_to_dict(event)) == event
     old = {"kind": "tool_call_response", "call_id": "c1", "name": "read_file", "status": "error", "error": "gone"}
-    loaded = ev.event_from_dict(old)
+    loaded = event_json.event_from_dict(old)
     assert isinstance(loaded, ev.ToolCallResponse) and loaded.error_type is None
 
 

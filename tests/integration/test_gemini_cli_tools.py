@@ -1,6 +1,7 @@
 """The first request's tool declarations, side by side with Gemini CLI 0.61.0's (captured from the real CLI against
 the same fake server: tests/integration/data/gemini_cli_0_61_tools.json): the same tools in the same modes, with the
-same parameter names, types and required lists."""
+same parameter names, types, required lists, enums, defaults and numeric bounds. (0.61 declares no defaults: a
+default of ours is a difference too, since the model reads one as a promise.)"""
 
 from __future__ import annotations
 
@@ -19,8 +20,12 @@ REFERENCE = json.loads((Path(__file__).parent / "data" / "gemini_cli_0_61_tools.
 OURS_ONLY = {"read_many_files", "save_memory", "write_todos"}
 
 
+COMPARED = ("enum", "default", "minimum", "maximum")  # beside names, types and required lists
+
+
 def skeleton(schema: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"type": schema.get("type")}
+    out.update({key: schema[key] for key in COMPARED if key in schema})
     if "properties" in schema:
         out["properties"] = {k: skeleton(v) for k, v in schema["properties"].items()}
     if "items" in schema:
@@ -54,8 +59,11 @@ def first_request_tools(mode: str, project: Path, home: Path, *, trust: bool = T
 
 
 def assert_same_parameters(name: str, ours: dict[str, Any], theirs: dict[str, Any]) -> None:
-    """Every parameter 0.61 declares, with its type (items and nested objects too) and the same required list."""
+    """Every parameter 0.61 declares, with its type, enum, default and bounds (items and nested objects too) and the
+    same required list."""
     assert ours.get("required", []) == theirs.get("required", []), name
+    for key in COMPARED:
+        assert ours.get(key) == theirs.get(key), f"{name}: {key} {ours.get(key)!r} != 0.61's {theirs.get(key)!r}"
     for param, spec in theirs.get("properties", {}).items():
         assert param in ours.get("properties", {}), f"{name}.{param} missing"
         mine = ours["properties"][param]

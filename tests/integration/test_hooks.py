@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from agent_lsp.untrusted import wrap_untrusted
 from tests.fakes.fake_gemini import FakeGemini
 from tests.replay_lines import call_line, text_line
 
@@ -134,7 +135,8 @@ def test_after_tool_adds_context_and_can_hide_a_result(fake: FakeGemini, project
     result = run(fake, project, "read the files")
     assert result.returncode == 0, result.stderr
     first, second = (responses(r)[-1] for r in requests(fake)[1:])
-    assert first["output"].endswith("\n\n<hook_context>a.txt is generated</hook_context>")
+    framed = wrap_untrusted("a.txt is generated", source="AfterTool hook")
+    assert first["output"].endswith(f"\n\n<hook_context>{framed}</hook_context>")
     assert second == {"error": "Tool result blocked: secret file"}
 
 

@@ -1,6 +1,7 @@
 """Scale (issue #24): big files, a big workspace and long waits never hang the agent. Real headless and ACP
-subprocesses on generated files; each test fails on a hang (its timeout), none times a healthy run: the
-figures and their budgets are in bench/scale.py."""
+subprocesses on generated files; each test fails on a hang (its timeout). One figure is held to its budget here,
+with 3× slack for a shared CI machine: the 50k-line headless rewrite; the others' figures and budgets are in
+bench/scale.py."""
 
 from __future__ import annotations
 
@@ -34,19 +35,44 @@ def _run(tmp_path: Path, project: Path, turns: list[dict[str, Any]], *args: str)
     return subprocess.run([*argv, *args], cwd=project, env=_env(tmp_path), capture_output=True, text=True, timeout=90)
 
 
-def test_a_rewrite_of_a_large_file_ends_and_counts_its_lines(tmp_path: Path) -> None:
-    # 8,333 lines rewritten, one line in three kept: ndiff never finished this (issue #24).
+# bench/scale.py's budget for the agent's own time on a 50k-line rewrite, with the 3× slack the suite allows (a
+# shared 2-core CI machine); measured here 2026-11-28: see the commit that added this test.
+REWRITE_LINES = 50_000
+REWRITE_BUDGET_S = 2.0 * 3
+
+
+def test_a_50k_line_rewrite_ends_within_its_budget_and_counts_its_lines(tmp_path: Path) -> None:
+    """The headless rewrite of bench/scale.py: two lines in three changed (ndiff never finished 8,333, issue #24).
+    The figure is the big run's time over a one-line write's run, less writing the text to disk: the agent's own
+    work on the big file (diff, checkpoint, stats), which the budget bounds; a hang fails on the runs' timeout."""
     project = tmp_path / "project"
     project.mkdir()
-    old = [f"    value_{k} = compute(value_{k - 1}, {k % 997})\n" for k in range(8_333)]
+    old = [f"    value_{k} = compute(value_{k - 1}, {k * 7 % 1000})  # step {k}\n" for k in range(REWRITE_LINES)]
     new = [line.replace("compute", "compute_fast") if k % 3 else line for k, line in enumerate(old)]
     (project / "big.py").write_text("".join(old))
+    small = [call_line("write_file", {"file_path": "small.txt", "content": "one line\n"}), text_line("ok")]
+    started = time.perf_counter()
+    assert _run(tmp_path, project, small, "-o", "json", "write a line").returncode == 0
+    small_s = time.perf_counter() - started
     turns = [call_line("write_file", {"file_path": "big.py", "content": "".join(new)}), text_line("rewritten")]
+    started = time.perf_counter()
     result = _run(tmp_path, project, turns, "-o", "json", "rewrite it")
+    big_s = time.perf_counter() - started
     assert result.returncode == 0, result.stderr
     assert (project / "big.py").read_text() == "".join(new)
+    changed = len([k for k in range(REWRITE_LINES) if k % 3])
     files = json.loads(result.stdout)["stats"]["files"]
-    assert files == {"totalLinesAdded": 5_555, "totalLinesRemoved": 5_555}
+    assert files == {"totalLinesAdded": changed, "totalLinesRemoved": changed}
+    started = time.perf_counter()
+    plain = tmp_path / "plain.py"
+    with open(plain, "w") as f:
+        f.write("".join(new))
+        f.flush()
+        os.fsync(f.fileno())
+    floor_s = time.perf_counter() - started
+    over = big_s - small_s - floor_s
+    print(f"50k rewrite: {over:.3f} s over a one-line write (run {big_s:.3f} s, one line {small_s:.3f} s)")
+    assert over < REWRITE_BUDGET_S, f"{over:.2f} s over a one-line write's run; budget {REWRITE_BUDGET_S} s"
 
 
 def test_one_token_replaced_in_a_five_megabyte_line(tmp_path: Path) -> None:

@@ -71,6 +71,8 @@ class Editor:
     on_update: Callable[[dict[str, Any]], None] | None = None
     # False: like vim-lsp, report an applied edit only with the next didChange (see send_late_change).
     report_applied_edits: bool = True
+    # Set: every workspace/applyEdit is refused with this failureReason (the user declined it in a preview).
+    refuse_edits: str | None = None
     # Set: window/showMessageRequest answers only once the test sets it (a user slow to answer).
     answer_gate: asyncio.Event | None = None
     # agent/elicit (a client advertising experimental.agent.elicitation): the requests, and the answer given.
@@ -166,6 +168,8 @@ class Editor:
         self.edits.append(edit)
         if self.before_apply is not None:
             self.before_apply()
+        if self.refuse_edits is not None:
+            return {"applied": False, "failureReason": self.refuse_edits}
         changes = edit.get("documentChanges") or [
             {"textDocument": {"uri": uri, "version": None}, "edits": edits}
             for uri, edits in (edit.get("changes") or {}).items()
@@ -233,6 +237,7 @@ async def start_editor(
     extra_args: tuple[str, ...] = (),
     replay: bool = True,
     extra_env: dict[str, str] | None = None,
+    action_answer: str | None = "Allow once",  # how window/showMessageRequest is answered from the start
 ) -> Editor:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
@@ -240,7 +245,7 @@ async def start_editor(
     responses.write_text("".join(json.dumps(line) + "\n" for line in script))
     client = LanguageClient(converter_factory=json_converter)
     register_lsp_features(client)
-    editor = Editor(client, project.resolve())
+    editor = Editor(client, project.resolve(), action_answer=action_answer)
 
     @client.feature("agent/update")
     def on_update(params: Any) -> None:

@@ -85,11 +85,9 @@ async def test_edit_selection_asks_a_plain_client_how(launch: Any) -> None:
 
 async def test_settings_problems_are_shown_and_secrets_never_echoed(launch: Any) -> None:
     secret = "AIza-not-a-real-key-123"
-    editor = await launch(
-        [], init_options={"agentLsp": {"apiKey": secret, "approvalMode": "auto_edit", "model": "m-x"}}
-    )
+    editor = await launch([], init_options={"agentLsp": {"apiKey": secret, "approvalMode": "plan", "model": "m-x"}})
     result = await editor.request("agent/newSession", {"cwd": str(editor.project)})
-    assert result["modes"]["currentModeId"] == "auto_edit"
+    assert result["modes"]["currentModeId"] == "plan"
     assert result["models"]["currentModelId"] == "m-x"
     shown = " ".join(m.message for m in editor.client.messages)
     assert "apiKey" in shown and secret not in shown

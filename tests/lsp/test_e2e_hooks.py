@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_lsp.untrusted import wrap_untrusted
 from tests.fakes.fake_gemini import FakeGemini
 from tests.replay_lines import call_line, text_line
 
@@ -38,7 +39,8 @@ async def test_hooks_add_context_and_messages(launch: Any, tmp_path: Path) -> No
     assert answer == {"stopReason": "end_turn"}
     assert first[-1]["parts"][-1] == {"text": "<hook_context>BeforeAgent says hi</hook_context>"}
     [response] = [p["functionResponse"]["response"] for p in second[-1]["parts"] if "functionResponse" in p]
-    assert response["output"].endswith("\n\n<hook_context>AfterTool says hi</hook_context>")
+    framed = wrap_untrusted("AfterTool says hi", source="AfterTool hook")
+    assert response["output"].endswith(f"\n\n<hook_context>{framed}</hook_context>")
     # The hook's systemMessage is a notice: this client has no notice support, so it reads as a quoted line.
     assert editor.messages().endswith("Listed.")
     assert "context added" in editor.messages()

@@ -64,9 +64,8 @@ async def test_agent_fork_over_lsp(launch: Any) -> None:
             text_line("made it"),
             text_line("in the fork"),
         ],
-        init_options={"agentLsp": {"approvalMode": "auto_edit"}},
     )
-    source = await editor.new_session()
+    source = await editor.new_session(approvalMode="auto_edit")  # the user's own choice, in the chat's request
     await editor.request("agent/prompt", {"sessionId": source, "prompt": "make it"})
     forked = await editor.request("agent/fork", {"sessionId": source})
     fork = forked["sessionId"]

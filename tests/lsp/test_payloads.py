@@ -139,10 +139,11 @@ def test_config_parsing_drops_secrets_and_merges() -> None:
         }
     )
     assert (cfg.model, cfg.approval_mode, cfg.checkpointing) == ("gemini-x", "plan", False)
-    assert cfg.overrides["tools"] == {"core": ["read_file"]}
-    assert cfg.overrides["security"] == {"auth": {}}
+    assert cfg.overrides == {}
     assert "secret-value" not in str(cfg.problems) and "security.auth.apiKey" in cfg.problems[0]
-    assert cfg.mcp_servers["s"]["env"]["TOKEN"] == "kept for the server"
+    # What could widen the agent's reach is ignored, in one notice naming each key and where to set it instead.
+    assert cfg.mcp_servers == {} and "kept for the server" not in str(cfg.problems)
+    assert "ignored mcpServers.s, tools.core" in cfg.problems[1] and "~/.gemini/settings.json" in cfg.problems[1]
     flat = parse_config({"approvalMode": "nonsense", "model": "m2"})
     assert flat.approval_mode is None and flat.problems
     merged = merge(cfg, flat)

@@ -12,6 +12,16 @@ from tests.lsp.conftest import server_env
 from tests.lsp.frames import frame, read_frame
 
 
+def _agent_methods() -> list[str]:
+    """Every ``agent/*`` method the server registers a handler for (pygls's feature table, built in-process)."""
+    from agent_lsp.adapters.launch import LaunchOptions
+    from agent_lsp.adapters.lsp.ordering import AnswersFirst
+    from agent_lsp.adapters.lsp.server import build_server
+
+    server = build_server(LaunchOptions(), AnswersFirst(lambda _frame: None, lambda: None, lambda _id: None))
+    return [name for name in server.protocol.fm.features if name.startswith("agent/")]
+
+
 def test_initialize_is_answered_once_and_queued_messages_follow(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -60,7 +70,13 @@ def test_initialize_is_answered_once_and_queued_messages_follow(tmp_path: Path) 
     by_id = {a["id"]: a for a in answers}
     caps = by_id[1]["result"]["capabilities"]
     assert caps["experimental"]["agent"]["protocolVersion"] == 1
+    # The advertised extension is the server's handler table: every agent/* method it serves, nothing else.
+    served = _agent_methods()
+    advertised = caps["experimental"]["agent"]["requests"] + caps["experimental"]["agent"]["notifications"]
+    assert sorted(advertised) == sorted(served) and "agent/autoApprove" in advertised
+    assert "agent/cancel" in caps["experimental"]["agent"]["notifications"]
     assert caps["experimental"]["agent"]["permissionRequests"] == "agent/requestPermission"
+    assert "agent/steer" in caps["experimental"]["agent"]["requests"]
     assert caps["positionEncoding"] == "utf-16"
     assert caps["textDocumentSync"]["change"] == 2 and caps["textDocumentSync"]["save"] == {"includeText": False}
     assert sorted(caps["executeCommandProvider"]["commands"]) == sorted(COMMANDS)

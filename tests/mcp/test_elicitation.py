@@ -205,3 +205,25 @@ async def test_acp_client_without_forms_answers_a_yes_no_form_as_a_permission_qu
         ("Decline", "reject_once"),
     ]
     assert "accept: True" in result_text(editor.updates())
+
+
+class _Nobody:
+    """An elicitor that is never asked here: only its presence (the editor can show forms) matters."""
+
+    async def elicit(self, request: FormRequest) -> Any:
+        raise AssertionError("not asked in this test")
+
+
+async def test_only_form_mode_is_declared_to_servers_and_nothing_without_an_elicitor(tmp_path: Path) -> None:
+    from agent_lsp.untrusted import wrap_untrusted
+    from tests.mcp.conftest import Harness, stdio_spec
+
+    # What the server read from the capability the SDK sent: URL mode is never offered, since it is not handled.
+    for elicitor, expected in ((_Nobody(), '{"form":{}}'), (None, "none")):
+        h = Harness([stdio_spec("echo")], tmp_path, elicitor=elicitor)
+        h.manager.start()
+        await h.manager.wait_ready(30)
+        try:
+            assert (await h.call("echo", "elicitation_modes")).llm_content == wrap_untrusted(expected)
+        finally:
+            await h.manager.aclose()

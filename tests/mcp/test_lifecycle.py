@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from agent_lsp.mcp.config import McpServerSpec
-from agent_lsp.mcp.tool import wrap_untrusted
+from agent_lsp.untrusted import wrap_untrusted
 
 from .conftest import Harness, eventually, kill_child, stdio_spec
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from agent_lsp.mcp.config import McpServerSpec
-from agent_lsp.mcp.tool import wrap_untrusted
 from agent_lsp.tools.registry import ToolRegistry
+from agent_lsp.untrusted import wrap_untrusted
 
 from .conftest import BuiltinTool, Harness, child_pids, eventually, kill_child, stdio_spec
 

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from agent_lsp.mcp.config import McpServerSpec
-from agent_lsp.mcp.tool import wrap_untrusted
+from agent_lsp.untrusted import wrap_untrusted
 
 from .conftest import Harness
 from .third_party_servers import everything_stdio, filesystem, python_server, start_everything

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_lsp.mcp.config import McpServerSpec
-from agent_lsp.mcp.tool import wrap_untrusted
+from agent_lsp.untrusted import wrap_untrusted
 
 from .conftest import Harness, HttpServer, eventually, start_http_server
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agent_lsp.vocabulary import APPROVAL_MODES
@@ -61,6 +62,54 @@ TODOS = {
         {"description": "Report", "status": "pending"},
     ]
 }
+
+# The code-intelligence spec's project: area() defined in one file, called three times from another.
+SHAPES = (
+    '"""Shapes."""\n\n\ndef area(width: int, height: int) -> int:\n    """Return the area of a rectangle."""\n'
+    '    return width * height\n\n\nclass Square:\n    """A square."""\n'
+)
+USES = (
+    "from shapes import area\n\n\ndef total() -> int:\n    return area(2, 3) + area(4, 5)\n\n\n"
+    'def label() -> str:\n    return "é" + str(area(1, 1))\n'
+)
+KINDS = (
+    "class Shape:\n    def size(self) -> int:\n        raise NotImplementedError\n\n\n"
+    "class Circle(Shape):\n    def size(self) -> int:\n        return 3\n"
+)
+CODE_INTEL_FILES = {
+    "pyproject.toml": "",
+    "shapes.py": SHAPES,
+    "main.py": USES,
+    "kinds.py": KINDS,
+    "notes.txt": "area\n",
+}
+LANGUAGE_SERVERS = Path(__file__).resolve().parents[2] / ".deps" / "language-servers"
+PYRIGHT = {"AGENT_NVIM_PYRIGHT": str(LANGUAGE_SERVERS / "py" / "bin" / "basedpyright-langserver")}
+
+
+def call_with_id(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """call_line with its own call id, so the model's requests tell several calls of one tool apart."""
+    line = call_line(name, args)
+    line["response"][0]["candidates"][0]["content"]["parts"][-1]["functionCall"]["id"] = call_id
+    return line
+
+
+CODE_INTEL_AGENT_SCRIPT = [
+    call_with_id("def", "lsp", {"operation": "goToDefinition", "file_path": "main.py", "line": 5, "character": 12}),
+    call_with_id("callers", "lsp", {"operation": "incomingCalls", "file_path": "shapes.py", "line": 4, "character": 5}),
+    text_line("area is in shapes.py, called by total and label."),
+    call_with_id(
+        "break",
+        "replace",
+        {
+            "file_path": "main.py",
+            "instruction": "Call something else.",
+            "old_string": "str(area(1, 1))",
+            "new_string": "str(missing_name(1, 1))",
+        },
+    ),
+    text_line("Done."),
+]
 
 REPORT = {"SummaryOfFindings": "main.py prints hi.", "ExplorationTrace": [], "RelevantLocations": []}
 
@@ -134,6 +183,41 @@ SCENARIOS: dict[str, Scenario] = {
         {"one.txt": "mine one\n"},
         gemini=True,
     ),
+    "rewind_buffers": Scenario(
+        [
+            call_line("replace", {"file_path": "app.py", "old_string": "app = 1", "new_string": "app = 2"}),
+            call_line("replace", {"file_path": "util.py", "old_string": "util = 1", "new_string": "util = 2"}),
+            text_line("Edited both."),
+            text_line("Hi."),
+        ],
+        {"app.py": "app = 1\n", "util.py": "util = 1\n"},
+        gemini=True,
+    ),
+    # A write Neovim refuses (a read-only file), then an edit computed against a hidden buffer whose file changed on
+    # disk: each is answered applied=false, and the model reads why; its retry against the file's text lands.
+    "refused_write": Scenario(
+        [
+            call_line("replace", {"file_path": "ro.py", "old_string": "x = 1", "new_string": "x = 2"}),
+            text_line("Could not write ro.py."),
+            call_line("replace", {"file_path": "util.py", "old_string": "u = 1", "new_string": "u = 2"}),
+            call_line("replace", {"file_path": "util.py", "old_string": "u = 55", "new_string": "u = 6"}),
+            text_line("Done."),
+        ],
+        {"ro.py": "x = 1\n", "util.py": "u = 1\n"},
+        gemini=True,
+    ),
+    # The chat's rendering of what the server sends (compaction, messageId, subagent nesting, usage), fed as
+    # agent/update notifications to the real plugin; steering against a server that lists agent/steer.
+    "render": Scenario([text_line("Hello.")]),
+    # Steering: the turn waits on a permission question while a message is sent into it; after the command the
+    # model's next request carries the message, and the same turn answers it.
+    "steer": Scenario(
+        [
+            call_line("run_shell_command", {"command": "echo steered-run", "description": "Say it"}),
+            text_line("Ran it, and bye."),
+        ],
+        gemini=True,
+    ),
     "mode": Scenario([call_line("replace", FIX), text_line("Fixed.")], {"stats.py": STATS}),
     "actions": Scenario(
         [
@@ -190,6 +274,9 @@ SCENARIOS: dict[str, Scenario] = {
         [text_line("Sunny in Lyon.")],
         home_files={".gemini/settings.json": json.dumps({"mcpServers": {"everything": EVERYTHING}})},
     ),
+    "code_intel": Scenario([], CODE_INTEL_FILES, env=PYRIGHT),
+    "code_intel_encoding": Scenario([], CODE_INTEL_FILES),
+    "code_intel_agent": Scenario(CODE_INTEL_AGENT_SCRIPT, CODE_INTEL_FILES, env=PYRIGHT, gemini=True),
     "custom_command": Scenario(
         [text_line("Committed: ", "the custom command ran.")],
         {

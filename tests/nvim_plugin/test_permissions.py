@@ -1,6 +1,10 @@
-"""Permission questions: vim.ui.select offers "Review diff"; the diff tab accepts (undoable), rejects or edits."""
+"""Permission questions: vim.ui.select offers "Review diff"; the diff tab accepts (undoable), rejects or edits; an
+edit Neovim could not write is a failure the model reads."""
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 import pytest
 
@@ -80,3 +84,25 @@ def test_allow_in_all_future_sessions_is_saved_and_honoured_after_a_restart(nvim
 @pytest.mark.nvim_spec("permission_options")
 def test_every_offered_option_is_a_choice_and_its_id_is_the_answer(nvim_specs: SpecPool) -> None:
     nvim_specs.result("permission_options").check()
+
+
+def _told(result_requests: list[Any]) -> list[str]:
+    """The tool results the model was sent, in order (each request repeats the earlier ones: the last request's)."""
+    return [
+        json.dumps(part["functionResponse"]["response"])
+        for content in result_requests[-1]["contents"]
+        for part in content["parts"]
+        if "functionResponse" in part
+    ]
+
+
+@pytest.mark.nvim_spec("refused_write")
+def test_a_write_neovim_refuses_reaches_the_model_as_a_failure(nvim_specs: SpecPool) -> None:
+    result = nvim_specs.result("refused_write")
+    result.check()
+    first_turn = [r for r in result.model_requests() if "change util.py" not in json.dumps(r)]
+    [readonly] = _told(first_turn)
+    assert "did not apply" in readonly and "Neovim could not write ro.py" in readonly and "E45" in readonly, readonly
+    stale, retried = _told(result.model_requests())[-2:]
+    assert "util.py changed on disk since Neovim read it" in stale, stale
+    assert "Successfully" in retried, retried

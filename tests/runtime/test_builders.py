@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from agent_lsp import events as ev
+from agent_lsp.child_env import ChildEnv
 from agent_lsp.config.settings import Settings
 from agent_lsp.extensions.manifest import Manifest
 from agent_lsp.runtime.external import mcp_server_specs
@@ -40,7 +41,9 @@ def test_yolo_is_refused_when_settings_disable_it() -> None:
     notices: list[ev.Notice] = []
     security = settings({"security": {"disableYoloMode": True}}).security
     assert start_mode("yolo", security, notices) == "default"
-    assert notices == [ev.Notice("warning", "yolo mode is disabled by settings; using default")]
+    assert notices == [
+        ev.Notice("warning", "yolo mode is disabled by settings (security.disableYoloMode); using default")
+    ]
     assert start_mode("auto_edit", security, []) == "auto_edit"
 
 
@@ -195,6 +198,7 @@ def test_hooks_know_the_session_id_and_extension_hooks_join(tmp_path: Path) -> N
         transcript=tmp_path / "abc123.jsonl",
         extensions=[ext],
         notices=notices,
+        child_env=ChildEnv(),
     )
     assert hooks is not None and notices == []
     assert hooks.has("SessionStart") and hooks.has("BeforeTool")
@@ -202,7 +206,14 @@ def test_hooks_know_the_session_id_and_extension_hooks_join(tmp_path: Path) -> N
     off = settings({"hooks": s.hooks, "hooksConfig": {"enabled": False}})
     assert (
         build_hooks(
-            off.hooks, off.hooks_config, cwd=tmp_path, session_id="x", transcript=None, extensions=[], notices=[]
+            off.hooks,
+            off.hooks_config,
+            cwd=tmp_path,
+            session_id="x",
+            transcript=None,
+            extensions=[],
+            notices=[],
+            child_env=ChildEnv(),
         )
         is None
     )

@@ -1,6 +1,11 @@
 """kill -9 during a rewind: ``agent-lsp --resume latest --rewind 0`` (a real subprocess, real shadow-git) is
-SIGKILLed at seeded random moments; every file is then whole (its version before or after the agent), and the
-session loads. The project and state are put back from a pristine copy before each trial."""
+SIGKILLed at chosen moments; every file is then present and whole (its version before or after the agent), and the
+session loads. The project and state are put back from a pristine copy before each trial.
+
+The moment of the kill is searched for, not hoped for: a kill that found every file still the agent's came too
+early, one that found every file restored came too late, and the next delay is drawn between the latest of each.
+The test goes on until a kill has landed mid-rewind (some files restored, some not) — proof that it tested what it
+names — and fails if none has after ``MAX_TRIALS``."""
 
 from __future__ import annotations
 
@@ -18,9 +23,10 @@ import pytest
 from agent_lsp.store.sessions import SessionStore
 from tests.replay_lines import call_line, text_line
 
-FILES = {f"f{i}.txt": f"original {i}\n" * 200 for i in range(6)}
+FILES = {f"f{i:02d}.txt": f"original {i}\n" * 200 for i in range(16)}  # 16: a window wide enough to hit
 AGENT = {name: f"agent's {name}\n" * 300 for name in FILES}
-TRIALS = 6
+TRIALS = 6  # at least this many kills, whatever they found
+MAX_TRIALS = 40  # and more, until one lands mid-rewind
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -51,8 +57,11 @@ def test_kill_during_rewind_leaves_whole_files_and_a_loadable_session(
     shutil.copytree(home / "state", pristine / "state", symlinks=True)
 
     mixed = 0  # trials killed with some files restored and some not: the kill landed mid-rewind
+    outcomes: list[str] = []
     rng = random.Random(28)
-    for trial in range(TRIALS):
+    early, late = 0.0, 0.15  # seconds after the rewind's snapshot: the latest too-early and too-late delays
+    trial = 0
+    while trial < TRIALS or (mixed == 0 and trial < MAX_TRIALS):
         shutil.rmtree(project)
         shutil.rmtree(home / "state")
         shutil.copytree(pristine / "project", project, symlinks=True)
@@ -70,24 +79,39 @@ def test_kill_during_rewind_leaves_whole_files_and_a_loadable_session(
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline and branch.read_bytes() == before:
             time.sleep(0.002)
-        time.sleep(rng.uniform(0, 0.12))
+        delay = rng.uniform(early, late)
+        time.sleep(delay)
+        finished_first = proc.poll() is not None
         proc.kill()
         proc.wait(timeout=30)
         for name in FILES:
             path = project / name
-            if path.exists():
-                assert path.read_text() in (FILES[name], AGENT[name]), f"trial {trial}: {name} is torn"
-        versions = {(project / n).read_text() == FILES[n] for n in FILES if (project / n).exists()}
-        mixed += len(versions) == 2
+            assert path.exists(), f"trial {trial}: {name} vanished"  # every file is replaced whole, never removed
+            assert path.read_text() in (FILES[name], AGENT[name]), f"trial {trial}: {name} is torn"
+        restored = sum((project / n).read_text() == FILES[n] for n in FILES)
+        if 0 < restored < len(FILES):
+            mixed += 1
+            outcomes.append(f"{delay:.3f}s mid-rewind ({restored}/{len(FILES)})")
+        elif restored == 0:
+            outcomes.append(f"{delay:.3f}s too early")
+            early = delay
+        else:
+            outcomes.append(f"{delay:.3f}s too late{' (it had finished)' if finished_first else ''}")
+            late = delay
+        if late - early < 0.002:  # the window moved (load changes timings): look around it again
+            early, late = max(0.0, early - 0.03), late + 0.03
         leftovers = [p.name for p in project.iterdir() if p.name.endswith(".tmp")]
         assert len(leftovers) <= 1, f"trial {trial}: {leftovers}"
+        assert sorted(p.name for p in project.iterdir() if not p.name.endswith(".tmp")) == sorted(FILES)
         store = SessionStore(project)
         (info,), _ = store.list()
         loaded = store.load(info.id)
         assert loaded.skipped <= 1
         assert [e.kind for e in loaded.events].count("user_message") in (0, 1)
+        trial += 1
 
-    print(f"{mixed} of {TRIALS} kills landed mid-rewind")  # timing-dependent, so reported rather than asserted
+    print(outcomes)
+    assert mixed > 0, f"no kill landed mid-rewind in {trial} trials: {outcomes}"
     # After the last kill, the rewind finishes: every file is the user's original again.
     finished = subprocess.run(
         [*base, "-r", "latest", "--rewind", "0"], cwd=project, env=_env(home), capture_output=True, timeout=120

@@ -123,7 +123,10 @@ def test_settings_default_off_and_outfile(tmp_path: Path) -> None:
     sink = telemetry_from_settings({"enabled": True})
     assert sink is not None
     assert sink.outfile == default_outfile()
-    assert not sink.log_prompts
+    assert sink.log_prompts  # telemetry.logPrompts defaults to true (docs/settings.md), written or not
+    quiet = telemetry_from_settings({"enabled": True, "logPrompts": False})
+    assert quiet is not None and not quiet.log_prompts
+    quiet.close()
     sink(ev.ToolCallResponse("c", "read_file", "success", duration_ms=1.0))
     sink.close()
     assert default_outfile().is_file()  # under the private AGENT_LSP_HOME of this test

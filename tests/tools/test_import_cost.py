@@ -59,7 +59,7 @@ async def main():
         "opened": opened,
         "shell_problem": problem,
         "after_shell": after_shell,
-        "client": type(handle.session.client).__name__,
+        "client": type(handle.session.client.inner).__name__,  # the metered wrapper around the provider's client
     }
 
 

@@ -107,8 +107,9 @@ async def test_read_paths_for_prompt(ctx: ToolContext, root: Path, outside: Path
     parts, warnings = await read_paths_for_prompt(
         ctx, ["src/a.py", "src/pkg", "src/logo.png", "nope.md", str(outside), "src/debug.log"]
     )
-    assert parts[0].text == "\n--- Content from referenced files ---"
-    assert parts[-1].text == "\n--- End of content ---"
+    # No frame here: core/mentions.MentionExpander puts the one frame around files and resources alike.
+    assert not any("--- Content from referenced files ---" in (p.text or "") for p in parts)
+    assert not any("--- End of content ---" in (p.text or "") for p in parts)
     texts = [p.text for p in parts if p.text]
     assert "\nContent from @src/a.py:\nA = 1" in texts
     assert "\nContent from @src/pkg/b.py:\nB = 2" in texts

@@ -8,12 +8,14 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from agent_lsp import events as ev
 from agent_lsp.core.approval import Approval
 from agent_lsp.core.call_results import AnswerOptions
 from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.scheduler import Scheduler
 from agent_lsp.core.session_state import SessionOptions, SessionState
 from agent_lsp.model.replay import ReplayModel
+from agent_lsp.runtime.agents import OriginConfirmer
 from agent_lsp.tools.invoke_agent import InvokeAgentTool
 from agent_lsp.tools.policy import Policy
 from agent_lsp.tools.registry import ToolRegistry
@@ -25,13 +27,18 @@ GENERALIST = next(a for a in BUILT_IN if a.name == "generalist")
 
 
 def parts(
-    lines: list[dict[str, Any]], tools: list[TestTool], confirmer: RecordingConfirmer, tmp: Path
+    lines: list[dict[str, Any]],
+    tools: list[TestTool],
+    confirmer: RecordingConfirmer,
+    tmp: Path,
+    forwarded: list[ev.AgentEvent] | None = None,
 ) -> SubagentParts:
     policy = Policy(mode="default")
     model = ReplayModel(lines)
 
-    def scheduler(registry: Any, emit: Any, history: Any, delivered: Any) -> Scheduler:
-        approval = Approval(policy, confirmer, emit, delivered=delivered)
+    def scheduler(registry: Any, emit: Any, history: Any, delivered: Any, origin: Any = None) -> Scheduler:
+        asked = confirmer if origin is None else OriginConfirmer(confirmer, origin)
+        approval = Approval(policy, asked, emit, delivered=delivered)
         return Scheduler(registry, policy, approval, emit, answers=AnswerOptions(tmp), history=history)
 
     options = SessionOptions(retry=RetryPolicy(initial_delay_s=0.01, max_delay_s=0.05))
@@ -42,14 +49,43 @@ def parts(
         scheduler=scheduler,
         system_prompt=lambda: "main system prompt",
         options=lambda turns: dataclasses.replace(options, max_session_turns=turns),
+        emit=forwarded.append if forwarded is not None else (lambda _e: None),
     )
 
 
 async def invoke(agent: AgentDefinition, p: SubagentParts, prompt: str = "do it") -> tuple[Any, list[str]]:
     shown: list[str] = []
     tool = InvokeAgentTool([agent], p)
-    result = await tool.build({"agent_name": agent.name, "prompt": prompt}).execute(shown.append)
+    invocation = tool.build({"agent_name": agent.name, "prompt": prompt})
+    invocation.call_id = "parent-call-1"
+    result = await invocation.execute(shown.append)
     return result, shown
+
+
+async def test_its_events_reach_the_parent_stream_in_order_with_their_origin(tmp_path: Path) -> None:
+    edit = TestTool("edit_thing", kind="edit")
+    confirmer = RecordingConfirmer(["proceed_once"])
+    forwarded: list[ev.AgentEvent] = []
+    p = parts(
+        [call_chunks(("edit_thing", {"x": "a"})), call_chunks(("complete_task", {"result": {"response": "ok"}}))],
+        [edit],
+        confirmer,
+        tmp_path,
+        forwarded,
+    )
+    result, _shown = await invoke(GENERALIST, p)
+    assert result.error is None, result.llm_content
+    assert forwarded and all(isinstance(e, ev.SubagentEvent) for e in forwarded)
+    origins = {e.origin for e in forwarded if isinstance(e, ev.SubagentEvent)}
+    [origin] = origins
+    assert origin.parent_call_id == "parent-call-1" and origin.agent == GENERALIST.name and origin.child_session_id
+    inner = [e.event.kind for e in forwarded if isinstance(e, ev.SubagentEvent)]
+    assert inner[0] == "user_message"  # the task, as the child's first message
+    request = inner.index("tool_call_request")
+    assert inner.index("tool_call_confirmation") > request  # the question after its call, in the same stream
+    assert inner[-1] == "stop"
+    [(asked, _details)] = confirmer.asked
+    assert asked.origin == origin  # the question says whose call it is
 
 
 async def test_its_calls_are_asked_about_like_the_main_sessions(tmp_path: Path) -> None:

@@ -33,7 +33,24 @@ export const QUIET_USER_SETTINGS = {
   "chat.disableAIFeatures": true,
   "git.enabled": false,
   "window.commandCenter": false,
+  // The chat's title-bar actions (New Chat, Chat History, MCP) always shown, as the screenshots show them.
+  "workbench.view.alwaysShowHeaderActions": true,
 };
+
+/** New Chat from the chat view's title bar, as a user clicks it. */
+export async function newChat(page) {
+  await page.locator('.pane-header .action-label[aria-label^="New Chat"]').first().click();
+}
+
+/** The saved chats Chat History (the view's title bar) offers: its quick pick's rows, then closed again. */
+export async function historyRows(page) {
+  await page.locator('.pane-header .action-label[aria-label^="Chat History"]').first().click();
+  await page.locator(".quick-input-widget", { hasText: "Chat history" }).waitFor();
+  const rows = await page.locator(".quick-input-list .monaco-list-row .label-name").allInnerTexts();
+  await page.keyboard.press("Escape");
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+  return rows.map((r) => r.trim());
+}
 
 /** The value after `name` on the command line, if any. */
 export function option(name) {

@@ -23,6 +23,7 @@ import {
   installVsix,
   log,
   need,
+  newChat,
   node24,
   openAgentView,
   openWorkbench,
@@ -54,6 +55,9 @@ const say = (...texts) => done(texts.map((text) => chunk({ text })));
 const shell = (id, command) => done([chunk({ functionCall: { name: "run_shell_command", id, args: { command, description: id } } })]);
 
 const call = (id, name, args) => done([chunk({ functionCall: { name, id, args } })]);
+/** The answer that streams while "Send now" steers it: 24 pieces, 0.4 s apart. */
+const STREAM = Array.from({ length: 24 }, (_, i) => `part-${i + 1} `);
+const COMPACT_SUMMARY = "The user tried the queue, Send now and Retry; the answers were short.";
 
 /** The rewind steps' model answers: turn one edits greet.py; turn two edits it again and creates two files. */
 function rewindScript() {
@@ -79,11 +83,14 @@ function script() {
     shell("slow-1", "sleep 8; echo first-done"),
     say("First turn ", "done."),
     say("Second ", "answer."),
-    // Send now: a turn that would run for a minute, interrupted by a message sent with Ctrl+Enter.
-    shell("slow-2", "sleep 60; echo never"),
+    // Send now: a long streaming answer; the message sent with Ctrl+Enter joins it (agent/steer) and the model's
+    // next request answers it (a server without steering stops the stream and sends the message as a new prompt).
+    { chunks: done(STREAM.map((text) => chunk({ text }))).response, delay_s: 0.4 },
     say("Urgent ", "answer."),
     // Retry: the urgent message again.
     say("Retried ", "answer."),
+    // /compress: the summary the model writes of the conversation so far.
+    { method: "generateContent", response: { candidates: [{ content: { role: "model", parts: [{ text: COMPACT_SUMMARY }] }, finishReason: "STOP" }] } },
     // Changed files: an edit of app.py (yolo applies it), then the answer.
     done([
       chunk({
@@ -325,7 +332,9 @@ async function main() {
     await input.fill("first message");
     await input.press("Enter");
     await chat.locator(".tool.status-in_progress", { hasText: "sleep 8" }).waitFor();
-    await waitFor("Send to become Queue", async () => (await chat.locator("#send").innerText()).trim() === "Queue");
+    // Stop where Send was while the turn runs; Enter now queues.
+    await chat.locator("#stop").waitFor();
+    if (await chat.locator("#send").isVisible()) throw new Error("Send is shown beside Stop while a turn runs");
     await input.fill("secnd mesage");
     await input.press("Enter");
     await chat.locator(".queued", { hasText: "secnd mesage" }).waitFor();
@@ -360,19 +369,30 @@ async function main() {
     if (sent.includes('"prompt": "secnd mesage"')) throw new Error("the message before its edit was sent");
     log("queue ok: queued behind a running turn, edited, removed, the rest sent in order when the turn ended");
 
-    // Send now (Ctrl+Enter) stops the running turn and sends the new message next.
-    await input.fill("slow again");
+    // Send now (Ctrl+Enter) while an answer streams: a server that steers (agent/steer) takes the message into the
+    // running turn, which goes on and ends once; one that does not stops the turn and sends the message next.
+    await input.fill("stream a long answer");
     await input.press("Enter");
-    await chat.locator(".tool.status-in_progress", { hasText: "sleep 60" }).waitFor();
+    await chat.locator(".msg.agent", { hasText: "part-2" }).waitFor({ timeout: 30000 });
     await chat.locator("#send-now").waitFor();
+    const steering = ((await chat.locator("#send-now").getAttribute("title")) ?? "").includes("without stopping");
     await input.fill("urgent");
+    await shot("vscode-panel-send-now.png");
     await input.press("Control+Enter");
-    await chat.locator(".msg.agent", { hasText: "Urgent answer." }).waitFor({ timeout: 30000 });
-    await chat.locator(".notice", { hasText: "Cancelled." }).waitFor();
+    await chat.locator(".msg.agent", { hasText: "Urgent answer." }).waitFor({ timeout: 60000 });
     await chat.locator("#progress").waitFor({ state: "hidden" });
-    const told = transcript(dirs["agent-home"]);
-    if (told.includes("never\\n") || told.includes("echo never\\nnever")) throw new Error("the interrupted command finished");
-    log("send now ok: Ctrl+Enter stopped the running turn and sent the message next");
+    if (steering) {
+      await chat.locator(".msg.user .steered", { hasText: "Sent into the running turn" }).waitFor();
+      if ((await chat.locator(".notice", { hasText: "Cancelled." }).count()) !== 0) throw new Error("steering cancelled the turn");
+      const streamed = chat.locator(".msg.agent", { hasText: "part-1 " }).last();
+      if (!(await streamed.innerText()).includes("part-24")) throw new Error("the steered answer did not stream to its end");
+      const asked = await lastRequestTexts(fakeGemini.url);
+      if (!asked.some((t) => t.includes("urgent"))) throw new Error(`the model's next request lacks the steered message: ${JSON.stringify(asked)}`);
+      log("send now ok: Ctrl+Enter steered the streaming answer (agent/steer); it streamed to its end and the model's next request read the message");
+    } else {
+      await chat.locator(".notice", { hasText: "Cancelled." }).waitFor();
+      log("send now ok: this server does not steer; Ctrl+Enter stopped the running turn and sent the message next");
+    }
 
     // --- Per-message actions: Retry sends the answered message again; Copy puts a response on the clipboard ---
     const urgent = chat.locator(".msg.agent", { hasText: "Urgent answer." }).last();
@@ -392,6 +412,22 @@ async function main() {
     await waitFor("the copied response pasted", async () => (await input.inputValue()).trim() === "Retried answer.", 10000);
     log("message actions ok: Retry sent the answered message again; Copy put the response on the clipboard");
 
+    // --- /compress: one collapsible item with the summary the model now reads, and the usage line follows it ---
+    await input.fill("/compress");
+    await input.press("Enter");
+    const compaction = chat.locator("details.compaction.status-completed");
+    await compaction.waitFor({ timeout: 30000 });
+    await chat.locator("#progress").waitFor({ state: "hidden" });
+    const head = (await compaction.locator("summary").innerText()).trim();
+    if (!/^Conversation compressed: [\d,]+ → [\d,]+ tokens$/.test(head)) throw new Error(`the compaction reads ${JSON.stringify(head)}`);
+    if (await compaction.locator(".compaction-body").isVisible()) throw new Error("the summary is open before the user opens it");
+    await compaction.locator("summary").click();
+    await compaction.locator(".compaction-body", { hasText: COMPACT_SUMMARY }).waitFor();
+    const after = head.match(/→ ([\d,]+) tokens/)[1];
+    await waitFor("the usage line to follow the compaction", async () => (await chat.locator("#usage").innerText()).startsWith(`${after} tokens in context`));
+    await shot("vscode-panel-compaction.png", compaction);
+    log(`compaction ok: /compress shows one item (${head}), its summary inside, the usage line at ${after} tokens`);
+
     // --- Changed files: after the turn, the files it changed with +/- counts; a click opens the diff ----------
     await input.fill("Use an f-string in app.py");
     await input.press("Enter");
@@ -407,6 +443,18 @@ async function main() {
     await page.locator(".monaco-diff-editor .editor.original .view-line", { hasText: 'return "Hello " + name' }).first().waitFor();
     await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: 'return f"Hello {name}"' }).first().waitFor();
     log("changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened");
+    // The panel in light, dark and high contrast, showing this turn: its edit as one line with +/−, the changed files.
+    if (shots) {
+      await openAgentView(page);
+      for (const [theme, name] of [
+        ["Dark Modern", "dark"],
+        ["Dark High Contrast", "high-contrast"],
+        ["Light Modern", "light"],
+      ]) {
+        await setTheme(page, theme);
+        await shot(`vscode-panel-theme-${name}.png`);
+      }
+    }
 
     // --- Revert all: the turn's files put back by the server's checkpoints; one the user changed since is kept ---
     const appFile = path.join(workspace, "app.py");
@@ -423,12 +471,20 @@ async function main() {
 
     // --- Auto-approve: switches per kind, shown in the panel, enforced by the server -----------------------------
     await chat.locator("#mode").selectOption("default");
-    const autoButton = (label) => chat.locator(".auto-approve button", { hasText: new RegExp(`^${label}`) });
-    await autoButton("Edit").waitFor();
-    const pressed = async () => chat.locator('.auto-approve button[aria-pressed="true"]').allInnerTexts();
+    // One control says what is on and opens the switches.
+    const autoToggle = chat.locator("#auto-toggle");
+    if ((await autoToggle.innerText()).trim() !== "Auto-approve: off") throw new Error(`the control reads ${await autoToggle.innerText()}`);
+    const autoButton = async (label) => {
+      if (await chat.locator("#auto-popup").isHidden()) await autoToggle.click();
+      return chat.locator(".auto-approve button", { hasText: new RegExp(`^${label}`) });
+    };
+    await (await autoButton("Edit")).waitFor();
+    const pressed = async () => chat.locator('.auto-approve button[aria-pressed="true"] .auto-label').allInnerTexts();
     if ((await pressed()).length !== 0) throw new Error(`switches on at start: ${await pressed()}`);
-    await autoButton("Edit").click();
+    await (await autoButton("Edit")).click();
     await waitFor("Edit on for this session", async () => JSON.stringify(await pressed()) === JSON.stringify(["Edit ✓"]));
+    await autoToggle.click(); // the switches close again; the control says what is on
+    if ((await autoToggle.innerText()).trim() !== "Auto-approve: Edit") throw new Error(`the control reads ${await autoToggle.innerText()}`);
     await input.fill("say hi in app.py");
     await input.press("Enter");
     await chat.locator(".msg.agent", { hasText: "Said hi." }).waitFor(); // no question held the turn
@@ -438,9 +494,9 @@ async function main() {
     await chat.getByRole("button", { name: "Keep all" }).click();
     await waitFor("the changed-files list to go after Keep all", async () => (await chat.locator(".changes").count()) === 0);
     if (!fs.readFileSync(appFile, "utf8").includes('"Hi " + name')) throw new Error("Keep all changed the file");
-    await autoButton("Shell").click();
+    await (await autoButton("Shell")).click();
     await waitFor("Shell on for this session", async () => (await pressed()).includes("Shell ✓"));
-    await autoButton("Shell").click();
+    await (await autoButton("Shell")).click();
     await waitFor("Shell on for this workspace", async () => (await pressed()).includes("Shell ✓✓"));
     const projects = path.join(dirs["agent-home"], "projects");
     const saved = () => fs.readdirSync(projects).map((d) => path.join(projects, d, "auto-approve.json")).filter((f) => fs.existsSync(f));
@@ -448,14 +504,17 @@ async function main() {
       throw new Error(`the workspace switch was not saved in the user's state: ${saved()}`);
     }
     if (fs.existsSync(path.join(workspace, ".gemini"))) throw new Error("auto-approve wrote into the workspace");
-    await shot("vscode-panel-auto-approve.png", chat.locator(".auto-approve"));
+    if ((await autoToggle.innerText()).trim() !== "Auto-approve: Edit, Shell") throw new Error(`the control reads ${await autoToggle.innerText()}`);
+    await shot("vscode-panel-auto-approve.png", chat.locator("footer"));
+    await autoToggle.click();
     await input.fill("run it");
     await input.press("Enter");
     await chat.locator(".msg.agent", { hasText: "Ran unasked." }).waitFor();
     await chat.locator("#progress").waitFor({ state: "hidden" });
-    await autoButton("Shell").click(); // workspace → off
+    await (await autoButton("Shell")).click(); // workspace → off
     await waitFor("Shell off", async () => !(await pressed()).some((t) => t.startsWith("Shell")));
     if (saved().length !== 0) throw new Error("switching the workspace's Shell off left its file");
+    await autoToggle.click();
     await input.fill("run it again");
     await input.press("Enter");
     const card = chat.locator(".permission", { hasText: "echo asked-ran" });
@@ -481,7 +540,7 @@ async function main() {
     fs.mkdirSync(path.join(dirs.home, ".gemini"), { recursive: true });
     const mcpServers = { broken: { command: path.join(tmp, "no-such-mcp-server") }, everything: { command: everything, args: ["stdio"] } };
     fs.writeFileSync(path.join(dirs.home, ".gemini", "settings.json"), JSON.stringify({ mcpServers }));
-    await chat.locator('[data-action="newChat"]').click();
+    await newChat(page);
     await waitFor("the new chat", async () => (await chat.locator(".msg").count()) === 0);
     await input.fill("Ask me for my details");
     await input.press("Enter");
@@ -567,24 +626,6 @@ async function main() {
     await chatHeader.click();
     log("mcp view ok: everything connected with its tools and prompts, broken failed with its reason and log, Restart reconnected everything");
 
-    // --- Themes: the panel in light, dark and high contrast (screenshots only) -----------------------------------
-    if (shots) {
-      for (const [theme, name] of [
-        ["Light Modern", "light"],
-        ["Dark Modern", "dark"],
-        ["Dark High Contrast", "high-contrast"],
-      ]) {
-        await page.keyboard.press("F1");
-        await page.locator(".quick-input-widget input").fill(">Preferences: Color Theme");
-        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Preferences: Color Theme" }).first().click();
-        await page.locator(".quick-input-widget input").fill(theme);
-        await page.locator(".quick-input-list .monaco-list-row", { hasText: theme }).first().click();
-        await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
-        await page.waitForTimeout(800); // the webview takes the theme's colours a moment later
-        await shot(`vscode-panel-theme-${name}.png`);
-      }
-    }
-
     console.log("panel e2e: passed");
   } catch (err) {
     failed = true;
@@ -594,6 +635,17 @@ async function main() {
     fakeGemini.stop();
     await shutDown(browser, run, tmp, keep || failed);
   }
+}
+
+/** Preferences: Color Theme, as a user picks it; the webview takes the theme's colours a moment later. */
+async function setTheme(page, theme) {
+  await page.keyboard.press("F1");
+  await page.locator(".quick-input-widget input").fill(">Preferences: Color Theme");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Preferences: Color Theme" }).first().click();
+  await page.locator(".quick-input-widget input").fill(theme);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: theme }).first().click();
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+  await page.waitForTimeout(800);
 }
 
 /** The user's texts in the last model request the fake Gemini server recorded (the history it was sent). */
@@ -612,7 +664,7 @@ async function rewindSteps({ page, chat, input, workspace, modelUrl, messageText
   const read = (name) => (fs.existsSync(path.join(workspace, name)) ? fs.readFileSync(path.join(workspace, name), "utf8") : undefined);
   const hasLine = (text) => page.locator(".editor-instance .monaco-editor .view-line:visible", { hasText: text }).first();
   fs.writeFileSync(path.join(workspace, "greet.py"), 'def greet(name):\n    return f"Hello {name}"\n');
-  await chat.getByRole("button", { name: "+ New chat" }).click();
+  await newChat(page);
   await waitFor("the new chat", async () => (await chat.locator(".msg").count()) === 0, 15000);
   await input.fill("Greet with Hi");
   await input.press("Enter");

@@ -18,10 +18,12 @@ import {
   codeServer,
   extensionDir,
   findFile,
+  historyRows,
   homeEnv,
   installVsix,
   log,
   need,
+  newChat,
   node24,
   openAgentView,
   openWorkbench,
@@ -48,6 +50,19 @@ const SIGNED_IN_KEY = "sk-signed-in-e2e-5e1f";
 // GET /v1/models; the last run points the server at it and checks the model picker lists them.
 const ENDPOINT_MODELS = ["e2e-coder", "e2e-small"];
 const harnessPython = path.resolve(extensionDir, "..", ".venv", "bin", "python");
+// The company gateway run 13 signs in behind: the fake Gemini server (tests/fakes/fake_gemini.py) lists a model for
+// the key check and answers one prompt.
+const GATEWAY_KEY = "AIza-gateway-e2e-key";
+const GATEWAY_ANSWER = "Answered through the gateway.";
+const FAKE_GATEWAY = [
+  "import json, sys",
+  "from tests.fakes.fake_gemini import FakeGemini",
+  "line = json.loads(sys.argv[1])",
+  "with FakeGemini([line]) as fake:",
+  '    fake.models = [{"name": "models/gemini-2.5-flash", "supportedGenerationMethods": ["generateContent"]}]',
+  "    print(fake.url, flush=True)",
+  "    sys.stdin.read()",
+].join("\n");
 const FAKE_OPENAI = [
   "import sys",
   "from tests.fakes.fake_openai import FakeOpenAI",
@@ -223,7 +238,13 @@ async function main() {
   fs.mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
   fs.writeFileSync(
     path.join(workspace, ".vscode", "settings.json"),
-    JSON.stringify({ "agentLsp.server.command": evil, "agentLsp.pythonPath": evil, "agentLsp.server.args": ["--evil"] }),
+    // …and asks for yolo, which only the user's own settings may choose: run 1's edit must still be asked about.
+    JSON.stringify({
+      "agentLsp.server.command": evil,
+      "agentLsp.pythonPath": evil,
+      "agentLsp.server.args": ["--evil"],
+      "agentLsp.approvalMode": "yolo",
+    }),
   );
   fs.mkdirSync(path.join(workspace, "agent_lsp"), { recursive: true });
   fs.writeFileSync(
@@ -262,6 +283,7 @@ async function main() {
   );
   // With --bootstrap no folder on PATH may offer an agent-lsp: the server must come from the .vsix.
   const endpoint = await startEndpoint();
+  const gateway = await startFake(harnessPython, ["-c", FAKE_GATEWAY, JSON.stringify(textLine(GATEWAY_ANSWER))], "the fake Gemini gateway");
   const searchPath = (process.env.PATH ?? "/usr/bin:/bin")
     .split(path.delimiter)
     .filter((dir) => !(bootstrap && dir && fs.existsSync(path.join(dir, "agent-lsp"))))
@@ -276,6 +298,8 @@ async function main() {
     OPENAI_BASE_URL: endpoint.url,
     OPENAI_MODEL: ENDPOINT_MODELS[0],
     OPENAI_API_KEY: "sk-e2e",
+    // A company gateway for Gemini, as docs/auth.md describes; run 13 signs in behind it.
+    GOOGLE_GEMINI_BASE_URL: gateway.url,
     LANG: "C.UTF-8",
     EXTENSIONS_GALLERY: NO_GALLERY,
   };
@@ -324,9 +348,7 @@ async function main() {
     }
     log(`mode picker ok: the server's modes ${modeNames.join(", ")}`);
     // The panel opened a chat nobody wrote in yet: History has nothing to offer.
-    await chat.locator("#sessions").focus();
-    await page.waitForTimeout(1000);
-    const historyAtStart = (await chat.locator("#sessions option").allInnerTexts()).slice(1);
+    const historyAtStart = await historyRows(page);
     if (historyAtStart.length > 0) {
       throw new Error(`History lists a chat nobody wrote in: ${historyAtStart.join(" | ")}`);
     }
@@ -588,7 +610,7 @@ async function main() {
 
     // Run 10: a new chat (a new session) runs the same command without asking.
     const asking = (agentLog(dirs["user-data"]).match(/agent\/requestPermission/g) ?? []).length;
-    await chat.locator('[data-action="newChat"]').click();
+    await newChat(page);
     await chat.locator("#input").fill("Run the saved check");
     await chat.locator("#input").press("Enter");
     await chat.locator(".msg.agent", { hasText: "ran without asking" }).waitFor();
@@ -647,9 +669,8 @@ async function main() {
     log("run 8 ok: after a crash mid-turn the panel reattached by itself and said so in words");
 
     // History: the chats written in, by title; never the empty chat a panel opens with, never a bare id.
-    await chat.locator("#sessions").focus();
-    await waitFor("History to list the chat", async () => (await chat.locator("#sessions option").count()) > 1);
-    const history = (await chat.locator("#sessions option").allInnerTexts()).slice(1);
+    let history = [];
+    await waitFor("History to list the chat", async () => (history = await historyRows(page)).length > 0);
     if (history.some((label) => /^[0-9a-f]{6,}$/i.test(label.trim()))) {
       throw new Error(`History shows a bare session id: ${history.join(" | ")}`);
     }
@@ -698,13 +719,31 @@ async function main() {
       if (text.includes(SIGNED_IN_KEY)) throw new Error(`the signed-in key shows in ${what}`);
     }
     log("run 12 ok: Agent: Sign In checked the endpoint, kept the key in SecretStorage and restarted the server with it");
-    console.log("e2e: 14 passed, 0 failed");
+
+    // Run 13: Agent: Sign In with a Gemini key behind the gateway in VS Code's environment (GOOGLE_GEMINI_BASE_URL).
+    // The key is checked against the gateway, the server restarts with the key *and* the gateway, and a prompt is
+    // answered through it (the sign-in once stripped the base URL as if it were a credential).
+    await page.keyboard.press("F1");
+    await quickInput.fill(">Agent: Sign In");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Sign In" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Gemini API key" }).first().click();
+    await answer("Your Gemini API key", GATEWAY_KEY);
+    await page.locator(".notifications-toasts .notification-toast", { hasText: `Signed in: Gemini API key through ${gateway.url}` }).first().waitFor({ timeout: 60000 });
+    await waitFor("the model picker to leave the OpenAI endpoint's models", async () => !ENDPOINT_MODELS.includes(await chat.locator("#model").inputValue()), 60000);
+    await chat.locator("#input").fill("Are you behind the gateway?");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".msg.agent", { hasText: GATEWAY_ANSWER }).first().waitFor({ timeout: 60000 });
+    if (agentLog(dirs["user-data"]).includes(GATEWAY_KEY)) throw new Error("the gateway key shows in the Agent output");
+    log("run 13 ok: signed in behind a gateway, the key checked against it and the answer came through it");
+    console.log("e2e: 15 passed, 0 failed");
   } catch (err) {
     failed = true;
     await reportFailure(browser, tmp, run, dirs["user-data"]);
     throw err;
   } finally {
     endpoint.stop();
+    gateway.stop();
     await shutDown(browser, run, tmp, keep || failed);
   }
 }

@@ -40,41 +40,53 @@ export function subagentScript(say) {
   ];
 }
 
-/** Send the prompt and check the card: folded steps, keyboard toggling, the report. */
+/**
+ * Send the prompt and check the call: one line ("Agent codebase_investigator"), closed, that opens to what the
+ * subagent did — its own messages and calls nested under it (a server that forwards them with their origin), or its
+ * steps folded in one block (an older server) — and its report below.
+ */
 export async function checkSubagent(chat, input, shot) {
   await input.fill("How does greet work?");
   await input.press("Enter");
   await chat.locator(".msg.agent", { hasText: "It joins the strings." }).waitFor({ timeout: 30000 });
   await chat.locator("#progress").waitFor({ state: "hidden" });
-  const card = chat.locator(".tool", { hasText: "Delegating to agent 'codebase_investigator'" });
-  if ((await card.count()) !== 1) throw new Error(`expected one subagent card, found ${await card.count()}`);
-  // The cards after the last user message (counting all cards raced the panel redrawing when it was reopened).
-  const titles = await chat.locator("#transcript").evaluate((root) => {
-    const users = root.querySelectorAll(".msg.user");
-    const cards = [];
+  // The calls after the last user message, at the top level (counting all raced the panel redrawing when reopened).
+  const lines = await chat.locator("#transcript").evaluate((root) => {
+    const users = root.querySelectorAll(":scope > .msg.user");
+    const found = [];
     for (let n = users[users.length - 1]?.nextElementSibling; n; n = n.nextElementSibling) {
-      if (n.matches(".tool")) cards.push(n.querySelector(".tool-title")?.textContent ?? "");
+      if (n.matches(".tool")) found.push(n.querySelector(":scope > summary")?.textContent ?? "");
     }
-    return cards;
+    return found;
   });
-  if (titles.length !== 1) throw new Error(`the turn has ${titles.length} tool cards, not one: ${JSON.stringify(titles)}`);
-  const steps = card.locator("details.subagent-steps");
-  const summary = steps.locator("summary");
-  const said = (await summary.innerText()).trim();
-  if (said !== "codebase_investigator: 2 steps") throw new Error(`the steps' summary reads ${JSON.stringify(said)}`);
-  const hidden = steps.locator(".tool-output");
-  if (await hidden.isVisible()) throw new Error("the steps are open before the user opens them");
-  if (!(await card.locator("pre").last().innerText()).includes(`"SummaryOfFindings": "greet() joins`)) {
-    throw new Error("the report is not shown as a code block under the steps");
-  }
-  // Keyboard: the summary takes focus (Tab order) and Enter opens it, Space closes it.
+  if (lines.length !== 1) throw new Error(`the turn has ${lines.length} top-level calls, not one: ${JSON.stringify(lines)}`);
+  const card = chat.locator("#transcript > details.tool", { has: chat.locator(":scope > summary .tool-target", { hasText: "codebase_investigator" }) });
+  const summary = card.locator(":scope > summary");
+  const said = (await summary.innerText()).replace(/\s+/g, " ").trim();
+  if (said !== "Agent codebase_investigator done") throw new Error(`the call's line reads ${JSON.stringify(said)}`);
+  const body = card.locator(":scope > .tool-body");
+  if (await body.isVisible()) throw new Error("the call is open before the user opens it");
+  // Keyboard: the line takes focus and Enter opens it, Space closes it.
   await summary.focus();
   await summary.press("Enter");
-  await hidden.waitFor({ state: "visible" });
-  const shown = await hidden.innerText();
-  if (!shown.includes("💭 Reading the source") || !shown.includes("🔧 read_file")) throw new Error(`steps: ${shown}`);
-  await shot("vscode-panel-subagent.png", card);
+  await body.waitFor({ state: "visible" });
+  if (!(await body.locator("pre").last().innerText()).includes(`"SummaryOfFindings": "greet() joins`)) {
+    throw new Error("the report is not shown as a code block in the call");
+  }
+  const nested = body.locator(".subagent-items > details.tool");
+  if ((await nested.count()) > 0) {
+    const read = (await nested.first().locator(":scope > summary").innerText()).replace(/\s+/g, " ").trim();
+    if (!read.startsWith("Read app.py")) throw new Error(`the subagent's own call reads ${JSON.stringify(read)}`);
+    await shot("vscode-panel-subagent.png", card);
+    log("subagent ok: one line, closed; opened with Enter: the subagent's own read_file call nested under it, the report below");
+  } else {
+    const steps = body.locator("details.subagent-steps");
+    await steps.locator("summary").click();
+    const shown = await steps.locator(".tool-output").innerText();
+    if (!shown.includes("💭 Reading the source") || !shown.includes("🔧 read_file")) throw new Error(`steps: ${shown}`);
+    await shot("vscode-panel-subagent.png", card);
+    log("subagent ok: one line, closed; opened with Enter: the subagent's steps folded in it, the report below");
+  }
   await summary.press("Space");
-  await hidden.waitFor({ state: "hidden" });
-  log("subagent ok: one card, its steps folded (closed), opened with Enter and closed with Space, the report below");
+  await body.waitFor({ state: "hidden" });
 }

@@ -1,5 +1,12 @@
 // Bundles the extension (Node, CommonJS, `vscode` external) and the chat and MCP webviews (browser IIFE) with esbuild.
+import * as fs from "node:fs";
 import * as esbuild from "esbuild";
+
+// The codicon font and its stylesheet go beside the bundles: the webviews load them from dist/ (webviewHtml.ts).
+fs.mkdirSync("dist", { recursive: true });
+for (const file of ["codicon.css", "codicon.ttf"]) {
+  fs.copyFileSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/${file}`);
+}
 
 const production = process.argv.includes("--production");
 const common = { bundle: true, minify: production, sourcemap: !production, logLevel: "warning" };

@@ -1,7 +1,5 @@
 // The auto-approve switches (read, edit, shell, MCP, web: off, this session, this workspace): their state as the
-// server answers agent/autoApprove, the next scope a click gives, and the row the panel draws.
-
-import { escapeHtml } from "./webview/render";
+// server answers agent/autoApprove and the next scope a click gives (the panel draws them: webview/autoApproveView.ts).
 
 export const AUTO_KINDS = ["read", "edit", "shell", "mcp", "web"] as const;
 export type AutoKind = (typeof AUTO_KINDS)[number];
@@ -19,14 +17,14 @@ export interface AutoApproveState {
 }
 
 export const KIND_LABELS: Record<AutoKind, string> = { read: "Read", edit: "Edit", shell: "Shell", mcp: "MCP", web: "Web" };
-const KIND_WHAT: Record<AutoKind, string> = {
+export const KIND_WHAT: Record<AutoKind, string> = {
   read: "reading and searching files",
   edit: "edits to files",
   shell: "shell commands (a line that writes a file or substitutes a command is still asked)",
   mcp: "MCP server tools",
   web: "fetching web pages and searching the web",
 };
-const SCOPE_WORDS: Record<AutoScope, string> = { off: "asks", session: "this session", workspace: "this workspace" };
+export const SCOPE_WORDS: Record<AutoScope, string> = { off: "asks", session: "this session", workspace: "this workspace" };
 
 export function isAutoKind(value: unknown): value is AutoKind {
   return typeof value === "string" && (AUTO_KINDS as readonly string[]).includes(value);
@@ -43,27 +41,4 @@ export function nextScope(scope: AutoScope): AutoScope {
 
 export function scopeOf(state: AutoApproveState | undefined, kind: AutoKind): AutoScope {
   return state?.kinds.find((k) => k.kind === kind)?.scope ?? "off";
-}
-
-/** The row under the toolbar: one toggle per kind, its scope in words; disabled with the reason when refused. */
-export function renderAutoApprove(state: AutoApproveState | undefined): string {
-  if (state === undefined) {
-    return "";
-  }
-  const disabled = state.available ? "" : " disabled";
-  const buttons = AUTO_KINDS.map((kind) => {
-    const scope = scopeOf(state, kind);
-    const label = `${KIND_LABELS[kind]}${scope === "off" ? "" : scope === "session" ? " ✓" : " ✓✓"}`;
-    const title = state.available
-      ? `Auto-approve ${KIND_WHAT[kind]}: ${SCOPE_WORDS[scope]}. Click for ${SCOPE_WORDS[nextScope(scope)]}.`
-      : `Auto-approve is off: ${state.reason ?? "not available"}`;
-    const aria = `Auto-approve ${KIND_LABELS[kind]}: ${scope === "off" ? "off" : SCOPE_WORDS[scope]}`;
-    return `<button class="auto-kind scope-${scope}" data-auto="${kind}" data-scope="${nextScope(scope)}" aria-pressed="${scope !== "off"}" aria-label="${escapeHtml(aria)}" title="${escapeHtml(title)}"${disabled}>${escapeHtml(label)}</button>`;
-  }).join("");
-  const note = !state.available
-    ? `<span class="auto-note">${escapeHtml(`Off: ${state.reason ?? "not available"}`)}</span>`
-    : state.planMode
-      ? `<span class="auto-note">Plan mode: read-only whatever is on</span>`
-      : "";
-  return `<div class="auto-approve" role="group" aria-label="Auto-approve (✓ this session, ✓✓ this workspace)"><span class="auto-title">Auto-approve</span>${buttons}${note}</div>`;
 }

@@ -33,6 +33,12 @@ export function promptOf(draft: Draft): string | ContentBlock[] {
   return [{ type: "text", text }, ...draft.attachments.map((a) => a.block)];
 }
 
+/** The message as content blocks (agent/steer takes only blocks): the text, then each attachment's block. */
+export function blocksOf(draft: Draft): ContentBlock[] {
+  const text = draft.text.trim();
+  return [...(text ? [{ type: "text" as const, text }] : []), ...draft.attachments.map((a) => a.block)];
+}
+
 /** The user's message as the transcript shows it: the text, then one line naming each attachment. */
 export function transcriptText(draft: Draft): string {
   const text = draft.text.trim();

@@ -18,7 +18,7 @@ import { PermissionBroker } from "./permissions";
 import { CONFIG_SECTION, SERVER_COMMANDS } from "./protocol";
 import { pythonCandidates } from "./pythonFinder";
 import { AgentServer } from "./server";
-import { PROGRAM_SETTINGS, type SettingReader } from "./settings";
+import { type SettingReader, USER_ONLY_SETTINGS } from "./settings";
 import { loadCredentials, OPENAI_DEFAULT_URL, type SignInPrompts, signIn, signOut } from "./signIn";
 import { type ChatState, sessionSummary } from "./state";
 import { VscodeHost } from "./vscodeHost";
@@ -27,12 +27,13 @@ let server: AgentServer | undefined;
 
 const settings: SettingReader = <T>(key: string) => {
   const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
-  if (!PROGRAM_SETTINGS.includes(key)) {
+  if (!USER_ONLY_SETTINGS.includes(key)) {
     return config.get<T>(key);
   }
-  // A program to run comes from the user's (or the remote machine's) settings only: a repository's
-  // .vscode/settings.json must not choose what the extension starts. package.json scopes these settings to
-  // "machine" and lists them as restricted in untrusted workspaces; this holds even where that is not honoured.
+  // A program to run, and the approval mode, come from the user's (or the remote machine's) settings only: a
+  // repository's .vscode/settings.json must not choose what the extension starts or what runs without asking.
+  // package.json scopes these settings so and lists them as restricted in untrusted workspaces; this holds even
+  // where that is not honoured.
   const seen = config.inspect<T>(key);
   return seen?.globalValue ?? seen?.defaultValue;
 };
@@ -79,12 +80,12 @@ export function activate(context: vscode.ExtensionContext): void {
     model: settings<string>("model") || undefined,
   }));
   const review = new DiffReview(host, broker, store);
-  controller.review = review;
-  controller.store = store;
+  controller.questions.review = review;
+  controller.questions.store = store;
   const inline = registerInlineReview(context, host, broker, review);
   inline.onStatus((requestId, status) => controller.setReviewStatus(requestId, status));
   inline.enabled = () => settings<boolean>("review.inline") ?? true;
-  controller.inline = inline;
+  controller.questions.inline = inline;
   const instruction = (): Promise<string | undefined> =>
     Promise.resolve(
       vscode.window.showInputBox({
@@ -117,8 +118,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   const showStatus = (state: ChatState): void => {
     if (state.busy) {
-      status.text = `$(loading~spin) Agent: ${state.progress ?? "working…"}`;
-      status.tooltip = "The agent is working. Click to stop it.";
+      // One short line: the spinner, "Agent" and what it does now (cut, so it never pushes other items away).
+      const doing = oneLine(state.progress ?? "Working…", 40);
+      status.text = `$(loading~spin) Agent · ${doing}`;
+      status.tooltip = `The agent is working: ${state.progress ?? "working…"}. Click to stop it.`;
       status.command = "agentLsp.cancel";
     } else {
       status.text = state.serverStatus === "failed" ? "$(warning) Agent" : "$(comment-discussion) Agent";
@@ -197,7 +200,13 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand("agentLsp.signIn", async () => {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: "Agent: signing in" },
-        () => signIn(context.secrets, signInPrompts, (c) => server?.checkCredentials(c) ?? Promise.resolve(undefined)),
+        () =>
+          signIn(
+            context.secrets,
+            signInPrompts,
+            (c) => server?.checkCredentials(c) ?? Promise.resolve(undefined),
+            process.env,
+          ),
       );
       if (result.ok) {
         void vscode.window.showInformationMessage(result.message);
@@ -269,4 +278,9 @@ const signInPrompts: SignInPrompts = {
 export async function deactivate(): Promise<void> {
   await server?.stop();
   server = undefined;
+}
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

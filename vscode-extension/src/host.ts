@@ -28,6 +28,8 @@ export interface Host {
 
 /** What the logic needs of the language client: plain JSON requests and notifications. */
 export interface Connection {
+  /** The agent/* requests the server lists in `capabilities.experimental.agent.requests` (e.g. agent/steer). */
+  readonly serverRequests?: readonly string[];
   sendRequest<R>(method: string, params: unknown): Promise<R>;
   sendNotification(method: string, params: unknown): Promise<void>;
 }

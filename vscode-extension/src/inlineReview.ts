@@ -236,13 +236,8 @@ export class InlineReview {
   /** One answer for the whole edit: all rejected is a rejection; anything taken is an approval carrying the
    * resulting text (accepted hunks applied, the rest as they were) when it is not the proposal as sent. */
   private finish(state: InlineState): boolean {
-    const taken = state.hunks.some((h) => state.decisions.get(hunkKey(h)) === "accepted");
-    if (!taken) {
-      return this.broker.answerKind(state.requestId, ["reject_once", "reject_always"]);
-    }
-    const result = compose(state.oldText, state.hunks, state.decisions);
-    const modified = result === state.proposed ? undefined : result;
-    return this.broker.answerKind(state.requestId, ["allow_once", "allow_always"], modified);
+    const { kinds, modified } = answerOf(state);
+    return this.broker.answerKind(state.requestId, kinds, modified);
   }
 
   /** The hunks of the proposal as it stands now (the user may have edited it in the side-by-side diff). */
@@ -250,11 +245,7 @@ export class InlineReview {
     const proposal = this.sideBySide.proposalText(state.requestId) ?? state.proposed;
     state.hunks = lineHunks(state.oldText, proposal);
     const keys = new Set(state.hunks.map(hunkKey));
-    for (const key of [...state.decisions.keys()]) {
-      if (!keys.has(key)) {
-        state.decisions.delete(key);
-      }
-    }
+    [...state.decisions.keys()].filter((key) => !keys.has(key)).forEach((key) => state.decisions.delete(key));
   }
 
   private report(state: InlineState): void {
@@ -283,4 +274,14 @@ export class InlineReview {
     }
     this.refreshContext();
   }
+}
+
+/** The permission answer the review's choices make: all rejected is a rejection; anything taken is an approval with
+ * the resulting text (accepted hunks applied, the rest as they were) when it is not the proposal as sent. */
+function answerOf(state: InlineState): { kinds: ("allow_once" | "allow_always" | "reject_once" | "reject_always")[]; modified?: string } {
+  if (!state.hunks.some((h) => state.decisions.get(hunkKey(h)) === "accepted")) {
+    return { kinds: ["reject_once", "reject_always"] };
+  }
+  const result = compose(state.oldText, state.hunks, state.decisions);
+  return { kinds: ["allow_once", "allow_always"], modified: result === state.proposed ? undefined : result };
 }

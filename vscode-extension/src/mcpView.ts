@@ -2,7 +2,8 @@
 // one failed and its log, their tools, prompts and resources, and Restart (agent/mcpRestart, as /mcp refresh).
 
 import * as vscode from "vscode";
-import { type ChatController, errorText } from "./controller";
+import { errorText } from "./chatCore";
+import type { ChatController } from "./controller";
 import { METHODS } from "./protocol";
 import type { McpServerInfo, McpViewState } from "./webview/mcpRender";
 import { webviewHtml } from "./webviewHtml";

@@ -4,36 +4,7 @@
 import type { ChatItem, ChatState } from "./state";
 import * as S from "./state";
 import { METHODS, type SessionDescription } from "./protocol";
-
-/** Rewind: back to before the message, which goes into the box if that is empty (a draft is kept). Edit: the same,
- * and the message replaces what is in the box. */
-export type RewindAction = "rewind" | "edit";
-
-/** What agent/rewind's dry run says the files will go through. */
-export interface FileChanges {
-  restore: string[];
-  delete: string[];
-  conflicts: string[];
-}
-
-/** A rewind asked for and not yet confirmed: what it will do, shown to the user first. */
-export interface RewindPreview extends FileChanges {
-  itemId: string;
-  action: RewindAction;
-  /** The message's index among the session's user messages (the server's numbering). */
-  index: number;
-  text: string;
-}
-
-/** The panel's part of the chat state for these actions (ChatState.rewind). */
-export interface RewindView {
-  preview?: RewindPreview;
-  /** The last rewind: what it did, undoable until the next prompt. */
-  done?: FileChanges & { text: string; filesAvailable: boolean };
-  /** Text for the composer (Rewind, Edit, Fork): the page puts it in the box once per seq; `ifEmpty`: only
-   * when the box is empty. */
-  composer?: { text: string; seq: number; ifEmpty?: boolean };
-}
+import type { FileChanges, RewindAction, RewindView } from "./rewindView";
 
 export type MessageActionMessage =
   | { type: "rewind" | "edit" | "fork"; itemId: string }
@@ -181,7 +152,7 @@ export class MessageActions {
       done: { text: done.text, restore: done.restore, delete: done.delete, conflicts: done.conflicts, filesAvailable: done.filesAvailable ?? true },
     };
     view.composer = { ...this.composer(done.text), ...(preview.action === "rewind" ? { ifEmpty: true } : {}) };
-    this.host.set(S.bump(now, { items: itemsBefore(now.items, preview.itemId), plan: [], rewind: view }));
+    this.host.set(S.staleUsage(S.bump(now, { items: itemsBefore(now.items, preview.itemId), plan: [], rewind: view })));
   }
 
   private async undo(): Promise<void> {
@@ -193,7 +164,7 @@ export class MessageActions {
     const now = this.host.state();
     const removed = this.removed ?? [];
     this.removed = undefined;
-    this.host.set(S.bump(now, { items: [...now.items, ...removed], rewind: { ...now.rewind, done: undefined } }));
+    this.host.set(S.staleUsage(S.bump(now, { items: [...now.items, ...removed], rewind: { ...now.rewind, done: undefined } })));
   }
 
   /** Fork from a message: a new session with the conversation before it, the message in the box to send. */

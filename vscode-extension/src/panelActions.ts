@@ -4,7 +4,7 @@
 import { type AutoApproveState, type AutoKind, type AutoScope } from "./autoApprove";
 import { changedFiles, lastUserId } from "./changedFiles";
 import type { ChatController } from "./controller";
-import { errorText } from "./controller";
+import { errorText } from "./chatCore";
 import type { Host } from "./host";
 import * as S from "./state";
 

@@ -36,8 +36,9 @@ export function registerPanelCommands(
     command("revertAllChanges", () => actions.revertAll()),
     command("resumeChat", async () => {
       await controller.handleMessage({ type: "listSessions" });
-      const items = controller.state.sessions.map((s) => ({ label: s.title || "Untitled chat", description: s.updatedAt ?? "", id: s.sessionId }));
-      const picked = await vscode.window.showQuickPick(items, { title: "Resume a saved chat" });
+      const when = (s: { updatedAt?: string }) => (s.updatedAt ? s.updatedAt.slice(0, 16).replace("T", " ") : "");
+      const items = controller.state.sessions.map((s) => ({ label: s.title || "Untitled chat", description: when(s), id: s.sessionId }));
+      const picked = await vscode.window.showQuickPick(items, { title: "Chat history: resume a saved chat", placeHolder: "Type to filter by title" });
       if (picked !== undefined) await controller.handleMessage({ type: "loadSession", sessionId: picked.id });
     }),
     command("pickMode", async () => {
@@ -67,6 +68,7 @@ export function registerPanelCommands(
       const picked = await vscode.window.showQuickPick(items, { title: "Open the diff of a file the last turn changed" });
       if (picked !== undefined) await controller.handleMessage({ type: "openChange", path: picked.path });
     }),
+    command("showMcpServers", () => vscode.commands.executeCommand("agentLsp.mcp.focus")),
     command("focusComposer", async () => {
       await host.revealPanel();
       view.focusComposer(false);

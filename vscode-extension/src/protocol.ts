@@ -11,6 +11,8 @@ export const METHODS = {
   rewind: "agent/rewind",
   fork: "agent/fork",
   cancel: "agent/cancel",
+  /** "Send now" while a turn runs: the message joins the running turn (advertised in experimental.agent.requests). */
+  steer: "agent/steer",
   update: "agent/update",
   requestPermission: "agent/requestPermission",
   /** MCP: a server's form (asked of us), the session's servers, and restarting them (docs/protocol.md). */
@@ -167,10 +169,31 @@ export interface ConfigOption {
   options: ConfigSelectChoice[] | ConfigSelectGroup[];
 }
 
+/** Where a subagent's own update comes from (contract 2): the call that runs it, its name, its child session. */
+export interface SubagentOrigin {
+  parentToolCallId: string;
+  agent: string;
+  childSessionId?: string;
+}
+
+/** agent-lsp's `_meta` on updates: a subagent's name on its call, or the origin on the subagent's own updates;
+ * token counts on a completed compaction. */
+export interface AgentMeta {
+  "agent-lsp"?: { subagent?: string | SubagentOrigin; tokensBefore?: number; tokensAfter?: number };
+}
+
 export type SessionUpdate =
-  | { sessionUpdate: "agent_message_chunk"; content: TextBlock }
-  | { sessionUpdate: "agent_thought_chunk"; content: TextBlock }
-  | { sessionUpdate: "user_message_chunk"; content: TextBlock }
+  | { sessionUpdate: "agent_message_chunk"; content: TextBlock; messageId?: string; _meta?: AgentMeta }
+  | { sessionUpdate: "agent_thought_chunk"; content: TextBlock; messageId?: string; _meta?: AgentMeta }
+  | { sessionUpdate: "user_message_chunk"; content: TextBlock; messageId?: string; _meta?: AgentMeta }
+  | {
+      sessionUpdate: "compaction_update";
+      compactionId: string;
+      status: "in_progress" | "completed" | "failed";
+      summary?: TextBlock[];
+      error?: string;
+      _meta?: AgentMeta;
+    }
   | {
       sessionUpdate: "tool_call";
       toolCallId: string;
@@ -180,8 +203,8 @@ export type SessionUpdate =
       locations?: Location[];
       rawInput?: unknown;
       content?: ToolContent[];
-      /** agent-lsp's mark on a subagent's call (invoke_agent). */
-      _meta?: { "agent-lsp"?: { subagent?: string } };
+      /** agent-lsp's mark on a subagent's call (invoke_agent), or the origin of a subagent's own call. */
+      _meta?: AgentMeta;
     }
   | {
       sessionUpdate: "tool_call_update";
@@ -190,6 +213,7 @@ export type SessionUpdate =
       status?: ToolStatus;
       content?: ToolContent[];
       locations?: Location[];
+      _meta?: AgentMeta;
     }
   | { sessionUpdate: "plan"; entries: PlanEntry[] }
   | { sessionUpdate: "usage_update"; used: number; size: number; cost?: { amount: number; currency: string } | null }
@@ -197,7 +221,7 @@ export type SessionUpdate =
   | { sessionUpdate: "available_commands_update"; availableCommands: CommandInfo[] }
   | { sessionUpdate: "current_mode_update"; currentModeId: string }
   | { sessionUpdate: "config_option_update"; configOptions: ConfigOption[] }
-  | { sessionUpdate: "notice"; severity: string; title: string };
+  | { sessionUpdate: "notice"; severity: string; title: string; _meta?: AgentMeta };
 
 export interface UpdateParams {
   sessionId: string;

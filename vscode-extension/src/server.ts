@@ -15,10 +15,14 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
   State,
+  LSPErrorCodes,
+  ResponseError,
   type StaticFeature,
 } from "vscode-languageclient/node";
+import { CODE_INTEL_METHODS, CodeIntel, CodeIntelError, codeIntelCapability } from "./codeIntel";
+import { vscodeIntelEditor } from "./codeIntelEditor";
 import type { ChatController } from "./controller";
-import { errorText } from "./controller";
+import { errorText } from "./chatCore";
 import { stripConfirmation } from "./edits";
 import type { ElicitParams } from "./elicitation";
 import { METHODS, SERVER_COMMANDS, type RequestPermissionParams, type UpdateParams } from "./protocol";
@@ -28,10 +32,20 @@ import { type Credentials, loginCheck, serverEnvironment } from "./signIn";
 /** Installs (or finds) the server bundled with the extension and returns its venv's Python; see bootstrap.ts. */
 export type BundledServer = () => Promise<string>;
 
-/** Advertises that this client answers agent/requestPermission and agent/elicit (and draws agent/update itself). */
+/**
+ * Advertises that this client answers agent/requestPermission, agent/elicit, agent/codeIntel and agent/diagnostics
+ * (and draws agent/update itself).
+ */
 const agentCapabilities: StaticFeature = {
   fillClientCapabilities(capabilities) {
-    capabilities.experimental = { ...(capabilities.experimental ?? {}), agent: { permissionRequests: true, elicitation: true } };
+    capabilities.experimental = {
+      ...(capabilities.experimental ?? {}),
+      // compaction: the panel draws compaction_update as its own item (docs/protocol.md).
+      agent: { permissionRequests: true, elicitation: true, compaction: true, codeIntel: codeIntelCapability() },
+    };
+    // The panel and the status bar item show a turn's progress; the server's work-done progress would add a second
+    // status bar entry ("Agent: <prompt>: Writing the answer…"), so it is not asked for.
+    capabilities.window = { ...(capabilities.window ?? {}), workDoneProgress: false };
   },
   initialize() {},
   getState() {
@@ -39,6 +53,13 @@ const agentCapabilities: StaticFeature = {
   },
   clear() {},
 };
+
+/** The agent/* requests the server says it answers (`capabilities.experimental.agent.requests`). */
+function serverRequests(client: LanguageClient): string[] {
+  const experimental = client.initializeResult?.capabilities.experimental as { agent?: { requests?: unknown } } | undefined;
+  const requests = experimental?.agent?.requests;
+  return Array.isArray(requests) ? requests.filter((r): r is string => typeof r === "string") : [];
+}
 
 function isExecutable(file: string): boolean {
   try {
@@ -60,6 +81,8 @@ export class AgentServer implements vscode.Disposable {
   /** vscode-languageclient is restarting the server after a crash: attach the panel when it runs again. */
   private restarting = false;
   private gaveUp = false;
+  /** Answers the agent's code-intelligence requests from the editor's language features (codeIntel.ts). */
+  private intel: CodeIntel | undefined;
 
   constructor(
     private readonly output: vscode.OutputChannel,
@@ -156,6 +179,10 @@ export class AgentServer implements vscode.Disposable {
       this.controller.onRequestPermission(params, token),
     );
     client.onRequest(METHODS.elicit, (params: ElicitParams, token) => this.controller.onElicit(params, token));
+    this.intel?.dispose();
+    const intel = (this.intel = new CodeIntel(vscodeIntelEditor(), client.code2ProtocolConverter));
+    client.onRequest(CODE_INTEL_METHODS.codeIntel, (params) => answered(() => intel.answer(params)));
+    client.onRequest(CODE_INTEL_METHODS.diagnostics, (params, token) => answered(() => intel.diagnostics(params, token)));
     client.onDidChangeState((event) => {
       if (this.client !== client) {
         return;
@@ -191,6 +218,7 @@ export class AgentServer implements vscode.Disposable {
 
   private attach(client: LanguageClient): void {
     this.controller.attach({
+      serverRequests: serverRequests(client),
       sendRequest: (method, params) => client.sendRequest(method, params),
       sendNotification: (method, params) => client.sendNotification(method, params),
     });
@@ -231,6 +259,8 @@ export class AgentServer implements vscode.Disposable {
         this.output.appendLine(`Stopping the server: ${errorText(err)}`);
       }
     }
+    this.intel?.dispose();
+    this.intel = undefined;
     this.controller.detach("stopped");
   }
 
@@ -248,7 +278,7 @@ export class AgentServer implements vscode.Disposable {
     if (typeof found === "string") {
       return found;
     }
-    const plan = loginCheck(found.args, credentials);
+    const plan = loginCheck(found.args, credentials, process.env);
     if (plan === undefined) {
       return undefined;
     }
@@ -282,6 +312,16 @@ export class AgentServer implements vscode.Disposable {
   }
 }
 
+/** A code-intelligence answer, or the JSON-RPC error whose message the model reads. */
+async function answered<T>(answer: () => Promise<T>): Promise<T | ResponseError> {
+  try {
+    return await answer();
+  } catch (err) {
+    const code = err instanceof CodeIntelError && err.invalidParams ? -32602 : LSPErrorCodes.RequestFailed;
+    return new ResponseError(code, errorText(err));
+  }
+}
+
 function hasInstruction(args: unknown[]): boolean {
   const first = args[0];
   return typeof first === "object" && first !== null && typeof (first as { instruction?: unknown }).instruction === "string";
@@ -311,17 +351,57 @@ async function applyAgentEdit(client: LanguageClient, params: ApplyWorkspaceEdit
     }
   }
   const dirtyBefore = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()));
-  const applied = await vscode.workspace.applyEdit(edit, { isRefactoring: true });
-  if (applied) {
-    for (const uri of touched) {
-      if (dirtyBefore.has(uri)) {
-        continue;
-      }
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-      if (doc.isDirty) {
-        await doc.save();
-      }
+  // What the clean documents held, to put back if their save fails (open ones; an unopened file is read from disk).
+  const before = new Map<string, string>();
+  for (const uri of touched) {
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    const text = open !== undefined ? open.getText() : await readText(vscode.Uri.parse(uri));
+    if (text !== undefined && !dirtyBefore.has(uri)) {
+      before.set(uri, text);
     }
   }
-  return applied ? { applied } : { applied, failureReason: "VS Code did not apply the edit" };
+  const applied = await vscode.workspace.applyEdit(edit, { isRefactoring: true });
+  if (!applied) {
+    return { applied, failureReason: "VS Code did not apply the edit (a read-only file, or the user declined it)" };
+  }
+  // Done only once it is on disk: a save VS Code refuses (read-only, changed on disk meanwhile, no permission) is a
+  // failure the model reads, and the document goes back to the file's text (it had no unsaved changes before).
+  for (const uri of touched) {
+    if (dirtyBefore.has(uri)) {
+      continue;
+    }
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    if (before.get(uri) === doc.getText()) {
+      // VS Code said "applied" but the document is as it was (a file it holds read-only, files.readonlyInclude).
+      return { applied: false, failureReason: `VS Code did not change ${doc.uri.fsPath} (is it read-only in the editor?)` };
+    }
+    const saved = !doc.isDirty
+      ? undefined
+      : await doc.save().then(
+          (ok) => (ok ? undefined : "VS Code did not save it"),
+          (err: unknown) => errorText(err),
+        );
+    // Checked, not assumed: the disk must hold what the editor shows.
+    const onDisk = saved === undefined ? await readText(doc.uri) : undefined;
+    const failed = saved ?? (onDisk !== doc.getText() ? "the file on disk does not hold the change" : undefined);
+    if (failed !== undefined) {
+      const original = before.get(uri);
+      if (original !== undefined) {
+        const back = new vscode.WorkspaceEdit();
+        back.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original);
+        await vscode.workspace.applyEdit(back);
+      }
+      return { applied: false, failureReason: `${doc.uri.fsPath} could not be saved (${failed}); the change was taken back` };
+    }
+  }
+  return { applied };
+}
+
+/** A file's text on disk, or undefined when it cannot be read (not there yet: the edit creates it). */
+async function readText(uri: vscode.Uri): Promise<string | undefined> {
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return undefined;
+  }
 }

@@ -19,6 +19,17 @@ export interface ServerCommand {
 /** The settings that choose a program to run: read from user/machine settings only, never from a workspace. */
 export const PROGRAM_SETTINGS: readonly string[] = ["server.command", "server.args", "pythonPath"];
 
+/**
+ * Every setting read from the user's (or the remote machine's) settings only: the programs above, and what
+ * widens what the agent may do (the approval mode). A repository's .vscode/settings.json cannot set these
+ * (docs/security.md); package.json scopes them so, and this holds even where that is not honoured.
+ */
+export const USER_ONLY_SETTINGS: readonly string[] = [...PROGRAM_SETTINGS, "approvalMode"];
+
+/** Modes that approve more than `default`: never sent over a configuration channel (the server ignores them
+ * there, as a project can fill that channel); they go in the new chat's own request (controller.ts). */
+const WIDENING_MODES: readonly string[] = ["auto_edit", "autoEdit", "yolo"];
+
 /** `python -P -m agent_lsp lsp …`: -P keeps the working directory off sys.path, so a workspace folder named
  * agent_lsp cannot stand in for the installed package. */
 export function pythonServerArgs(extra: string[]): string[] {
@@ -75,16 +86,21 @@ export function missingServerMessage(cmd: ServerCommand): string {
   );
 }
 
-/** The server's own settings: only the keys it understands, plus the editor's workspace trust. */
+/**
+ * The server's own settings: only the keys it understands, plus VS Code's workspace trust when it is withheld.
+ * VS Code's "trusted" is never sent as trust: the server takes trust only from the user's own trustedFolders.json
+ * (the "Agent: Trust This Folder" command writes it), so a restricted-mode window makes the agent untrusted too,
+ * and a trusted one leaves the decision to the user's own rules.
+ */
 export function serverSettings(get: SettingReader, workspaceTrusted: boolean): Record<string, unknown> {
-  const section: Record<string, unknown> = { trustWorkspace: workspaceTrusted };
+  const section: Record<string, unknown> = workspaceTrusted ? {} : { trustWorkspace: false };
   const model = (get<string>("model") ?? "").trim();
   if (model) {
     section.model = model;
   }
   // Which modes exist is the server's word: an unknown one is sent on and the server says what it accepts.
   const mode = (get<string>("approvalMode") ?? "").trim();
-  if (mode) {
+  if (mode && !WIDENING_MODES.includes(mode)) {
     section.approvalMode = mode;
   }
   const checkpointing = get<boolean>("checkpointing");

@@ -1,5 +1,6 @@
 // Sign in from VS Code: the credentials live in VS Code's SecretStorage and reach the server this extension starts
-// through that child process's environment only — never settings, never the output channel. No vscode import here,
+// through that child process's environment only — never settings, never the output channel. The server keeps them
+// from every process it starts in turn (agent_lsp/child_env.py): no shell command or MCP server sees the key. No vscode import here,
 // so the logic is tested with plain node (src/test/signIn.test.ts); extension.ts wires it to the UI.
 
 /** The SecretStorage key holding the JSON of the current credentials. */
@@ -31,21 +32,25 @@ export type CredentialCheck = (credentials: Credentials) => Promise<string | und
 export const OPENAI_DEFAULT_URL = "https://api.openai.com/v1";
 
 /**
- * Every variable that names credentials or picks a provider (the server's own list, config/credentials.py): the
- * sign-in replaces them all in the server's environment, so a stray one cannot bend it into another provider.
+ * Every variable that holds a key or picks a provider: the sign-in replaces them in the server's environment, so a
+ * stray one cannot bend it into another provider or another key. What only says where to reach a provider — a
+ * company gateway's GOOGLE_GEMINI_BASE_URL, GOOGLE_VERTEX_BASE_URL, the Vertex project and location — is not a
+ * credential and stays: a sign-in behind a gateway goes on using the gateway (docs/auth.md).
  */
 export const CREDENTIAL_VARIABLES = [
   "GEMINI_API_KEY",
   "GOOGLE_API_KEY",
   "GOOGLE_GENAI_USE_VERTEXAI",
-  "GOOGLE_CLOUD_PROJECT",
-  "GOOGLE_CLOUD_LOCATION",
-  "GOOGLE_GEMINI_BASE_URL",
-  "GOOGLE_VERTEX_BASE_URL",
   "OPENAI_BASE_URL",
   "OPENAI_API_KEY",
   "OPENAI_MODEL",
 ] as const;
+
+/** The Gemini endpoint a Gemini key will be used with: the gateway the environment names, else Google's. */
+export function geminiEndpoint(env: NodeJS.ProcessEnv): string | undefined {
+  const url = env.GOOGLE_GEMINI_BASE_URL?.trim();
+  return url ? url : undefined;
+}
 
 /** The stored credentials, or undefined when there are none or the stored text is not a sign-in. */
 export function parseCredentials(text: string | undefined): Credentials | undefined {
@@ -103,14 +108,20 @@ export function serverEnvironment(base: NodeJS.ProcessEnv, credentials: Credenti
  * client): the arguments that start the server with `lsp` replaced by the login command, and the key for its stdin.
  * Undefined when the server command has no `lsp` argument to replace (a custom command we cannot rewrite).
  */
-export function loginCheck(serverArgs: string[], credentials: Credentials): { args: string[]; input: string } | undefined {
+export function loginCheck(
+  serverArgs: string[],
+  credentials: Credentials,
+  env: NodeJS.ProcessEnv = {},
+): { args: string[]; input: string } | undefined {
   const at = serverArgs.lastIndexOf("lsp");
   if (at < 0) {
     return undefined;
   }
   const args = [...serverArgs.slice(0, at), "login", "--check-only"];
   if (credentials.kind === "gemini") {
-    return { args: [...args, "--gemini"], input: `${credentials.apiKey}\n` };
+    // Checked against the endpoint it will be used with: the gateway the server will be started with, if any.
+    const gateway = geminiEndpoint(env);
+    return { args: [...args, "--gemini", ...(gateway ? ["--base-url", gateway] : [])], input: `${credentials.apiKey}\n` };
   }
   args.push("--openai", "--base-url", credentials.baseUrl, "--model", credentials.model);
   if (!credentials.apiKey) {
@@ -149,6 +160,7 @@ export async function signIn(
   secrets: Secrets,
   prompts: SignInPrompts,
   check: CredentialCheck,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ ok: boolean; message: string }> {
   const credentials = await askCredentials(prompts);
   if (credentials === undefined) {
@@ -159,7 +171,7 @@ export async function signIn(
     return { ok: false, message: `Sign-in failed: ${scrub(problem, credentials)}` };
   }
   await secrets.store(SECRET_KEY, JSON.stringify(credentials));
-  return { ok: true, message: `Signed in: ${describe(credentials)}. The agent server restarts with it.` };
+  return { ok: true, message: `Signed in: ${describe(credentials, env)}. The agent server restarts with it.` };
 }
 
 /** Deletes the stored credentials; false when there were none. */
@@ -169,9 +181,10 @@ export async function signOut(secrets: Secrets): Promise<boolean> {
   return had;
 }
 
-export function describe(credentials: Credentials): string {
+export function describe(credentials: Credentials, env: NodeJS.ProcessEnv = {}): string {
+  const gateway = geminiEndpoint(env);
   return credentials.kind === "gemini"
-    ? "Gemini API key"
+    ? `Gemini API key${gateway ? ` through ${gateway}` : ""}`
     : `OpenAI-compatible endpoint ${credentials.baseUrl}, model ${credentials.model}`;
 }
 

@@ -1,4 +1,5 @@
-// The chat panel's model: a pure reducer from agent/update payloads to a serialisable transcript the webview draws.
+// The chat panel's model: a serialisable state the webview draws, and its small steps (the updates' reducer is
+// transcript.ts).
 
 import type { AutoApproveState } from "./autoApprove";
 import type { PendingForm } from "./elicitation";
@@ -11,25 +12,29 @@ import type {
   PlanEntry,
   SessionDescription,
   SessionInfo,
-  SessionUpdate,
   ToolContent,
   ToolStatus,
 } from "./protocol";
 import type { Draft } from "./composer";
-import type { RewindView } from "./messageActions";
+import type { RewindView } from "./rewindView";
 
 export interface UserItem {
   kind: "user";
   id: string;
   text: string;
+  messageId?: string;
   /** The message as sent (text and chips), kept for Retry; absent for messages replayed from a saved chat. */
   draft?: Draft;
+  /** Sent with "Send now" into a running turn (agent/steer): the model read it mid-turn. */
+  steered?: boolean;
 }
 
 export interface AgentItem {
   kind: "agent";
   id: string;
   text: string;
+  /** The server's id of the message (contract 2): its chunks join this item even with other items between. */
+  messageId?: string;
 }
 
 export interface ThoughtItem {
@@ -37,6 +42,19 @@ export interface ThoughtItem {
   id: string;
   subject: string;
   text: string;
+  messageId?: string;
+}
+
+/** A compression of the conversation (compaction_update): in progress, done with its summary, or failed. */
+export interface CompactionItem {
+  kind: "compaction";
+  id: string;
+  compactionId: string;
+  status: "in_progress" | "completed" | "failed";
+  summary: string;
+  error?: string;
+  tokensBefore?: number;
+  tokensAfter?: number;
 }
 
 export interface ToolItem {
@@ -50,6 +68,8 @@ export interface ToolItem {
   locations: Location[];
   /** The subagent's name when the call runs one: its steps fold under the call. */
   subagent?: string;
+  /** The subagent's own messages and calls (updates marked `_meta["agent-lsp"].subagent`), nested under the call. */
+  children?: ChatItem[];
 }
 
 export interface NoticeItem {
@@ -59,7 +79,7 @@ export interface NoticeItem {
   text: string;
 }
 
-export type ChatItem = UserItem | AgentItem | ThoughtItem | ToolItem | NoticeItem;
+export type ChatItem = UserItem | AgentItem | ThoughtItem | ToolItem | NoticeItem | CompactionItem;
 
 /** A permission question waiting for the user, as the panel shows it. */
 export interface PendingPermission {
@@ -87,7 +107,7 @@ export interface ChatState {
   items: ChatItem[];
   plan: PlanEntry[];
   /** Tokens in context, the window's size, and the session's estimated cost when the server knows the price. */
-  usage?: { used: number; size: number; cost?: { amount: number; currency: string } };
+  usage?: { used: number; size: number; cost?: { amount: number; currency: string }; stale?: boolean };
   modes: ModeInfo[];
   currentMode?: string;
   models: ModelInfo[];
@@ -108,6 +128,8 @@ export interface ChatState {
   queue: QueuedPrompt[];
   /** The turn was stopped or failed: the queue waits for "Send now" instead of going out by itself. */
   queuePaused: boolean;
+  /** The server steers (agent/steer): "Send now" joins the running turn instead of stopping it. */
+  steering?: boolean;
   sessions: SessionInfo[];
   serverStatus: "starting" | "running" | "stopped" | "failed";
   serverMessage?: string;
@@ -134,15 +156,6 @@ export function emptyState(): ChatState {
   };
 }
 
-/** A thought chunk "**Subject**\n\nbody" shows as a collapsed entry titled by its subject. */
-export function splitThought(text: string): { subject: string; body: string } {
-  const match = /^\s*\*\*(.+?)\*\*\s*/s.exec(text);
-  if (!match) {
-    return { subject: "", body: text };
-  }
-  return { subject: match[1].trim(), body: text.slice(match[0].length) };
-}
-
 let counter = 0;
 export function nextId(prefix: string): string {
   counter += 1;
@@ -153,151 +166,15 @@ export function bump(state: ChatState, patch: Partial<ChatState>): ChatState {
   return { ...state, ...patch, revision: state.revision + 1 };
 }
 
-function appendText(items: ChatItem[], kind: "agent" | "user", text: string): ChatItem[] {
-  const last = items[items.length - 1];
-  if (last !== undefined && last.kind === kind) {
-    return [...items.slice(0, -1), { ...last, text: last.text + text }];
-  }
-  return [...items, { kind, id: nextId(kind), text }];
-}
-
-function appendThought(items: ChatItem[], text: string): ChatItem[] {
-  const last = items[items.length - 1];
-  const { subject, body } = splitThought(text);
-  // A new subject starts a new thought; a chunk without one continues the current thought.
-  if (last !== undefined && last.kind === "thought" && subject === "") {
-    return [...items.slice(0, -1), { ...last, text: last.text + body }];
-  }
-  return [...items, { kind: "thought", id: nextId("thought"), subject: subject || "Thinking", text: body }];
-}
-
-/** The server's mark on a subagent's call (`_meta["agent-lsp"].subagent`), as a ToolItem field. */
-function subagentOf(meta: { "agent-lsp"?: { subagent?: string } } | undefined): { subagent?: string } {
-  const name = meta?.["agent-lsp"]?.subagent;
-  return typeof name === "string" ? { subagent: name } : {};
-}
-
-function upsertTool(items: ChatItem[], toolCallId: string, patch: (tool: ToolItem) => ToolItem): ChatItem[] {
-  const index = items.findIndex((i) => i.kind === "tool" && i.toolCallId === toolCallId);
-  if (index < 0) {
-    const fresh: ToolItem = {
-      kind: "tool",
-      id: nextId("tool"),
-      toolCallId,
-      title: toolCallId,
-      toolKind: "other",
-      status: "pending",
-      content: [],
-      locations: [],
-    };
-    return [...items, patch(fresh)];
-  }
-  const copy = [...items];
-  copy[index] = patch(items[index] as ToolItem);
-  return copy;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A select's choices as models, groups flattened; items that are not a choice are left out, as ACP asks. */
-function modelChoices(options: unknown): ModelInfo[] {
-  if (!Array.isArray(options)) {
-    return [];
-  }
-  const items = options.flatMap((item: unknown) => (isRecord(item) && Array.isArray(item.options) ? item.options : [item]));
-  return items.flatMap((item: unknown) =>
-    isRecord(item) && typeof item.value === "string"
-      ? [{ modelId: item.value, name: typeof item.name === "string" ? item.name : item.value }]
-      : [],
-  );
-}
-
-/**
- * A config_option_update: the `model` select becomes the picker's models (how the server sends an endpoint's own
- * list after answering agent/newSession), the `mode` select's value the current mode. Other option ids, and
- * options not shaped as a select, change nothing; the payload is checked because it comes off the wire.
- */
-function applyConfigOptions(state: ChatState, configOptions: unknown): ChatState {
-  if (!Array.isArray(configOptions)) {
-    return state;
-  }
-  const patch: Partial<ChatState> = {};
-  for (const option of configOptions as unknown[]) {
-    if (!isRecord(option) || typeof option.currentValue !== "string") {
-      continue;
-    }
-    if (option.id === "model") {
-      const models = modelChoices(option.options);
-      if (models.length > 0) {
-        patch.models = models;
-        patch.currentModel = option.currentValue;
-      }
-    } else if (option.id === "mode") {
-      patch.currentMode = option.currentValue;
-    }
-  }
-  return Object.keys(patch).length > 0 ? bump(state, patch) : state;
-}
-
-/** The state after one agent/update for the session the panel shows. */
-export function applyUpdate(state: ChatState, update: SessionUpdate): ChatState {
-  switch (update.sessionUpdate) {
-    case "agent_message_chunk":
-      return bump(state, { items: appendText(state.items, "agent", update.content.text) });
-    case "user_message_chunk":
-      return bump(state, { items: appendText(state.items, "user", update.content.text) });
-    case "agent_thought_chunk":
-      return bump(state, { items: appendThought(state.items, update.content.text) });
-    case "tool_call":
-      return bump(state, {
-        items: upsertTool(state.items, update.toolCallId, (tool) => ({
-          ...tool,
-          title: update.title || tool.title,
-          toolKind: update.kind ?? tool.toolKind,
-          status: update.status ?? tool.status,
-          locations: update.locations ?? tool.locations,
-          content: update.content ?? tool.content,
-          ...subagentOf(update._meta),
-        })),
-      });
-    case "tool_call_update":
-      return bump(state, {
-        items: upsertTool(state.items, update.toolCallId, (tool) => ({
-          ...tool,
-          title: update.title ?? tool.title,
-          status: update.status ?? tool.status,
-          content: update.content ?? tool.content,
-          locations: update.locations ?? tool.locations,
-        })),
-      });
-    case "plan":
-      return bump(state, { plan: update.entries });
-    case "usage_update":
-      return bump(state, {
-        usage: { used: update.used, size: update.size, ...(update.cost ? { cost: update.cost } : {}) },
-      });
-    case "session_info_update":
-      return bump(state, { title: update.title });
-    case "available_commands_update":
-      return bump(state, { commands: update.availableCommands });
-    case "current_mode_update":
-      return bump(state, { currentMode: update.currentModeId });
-    case "config_option_update":
-      return applyConfigOptions(state, update.configOptions);
-    case "notice":
-      return bump(state, {
-        items: [...state.items, { kind: "notice", id: nextId("notice"), severity: update.severity, text: update.title }],
-      });
-    default:
-      return state;
-  }
+/** The conversation changed under the usage line (a rewind, another model): the token count waits for the next
+ * answer's usage_update; the cost spent so far stays. */
+export function staleUsage(state: ChatState): ChatState {
+  return state.usage === undefined ? state : bump(state, { usage: { ...state.usage, stale: true } });
 }
 
 /** The user's own prompt, shown at once (the server only replays user messages when loading a session). */
-export function addUserPrompt(state: ChatState, text: string, draft?: Draft): ChatState {
-  const item: UserItem = { kind: "user", id: nextId("user"), text, ...(draft ? { draft } : {}) };
+export function addUserPrompt(state: ChatState, text: string, draft?: Draft, steered = false): ChatState {
+  const item: UserItem = { kind: "user", id: nextId("user"), text, ...(draft ? { draft } : {}), ...(steered ? { steered } : {}) };
   return bump(state, { items: [...state.items, item] });
 }
 
@@ -334,6 +211,17 @@ export function startSession(state: ChatState, session: SessionDescription, titl
     models: session.models.availableModels,
     currentModel: session.models.currentModelId,
     imageInput: session.promptCapabilities?.image,
+    commands: session.commands,
+  });
+}
+
+/** The modes, models and commands of a session the server described (loaded or resumed), transcript kept. */
+export function describeSession(state: ChatState, session: SessionDescription): ChatState {
+  return bump(state, {
+    modes: session.modes.availableModes,
+    currentMode: session.modes.currentModeId,
+    models: session.models.availableModels,
+    currentModel: session.models.currentModelId,
     commands: session.commands,
   });
 }
@@ -382,7 +270,7 @@ export function setSessions(state: ChatState, sessions: SessionInfo[]): ChatStat
 }
 
 export function setModel(state: ChatState, modelId: string): ChatState {
-  return bump(state, { currentModel: modelId });
+  return staleUsage(bump(state, { currentModel: modelId }));
 }
 
 export function addNotice(state: ChatState, severity: string, text: string): ChatState {

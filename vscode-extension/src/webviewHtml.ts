@@ -1,4 +1,4 @@
-// The page every webview of the extension starts from: a strict CSP with a nonce, chat.css and one script.
+// The page every webview of the extension starts from: a strict CSP with a nonce, the codicons, chat.css and one script.
 
 import * as crypto from "node:crypto";
 import * as vscode from "vscode";
@@ -11,6 +11,7 @@ export function webviewHtml(
   const nonce = crypto.randomBytes(16).toString("base64");
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", page.script));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", "chat.css"));
+  const icons = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "codicon.css"));
   const csp = [
     "default-src 'none'",
     `style-src ${webview.cspSource}`,
@@ -24,6 +25,7 @@ export function webviewHtml(
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${icons.toString()}">
 <link rel="stylesheet" href="${style.toString()}">
 <title>${page.title}</title>
 </head>

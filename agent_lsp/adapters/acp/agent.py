@@ -18,6 +18,8 @@ from agent_lsp.adapters.acp.params import params_object
 from agent_lsp.adapters.acp.rewinds import METHOD as REWIND
 from agent_lsp.adapters.acp.rewinds import Rewinds
 from agent_lsp.adapters.acp.sessions import SessionLifecycle
+from agent_lsp.adapters.acp.steering import METHOD as STEER
+from agent_lsp.adapters.acp.steering import Steering
 from agent_lsp.adapters.acp.turns import PromptRuns
 
 __all__ = ["METHODS", "AcpAgent"]
@@ -36,6 +38,7 @@ class AcpAgent:
         self.lifecycle = SessionLifecycle(conn, self.access, self.sessions, self.configuration)
         self.turns = PromptRuns(self.sessions, self.configuration)
         self.rewinds = Rewinds(self.sessions)
+        self.steering = Steering(self.sessions, self.turns, self.access.tasks)
 
     def dispatch(self, method: str, params: Any, ctx: RequestContext) -> Awaitable[Any]:
         """Runs synchronously as each request arrives (so bookkeeping happens in arrival order)."""
@@ -71,6 +74,7 @@ _ROUTES: dict[str, Callable[[AcpAgent], Method]] = {
     "session/set_mode": lambda a: a.configuration.set_mode,
     "session/set_config_option": lambda a: a.configuration.set_config_option,
     REWIND: lambda a: a.rewinds.rewind,
+    STEER: lambda a: a.steering.steer,
 }
 METHODS: tuple[str, ...] = tuple(_ROUTES)
 """Every request method the agent answers (the fuzz test sends each one)."""

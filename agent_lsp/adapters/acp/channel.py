@@ -25,10 +25,14 @@ class SessionChannel:
     nothing with an update about a session it has not been told of. A client without ``session.notices`` draws
     updates only while a prompt runs (CodeCompanion drops the others), so for it they wait for the next prompt."""
 
-    def __init__(self, conn: Connection, session_id: str, *, notices: bool) -> None:
+    def __init__(
+        self, conn: Connection, session_id: str, *, notices: bool, compaction: bool = False, subagents: bool = False
+    ) -> None:
         self.conn = conn
         self.id = session_id
-        self.state = UpdateState(notices_supported=notices)
+        self.state = UpdateState(
+            notices_supported=notices, compaction_supported=compaction, subagents_supported=subagents
+        )
         self.closed = False
         self._open = False
         self._held: list[ev.Notice] = []
@@ -94,7 +98,7 @@ class SessionChannel:
                 if update.get("status") != "completed":
                     shown += [c for c in update["content"] if c.get("type") != "terminal"]
                 update = {**update, "content": shown}
-        self.conn.notify("session/update", {"sessionId": self.id, "update": update})
+        self.conn.notify("session/update", {"sessionId": _addressee(update, self.id), "update": update})
         if update.get("sessionUpdate") == "tool_call" and isinstance(call_id, str):
             self._announced_calls.setdefault(call_id, asyncio.Event()).set()
 
@@ -114,3 +118,13 @@ class SessionChannel:
                 "content": [{"type": "terminal", "terminalId": terminal_id}],
             }
         )
+
+
+def _addressee(update: Update, session_id: str) -> str:
+    """The session an update is about: a subagent's (announced on the parent by ``subagent_update``) goes under its
+    child session's id, as ACP's subagent sessions have it; every other one under this session's."""
+    meta = update.get("_meta")
+    if meta is None or update.get("sessionUpdate") == "subagent_update":
+        return session_id
+    subagent = meta.get("agent-lsp", {}).get("subagent")
+    return subagent["childSessionId"] if isinstance(subagent, dict) else session_id

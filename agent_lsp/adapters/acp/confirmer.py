@@ -15,12 +15,14 @@ log = logging.getLogger(__name__)
 class AcpConfirmer:
     """A Confirmer that asks the editor. Cancelling the prompt cancels the wait (the request is dropped)."""
 
-    def __init__(self, conn: Connection, session_id: str) -> None:
+    def __init__(self, conn: Connection, session_id: str, *, subagents: bool = False) -> None:
         self.conn = conn
         self.session_id = session_id
+        self.subagents = subagents  # the client shows subagents as child sessions: their questions go under them
 
     async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
-        question = PermissionQuestion(self.session_id, call, details)
+        asked_in = call.origin.child_session_id if self.subagents and call.origin is not None else self.session_id
+        question = PermissionQuestion(asked_in, call, details)
         try:
             answer = await self.conn.request("session/request_permission", question.request())
         except RpcError as exc:

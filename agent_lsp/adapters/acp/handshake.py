@@ -52,6 +52,8 @@ class ClientCapabilities:
     terminal_auth: bool = False  # the client can run our terminal auth method
     notices: bool = False
     elicitation_form: bool = False  # the client shows MCP servers' forms (elicitation/create, form mode)
+    compaction: bool = False  # session.compaction: compaction_update lifecycles instead of a notice
+    subagents: bool = False  # subagents (unstable): a subagent run is a child session of its own
     name: str = ""
 
     @classmethod
@@ -70,6 +72,8 @@ class ClientCapabilities:
             # auth.terminal is ACP's opt-in; _meta["terminal-auth"] the older one (the ACP Registry's check sends it).
             terminal_auth=auth.get("terminal") is True or meta.get("terminal-auth") is True,
             notices=Fields(session).take("notices", dict, _ABSENT) is not None,
+            compaction=Fields(session).take("compaction", dict, _ABSENT) is not None,
+            subagents=caps.take("subagents", dict, _ABSENT) is not None,
             elicitation_form=Fields(elicitation).take("form", dict, _ABSENT) is not None,
             name=Fields(_object(top, "clientInfo")).take("name", str, _ABSENT) or "",
         )
@@ -112,14 +116,17 @@ def initialize_result(*, auth_required: bool, terminal_auth: bool = False) -> di
                 "delete": {},
                 "additionalDirectories": {},
                 "fork": {},  # unstable in the SDK 2.4.0 schema (schema.unstable.json)
+                "systemPrompt": {},  # unstable: a client's systemPrompt, append mode only
             },
             "auth": {"logout": {}},
             # Our extension methods (docs/protocol-acp.md#extensions): a client that knows them may call them.
-            # forkFromMessage: session/fork takes _meta.messageIndex (docs/protocol-acp.md)
+            # forkFromMessage: session/fork takes _meta.messageId (or _meta.messageIndex) (docs/protocol-acp.md)
             "_meta": {"agent-lsp": {"rewind": "_agent-lsp/rewind", "forkFromMessage": True}},
         },
         "authMethods": methods if auth_required else [],
         "agentInfo": {"name": "agent-lsp", "title": "agent-lsp (Gemini)", "version": __version__},
+        # The steering extension as claude-agent-acp and codex-acp speak it: `_session/steering`.
+        "_meta": {"steering": {"supported": True}},
     }
 
 

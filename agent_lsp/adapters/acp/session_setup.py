@@ -50,7 +50,7 @@ def session_setup(
     servers = require_list(params, "mcpServers", default_empty=not mcp_required)
     setup = SessionSetup(
         cwd=cwd,
-        confirmer=AcpConfirmer(conn, sid),
+        confirmer=AcpConfirmer(conn, sid, subagents=client.subagents),
         extra_roots=extra,
         client_mcp_servers=mcp_servers_from_acp(servers),
         session_id=sid,
@@ -58,6 +58,7 @@ def session_setup(
         replace_tools=_editor_tools(conn, channel, client),
         commands_changed=lambda: _announce_commands(channel, sessions, sid),
         elicitor=AcpElicitor(conn, sid, form=client.elicitation_form),
+        client_instructions=system_prompt_text(params.get("systemPrompt")),
     )
     if client.read_text_file or client.write_text_file:
         from agent_lsp.adapters.acp.client_fs import ClientFileSystem
@@ -73,6 +74,29 @@ def session_setup(
         setup.fs = ClientFileSystem(conn, sid, current_roots, read=client.read_text_file, write=client.write_text_file)
     sessions.remember(cwd)
     return setup
+
+
+def system_prompt_text(value: Any) -> str:
+    """The client's ``systemPrompt`` (unstable ``SystemPrompt``) as text to append to ours; "" when absent. Only
+    ``append`` mode and text blocks: anything else is refused (-32602), as the schema asks, never half applied."""
+    if value is None:
+        return ""
+    if not isinstance(value, dict):
+        raise RpcError.invalid_params("systemPrompt", "must be an object {mode, content}")
+    mode = value.get("mode")
+    if mode != "append":
+        raise RpcError.invalid_params(
+            "systemPrompt.mode", f"must be append, the only mode this agent supports (got {mode!r})"
+        )
+    content = value.get("content")
+    if not isinstance(content, list) or not content:
+        raise RpcError.invalid_params("systemPrompt.content", "must be a non-empty array of text content blocks")
+    texts: list[str] = []
+    for i, block in enumerate(content):
+        if not isinstance(block, dict) or block.get("type") != "text" or not isinstance(block.get("text"), str):
+            raise RpcError.invalid_params(f"systemPrompt.content[{i}]", "must be a text content block")
+        texts.append(block["text"])
+    return "\n\n".join(texts)
 
 
 def _announce_commands(channel: SessionChannel, sessions: SessionTable, sid: str) -> None:

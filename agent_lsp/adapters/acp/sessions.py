@@ -75,18 +75,25 @@ class SessionLifecycle:
 
     async def fork(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         """ACP's unstable ``session/fork``: a new session with the source's conversation (its recording copied
-        under the new id), mode, model and checkpoints; the source goes on untouched. ``_meta.messageIndex``:
-        fork from that user message (the conversation before it; its text comes back in ``_meta``)."""
-        from agent_lsp.adapters.rewind import BadRewindParams, copy_for_fork, fork_index, fork_point
+        under the new id), mode, model and checkpoints; the source goes on untouched. ``messageId`` (the
+        fork-at-message draft; also read from ``_meta``), else ``_meta.messageIndex``: fork from that user message
+        (the conversation before it; its text comes back in ``_meta``)."""
+        from agent_lsp.adapters.rewind import BadRewindParams, copy_for_fork, fork_index, fork_point, message_id_param
         from agent_lsp.core.rewind import RewindError
         from agent_lsp.errors import AuthError
         from agent_lsp.runtime import SessionOpening
 
         source = await opened(self.sessions.require(require_str(params, "sessionId")))
         try:
-            at = fork_point(source.session, fork_index(meta(params).get("messageIndex")))
+            at = fork_point(
+                source.session,
+                fork_index(meta(params).get("messageIndex")),
+                message_id_param(params.get("messageId", meta(params).get("messageId"))),
+            )
         except BadRewindParams as exc:
-            raise RpcError.invalid_params(f"_meta.{exc.field}", exc.why) from exc
+            raise RpcError.invalid_params(
+                exc.field if "messageId" in params else f"_meta.{exc.field}", exc.why
+            ) from exc
         except RewindError as exc:
             raise RpcError.of(exc.meaning, str(exc)) from exc
         runtime = self.access.runtime()
@@ -104,7 +111,8 @@ class SessionLifecycle:
         live = self._open(channel, SessionOpening.done(handle), setup)
         answer = {"sessionId": channel.id, **self._answer(live, ctx)}
         if at is not None:
-            answer["_meta"] = {**answer.get("_meta", {}), "messageIndex": at.index, "messageText": at.text}
+            ids = {"messageId": at.message_id} if at.message_id else {}
+            answer["_meta"] = {**answer.get("_meta", {}), "messageIndex": at.index, "messageText": at.text, **ids}
         return answer
 
     async def list(self, params: dict[str, Any], ctx: RequestContext) -> Any:
@@ -146,7 +154,10 @@ class SessionLifecycle:
     # ---- steps ----
 
     def _channel(self, session_id: str) -> SessionChannel:
-        return SessionChannel(self.conn, session_id, notices=self.access.client.notices)
+        client = self.access.client
+        return SessionChannel(
+            self.conn, session_id, notices=client.notices, compaction=client.compaction, subagents=client.subagents
+        )
 
     def _setup(self, params: dict[str, Any], channel: SessionChannel, *, mcp_required: bool) -> SessionSetup:
         from agent_lsp.adapters.acp.session_setup import session_setup

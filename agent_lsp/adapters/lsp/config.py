@@ -2,8 +2,10 @@
 
 Accepts ``{"agentLsp": {...}}`` or the same keys flat. Known keys: model, approvalMode, checkpointing,
 mcpServers, trustWorkspace, settings (nested like settings.json); any other key is taken as a nested
-settings override too. API keys are dropped here: credentials come from the environment or settings files
-only, and the editor's copy is never stored or echoed.
+settings override too. Editors fill these channels from project files (docs/security.md), so only what narrows
+or cannot widen the agent's reach is taken (config/provenance.py): ``trustWorkspace: false`` but never ``true``,
+approval mode ``plan`` or ``default``, no MCP servers, and the settings keys listed there; the rest is ignored
+with one notice naming each key and where to set it. API keys are dropped here too, and never echoed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent_lsp.config.provenance import WHERE_INSTEAD, editor_overrides, narrowing_mode
 from agent_lsp.fields import Fields
 from agent_lsp.vocabulary import APPROVAL_MODES, ApprovalMode, parse_mode
 
@@ -29,8 +32,8 @@ class LspConfig:
     model: str | None = None
     approval_mode: ApprovalMode | None = None
     checkpointing: bool | None = None
-    mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    trust: bool | None = None
+    mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # always empty: see above
+    trust: bool | None = None  # False (the editor does not trust the folder) or None: never True
     overrides: Mapping[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()  # for window/showMessage: what was ignored and why (never values)
 
@@ -62,6 +65,14 @@ def parse_config(raw: Any) -> LspConfig:
     checkpointing = fields.check("checkpointing", checkpointing, bool, "must be true or false")
     servers = fields.check("mcpServers", section.get("mcpServers") or {}, Mapping, "must be an object") or {}
     trust = fields.take("trustWorkspace", bool, "must be true or false")
+    widening: list[str] = []
+    if mode is not None and not narrowing_mode(mode):
+        widening.append(f"approvalMode ({mode})")
+        mode = None
+    if trust:
+        widening.append("trustWorkspace")
+        trust = None
+    widening.extend(f"mcpServers.{name}" for name in servers)
     overrides: dict[str, Any] = {}
     nested = section.get("settings")
     if isinstance(nested, Mapping):
@@ -71,16 +82,22 @@ def parse_config(raw: Any) -> LspConfig:
             overrides[key] = value
     dropped: list[str] = []
     overrides = _without_secrets(overrides, "", dropped)
+    overrides = editor_overrides(overrides, widening)
     problems = fields.problems
     if dropped:
         problems.append(
             "ignored " + ", ".join(dropped) + ": set API keys in the environment or a settings file, not the editor"
         )
+    if widening:
+        problems.append(
+            "ignored " + ", ".join(widening) + ": editor settings can come from the project you opened "
+            "(.vscode/settings.json, .dir-locals.el, .zed/settings.json), so they may only narrow what the agent "
+            "does. " + WHERE_INSTEAD
+        )
     return LspConfig(
         model=model,
         approval_mode=mode,
         checkpointing=checkpointing,
-        mcp_servers={str(k): v for k, v in servers.items() if isinstance(v, Mapping)},
         trust=trust,
         overrides=overrides,
         problems=tuple(problems),

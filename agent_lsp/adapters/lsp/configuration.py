@@ -61,6 +61,10 @@ class Configuration:
         problem = await asyncio.to_thread(lambda: self.runtime().check_auth(cwd, editor_trust=trust))
         if problem:
             self.client.notify("window/showMessage", show_message("error", f"Agent: {problem}"))
+        if self.roots:  # a folder nobody decided about yet: ask, as Gemini CLI's trust dialog does
+            from agent_lsp.adapters.lsp.trust_prompt import offer_trust
+
+            await offer_trust(self.client, cwd, trust)
 
     def default_cwd(self) -> Path:
         return self.roots[0] if self.roots else Path(os.getcwd())

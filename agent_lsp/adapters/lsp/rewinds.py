@@ -16,6 +16,7 @@ from agent_lsp.adapters.rewind import (
     copy_for_fork,
     fork_index,
     fork_point,
+    message_id_param,
     rewind_answer,
     rewind_params,
 )
@@ -43,13 +44,16 @@ async def rewind(sessions: Sessions, params: Mapping[str, Any]) -> dict[str, Any
 
 async def fork(sessions: Sessions, params: Mapping[str, Any]) -> dict[str, Any]:
     """A new session with the source's conversation, mode, model and checkpoints, opened as a loaded one (its
-    conversation is replayed as ``agent/update``s, so the editor can draw the fork). With ``messageIndex`` the
-    fork's conversation is the one before that user message, whose text the answer carries (``messageText``)."""
+    conversation is replayed as ``agent/update``s, so the editor can draw the fork). With ``messageId`` (or
+    ``messageIndex``) the fork's conversation is the one before that user message, whose text the answer carries
+    (``messageText``)."""
     from agent_lsp.core.rewind import RewindError
 
     source = await sessions.live(params).handle()
     try:
-        at = fork_point(source.session, fork_index(params.get("messageIndex")))
+        at = fork_point(
+            source.session, fork_index(params.get("messageIndex")), message_id_param(params.get("messageId"))
+        )
     except BadRewindParams as exc:
         raise RequestError("invalid_params", str(exc)) from exc
     except RewindError as exc:
@@ -63,4 +67,11 @@ async def fork(sessions: Sessions, params: Mapping[str, Any]) -> dict[str, Any]:
         raise RequestError("invalid_request", str(exc)) from exc
     mode, model = source.session.policy.mode, source.session.model
     answer = await sessions.load_session({**params, "sessionId": new_id, "approvalMode": mode, "model": model})
-    return answer if at is None else {**answer, "messageIndex": at.index, "messageText": at.text}
+    if at is None:
+        return answer
+    return {
+        **answer,
+        "messageIndex": at.index,
+        "messageText": at.text,
+        **({"messageId": at.message_id} if at.message_id else {}),
+    }

@@ -40,6 +40,7 @@ from agent_lsp.adapters.lsp.params import RequestError
 from agent_lsp.adapters.lsp.pygls_glue import json_converter
 from agent_lsp.adapters.lsp.rewinds import fork, rewind
 from agent_lsp.adapters.lsp.service import AgentService
+from agent_lsp.adapters.lsp.steering import Steering
 
 __all__ = ["build_server", "run"]
 
@@ -51,6 +52,13 @@ EXIT_WAIT_S = 10.0  # how long an exit right behind shutdown waits for the sessi
 class AgentProtocol(LanguageServerProtocol):
     """pygls's protocol, with two additions to the ``initialize`` answer pygls builds from our features."""
 
+    def __init__(self, server: LanguageServer, converter: Any) -> None:
+        super().__init__(server, converter)
+        # The handler table of our ``agent/*`` extension, in registration order (server.py's ``_request`` and
+        # ``_notification`` fill it): what ``initialize`` advertises, so the list cannot omit a served method.
+        self.agent_requests: list[str] = []
+        self.agent_notifications: list[str] = []
+
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
         general = params.capabilities.general
@@ -61,7 +69,7 @@ class AgentProtocol(LanguageServerProtocol):
         answer: Any = super().lsp_initialize(params)
         # pygls 2.1 builds the answer in a generator (it runs our ``initialize`` feature); a plain value works too.
         result: types.InitializeResult = (yield from answer) if inspect.isgenerator(answer) else answer
-        result.capabilities.experimental = lsp_caps.experimental()
+        result.capabilities.experimental = lsp_caps.experimental(self.agent_requests, self.agent_notifications)
         return result
 
 
@@ -128,6 +136,8 @@ class AgentServer(LanguageServer):
         self.service = AgentService(self.client, options)
         self.client.attach(Outbox(out.send))  # what the service said while being built waits for a first frame
         self.shut_down = asyncio.Event()  # the shutdown request has finished closing sessions
+        assert isinstance(self.protocol, AgentProtocol)
+        self.agent_protocol = self.protocol
 
     def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]:
         register = super().feature(feature_name, options)
@@ -184,6 +194,18 @@ def _request(server: AgentServer, method: str, handler: Any) -> None:
             raise JsonRpcException(message=str(exc), code=exc.code) from exc
 
     server.feature(method)(run)
+    server.agent_protocol.agent_requests.append(method)
+
+
+def _notification(server: AgentServer, method: str, handler: Callable[[dict[str, Any]], None]) -> None:
+    """Register an ``agent/*`` notification whose handler takes its params as a dict (``{}`` when not one)."""
+
+    def run(params: Any) -> None:
+        raw = server.as_json(params)
+        handler(raw if isinstance(raw, dict) else {})
+
+    server.feature(method)(run)
+    server.agent_protocol.agent_notifications.append(method)
 
 
 def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
@@ -193,6 +215,7 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     sessions, prompts, commands, fs = service.sessions, service.prompts, service.commands, service.fs
     mcp = McpServers(sessions)
     finder = FileFinder(service.config, mcp)
+    steering = Steering(sessions, prompts)
 
     @server.feature(types.INITIALIZED)
     async def initialized(_params: Any) -> None:
@@ -218,11 +241,9 @@ def build_server(options: LaunchOptions, out: AnswersFirst) -> AgentServer:
     _request(server, "agent/mcpServers", lambda p, _id: mcp.servers(p))
     _request(server, "agent/mcpRestart", lambda p, _id: mcp.restart(p))
     _request(server, "agent/autoApprove", lambda p, _id: auto_approve(sessions, p))
+    _request(server, "agent/steer", lambda p, _id: steering.steer(p))
 
-    @server.feature("agent/cancel")
-    def cancel(params: Any) -> None:
-        raw = server.as_json(params)
-        prompts.cancel(raw if isinstance(raw, dict) else {})
+    _notification(server, "agent/cancel", prompts.cancel)
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(params: types.WorkDoneProgressCancelParams) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.choices import available_commands
 from agent_lsp.adapters.live import LiveSession, Refused, replay
-from agent_lsp.adapters.lsp.client import LspClient
+from agent_lsp.adapters.lsp.client import LspClient, capability
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.configuration import Configuration
 from agent_lsp.adapters.lsp.confirmer import LspConfirmer
@@ -37,7 +37,8 @@ class LspSession(LiveSession):
     """An open session over LSP: the shared live session (opening, model picker, prompt gate) plus what its
     updates are drawn from and the running prompt's request id and progress token (what cancels it)."""
 
-    state: UpdateState = field(default_factory=UpdateState)
+    # Compactions are always sent over LSP (contract 2); subagent nesting to clients that say they draw it.
+    state: UpdateState = field(default_factory=lambda: UpdateState(compaction_supported=True))
     request_id: Any = None
     token: Any = None
 
@@ -153,7 +154,10 @@ class Sessions:
         )
 
     def _open(self, opening: SessionOpening) -> LspSession:
-        live = LspSession(opening=opening)
+        # A client that has not said it nests subagents (experimental.agent.subagents) would draw the child's
+        # messages and calls as the session's own: it keeps the folded invoke_agent call.
+        nests = capability(self.client.capabilities, "experimental.agent.subagents") is True
+        live = LspSession(opening=opening, state=UpdateState(compaction_supported=True, subagents_supported=nests))
         self.open[live.id] = live
         self.current = live.id
         return live

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent_lsp.events import AgentEvent, SessionTitle, UserMessage, event_from_dict
+from agent_lsp.event_json import event_from_dict
+from agent_lsp.events import AgentEvent, SessionTitle, UserMessage
 from agent_lsp.model.base import Content
 from agent_lsp.model.wire import content_from_json
 from agent_lsp.store.sessions.naming import derive_title

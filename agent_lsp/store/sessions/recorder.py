@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_lsp.atomic_file import json_bytes
-from agent_lsp.events import AgentEvent, FileDiff, ToolCallConfirmation, ToolCallResponse, event_to_dict
+from agent_lsp.event_json import event_to_dict
+from agent_lsp.events import AgentEvent, FileDiff, ToolCallConfirmation, ToolCallResponse
 from agent_lsp.events import Content as TextEvent
 from agent_lsp.model.base import Content
 from agent_lsp.model.wire import content_to_json
@@ -69,6 +70,7 @@ class SessionRecorder:
         self._last_history: tuple[Content, ...] | None = None
         self._file: IO[bytes] | None = None
         self._text: list[str] = []  # streamed text not written yet
+        self._text_id = ""  # the message id of that text
         self._text_timer: asyncio.TimerHandle | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not path.exists() or path.stat().st_size == 0
@@ -97,8 +99,12 @@ class SessionRecorder:
 
     def __call__(self, event: AgentEvent) -> None:
         try:
-            if isinstance(event, TextEvent) and self._hold_text(event.text):
-                return
+            if isinstance(event, TextEvent):
+                if self._text and event.message_id != self._text_id:
+                    self._flush_text()  # one record never mixes two messages: each keeps its own id
+                if self._hold_text(event.text):
+                    self._text_id = event.message_id
+                    return
             self._flush_text()
             self._write({"type": "event", "event": event_to_dict(_without_huge_diff(event))})
         except Exception:
@@ -124,7 +130,7 @@ class SessionRecorder:
             return
         text, self._text = "".join(self._text), []
         try:
-            self._write({"type": "event", "event": event_to_dict(TextEvent(text))})
+            self._write({"type": "event", "event": event_to_dict(TextEvent(text, self._text_id))})
         except Exception:
             log.exception("could not record streamed text of session %s", self.session_id)
 

@@ -33,9 +33,7 @@ local function show()
   if #M.pending == 0 then
     return
   end
-  local names = vim.tbl_map(function(i)
-    return ("%s (%s)"):format(i.name, size_text(i.size))
-  end, M.pending)
+  local names = M.names()
   local last = vim.api.nvim_buf_line_count(buf) - 1
   vim.api.nvim_buf_set_extmark(buf, NS, last, 0, {
     virt_lines = { { { "Images: " .. table.concat(names, ", ") .. "  (:AgentAttach! clears)", "Comment" } } },
@@ -97,6 +95,14 @@ end
 function M.clear()
   M.pending = {}
   show()
+end
+
+---The pending images as the chat names them under the user's message ("shot.png (12 KB)").
+---@return string[]
+function M.names()
+  return vim.tbl_map(function(i)
+    return ("%s (%s)"):format(i.name, size_text(i.size))
+  end, M.pending)
 end
 
 ---The prompt for `text`: the text alone, or content blocks with the pending images (which are then taken).

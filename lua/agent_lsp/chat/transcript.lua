@@ -10,13 +10,14 @@ local M = {}
 ---@field rendered string[][] The lines each block has in the buffer now
 ---@field tools table<string, integer> Tool call id → block index
 ---@field plan integer? This turn's plan block
+---@field compactions table<string, integer> compactionId → block index
 local Transcript = {}
 Transcript.__index = Transcript
 
 ---@param buf integer
 ---@return agent_lsp.Transcript
 function M.new(buf)
-  local self = setmetatable({ buf = buf, blocks = {}, rendered = {}, tools = {}, plan = nil }, Transcript)
+  local self = setmetatable({ buf = buf, blocks = {}, rendered = {}, tools = {}, compactions = {} }, Transcript)
   return self
 end
 
@@ -82,18 +83,39 @@ function Transcript:_push(block)
 end
 
 function Transcript:clear()
-  self.blocks, self.rendered, self.tools, self.plan = {}, {}, {}, nil
+  self.blocks, self.rendered, self.tools, self.compactions, self.plan = {}, {}, {}, {}, nil
   self:_write(function()
     vim.api.nvim_buf_set_lines(self.buf, 0, -1, false, {})
   end)
 end
 
----A new user turn: the user's message and the header the answer streams under.
+---A new user turn: the user's message (with what was attached to it) and the header the answer streams under.
 ---@param text string
-function Transcript:add_user(text)
-  self.plan = nil
-  self:_push({ kind = "user", lines = vim.split(text, "\n", { plain = true }) })
+---@param attached string[]? Names of what went with the text (images, the editor's selection)
+---@param message_id string?
+function Transcript:add_user(text, attached, message_id)
+  self.plan, self.tools = nil, {} -- a turn's tool call ids are its own (a model may use one again later)
+  local lines = vim.split(text, "\n", { plain = true })
+  self:_push({ kind = "user", lines = lines, attached = attached, message_id = message_id })
   self:_push({ kind = "header", lines = { "## Agent" } })
+end
+
+---A message sent into the running turn: shown where it went in, the turn's answer going on under it.
+---@param text string
+---@param attached string[]?
+function Transcript:add_steered(text, attached)
+  local lines = vim.split(text, "\n", { plain = true })
+  self:_push({ kind = "user", lines = lines, attached = attached, steered = true })
+end
+
+---How many user messages the chat shows.
+---@return integer
+function Transcript:user_count()
+  local n = 0
+  for _, block in ipairs(self.blocks) do
+    n = n + (block.kind == "user" and 1 or 0)
+  end
+  return n
 end
 
 ---Which user message (1 first) the transcript line `line` belongs to; nil above the first.
@@ -127,7 +149,7 @@ function Transcript:cut_at_user(n)
         for j = #self.blocks, i, -1 do
           self.blocks[j], self.rendered[j] = nil, nil
         end
-        self.tools, self.plan = {}, nil
+        self.tools, self.compactions, self.plan = {}, {}, nil
         self:_write(function()
           vim.api.nvim_buf_set_lines(self.buf, start, -1, false, {})
         end)
@@ -142,7 +164,12 @@ end
 ---@param blocks agent_lsp.Block[]
 function Transcript:put_back(blocks)
   for _, block in ipairs(blocks) do
-    self:_push(block)
+    local index = self:_push(block)
+    if block.kind == "tool" and block.id then
+      self.tools[block.id] = index
+    elseif block.kind == "compaction" and block.id then
+      self.compactions[block.id] = index
+    end
   end
 end
 
@@ -151,16 +178,19 @@ function Transcript:notice(text)
   self:_push({ kind = "notice", lines = vim.split(text, "\n", { plain = true }) })
 end
 
----Stream text into the last block when it is of the same kind, else into a new one.
+---Stream text into the last block when it shows the same message (same kind, and the same messageId when the
+---server sends one), else into a new one.
 ---@param kind "agent"|"thought"
 ---@param text string
-function Transcript:_stream(kind, text)
+---@param message_id string?
+function Transcript:_stream(kind, text, message_id)
   local last = self.blocks[#self.blocks]
-  if last and last.kind == kind then
+  if last and last.kind == kind and (message_id == nil or last.message_id == nil or last.message_id == message_id) then
     render.append_text(last.lines, text)
+    last.message_id = last.message_id or message_id
     self:_redraw(#self.blocks)
   else
-    local block = { kind = kind, lines = {} } ---@type agent_lsp.Block
+    local block = { kind = kind, lines = {}, message_id = message_id } ---@type agent_lsp.Block
     render.append_text(block.lines, text)
     self:_push(block)
   end
@@ -181,6 +211,17 @@ local function content_text(content)
 end
 
 ---@param update table An ACP session/update payload
+---@return string?
+local function first_path(update)
+  local loc = type(update.locations) == "table" and update.locations[1] or nil
+  if type(loc) == "table" and type(loc.path) == "string" then
+    local rel = vim.fn.fnamemodify(loc.path, ":.")
+    return vim.fs.normalize(loc.path) == vim.fs.normalize(vim.fn.getcwd()) and "." or rel
+  end
+  return nil
+end
+
+---@param update table An ACP session/update payload
 function Transcript:_tool(update)
   local index = self.tools[update.toolCallId]
   local block = index and self.blocks[index]
@@ -192,15 +233,95 @@ function Transcript:_tool(update)
   block.title = update.title or block.title
   block.status = update.status or block.status
   block.tool_kind = update.kind or block.tool_kind
+  block.path = first_path(update) or block.path
   local meta = type(update._meta) == "table" and update._meta["agent-lsp"] or nil
-  block.subagent = type(meta) == "table" and meta.subagent or block.subagent
+  if type(meta) == "table" and type(meta.subagent) == "string" then
+    block.subagent = meta.subagent -- a subagent call whose steps come as its first content block
+  end
   local content = update.content
-  if block.subagent and type(content) == "table" and #content > 0 then
+  if block.subagent and type(content) == "table" and #content > 0 and not block.children then
     block.steps = render.step_lines(content) -- its first block; what follows is its report or error
     content = vim.list_slice(content, 2)
   end
   if block.status == "failed" then
     block.detail = render.content_text(content) or block.detail
+  end
+  if type(content) == "table" then
+    local skip = block.status == "failed" and block.detail or nil
+    block.details, block.added, block.removed = render.tool_details(content, skip)
+  end
+  self:_redraw(index)
+end
+
+---An update of a subagent's own session (`_meta["agent-lsp"].subagent` = {parentToolCallId, agent, childSessionId}):
+---shown nested under the parent's call, one step line per tool call and per message. False when the parent call is
+---not in the chat (the update is then shown as any other).
+---@param update table
+---@param origin table
+---@return boolean
+function Transcript:_nested(update, origin)
+  local index = self.tools[origin.parentToolCallId]
+  local parent = index and self.blocks[index]
+  if not parent then
+    return false
+  end
+  parent.subagent = parent.subagent or origin.agent
+  parent.steps = parent.steps or {}
+  parent.children = parent.children or {}
+  local kind = update.sessionUpdate
+  if kind == "tool_call" or kind == "tool_call_update" then
+    local key = "tool:" .. tostring(update.toolCallId)
+    local at = parent.children[key]
+    local child = at and parent.children[key .. ":block"] or { kind = "tool", lines = {}, id = update.toolCallId }
+    child.title = update.title or child.title
+    child.status = update.status or child.status or "pending"
+    child.tool_kind = update.kind or child.tool_kind
+    child.path = first_path(update) or child.path
+    if type(update.content) == "table" then
+      local _, added, removed = render.tool_details(update.content)
+      child.added, child.removed = added, removed
+    end
+    at = at or #parent.steps + 1
+    parent.children[key], parent.children[key .. ":block"] = at, child
+    parent.steps[at] = render.tool_line(child)
+  elseif kind == "agent_message_chunk" or kind == "agent_thought_chunk" then
+    local key = "message:" .. tostring(update.messageId or kind)
+    local at = parent.children[key]
+    local text = (at and parent.children[key .. ":text"] or "") .. content_text(update.content)
+    at = at or #parent.steps + 1
+    parent.children[key], parent.children[key .. ":text"] = at, text
+    local first = (vim.split(vim.trim(text), "\n", { plain = true })[1] or ""):gsub("^%*%*(.-)%*%*$", "%1")
+    parent.steps[at] = (kind == "agent_thought_chunk" and "💭 " or "") .. first -- a thought by its subject
+  else
+    return true -- plans, usage and the like of the child: not shown in the parent's chat
+  end
+  self:_redraw(index)
+  return true
+end
+
+---A compaction's lifecycle: one item, updated in place, its summary folded under it.
+---@param update table
+function Transcript:_compaction(update)
+  local id = tostring(update.compactionId or "compaction")
+  local index = self.compactions[id]
+  local block = index and self.blocks[index]
+  if not block then
+    block = { kind = "compaction", lines = {}, id = id }
+    index = self:_push(block)
+    self.compactions[id] = index
+  end
+  block.status = update.status or block.status
+  block.error = type(update.error) == "string" and update.error or block.error
+  if type(update.summary) == "table" then
+    local text = {}
+    for _, item in ipairs(update.summary) do
+      text[#text + 1] = content_text(item)
+    end
+    block.summary = vim.split(vim.trim(table.concat(text)), "\n", { plain = true })
+  end
+  local meta = type(update._meta) == "table" and update._meta["agent-lsp"] or nil
+  if type(meta) == "table" then
+    block.tokens = { before = tonumber(meta.tokensBefore), after = tonumber(meta.tokensAfter) }
   end
   self:_redraw(index)
 end
@@ -210,21 +331,31 @@ end
 ---@return boolean
 function Transcript:apply(update)
   local kind = update.sessionUpdate
+  local meta = type(update._meta) == "table" and update._meta["agent-lsp"] or nil
+  local origin = type(meta) == "table" and type(meta.subagent) == "table" and meta.subagent or nil
+  if origin and type(origin.parentToolCallId) == "string" and self:_nested(update, origin) then
+    return true
+  end
+  local id = type(update.messageId) == "string" and update.messageId or nil
   if kind == "agent_message_chunk" then
-    self:_stream("agent", content_text(update.content))
+    self:_stream("agent", content_text(update.content), id)
   elseif kind == "agent_thought_chunk" then
-    self:_stream("thought", content_text(update.content))
+    self:_stream("thought", content_text(update.content), id)
   elseif kind == "user_message_chunk" then
     local n = #self.blocks
     local user = n >= 2 and self.blocks[n].kind == "header" and self.blocks[n - 1] or nil
-    if user and user.kind == "user" then
+    local same = user and user.kind == "user" and (id == nil or user.message_id == nil or user.message_id == id)
+    if user and same then
       render.append_text(user.lines, content_text(update.content))
+      user.message_id = user.message_id or id
       self:_redraw(n - 1)
     else
-      self:add_user(content_text(update.content))
+      self:add_user(content_text(update.content), nil, id)
     end
   elseif kind == "tool_call" or kind == "tool_call_update" then
     self:_tool(update)
+  elseif kind == "compaction_update" then
+    self:_compaction(update)
   elseif kind == "plan" then
     if self.plan and self.blocks[self.plan] then
       self.blocks[self.plan].entries = update.entries or {}

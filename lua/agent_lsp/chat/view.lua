@@ -29,7 +29,7 @@ end
 local function map_common(buf)
   local keys = config.options.keymaps
   vim.keymap.set("n", keys.cancel, function()
-    require("agent_lsp.session").cancel()
+    require("agent_lsp.turns").cancel()
   end, { buffer = buf, desc = "Cancel the agent's turn" })
   vim.keymap.set("n", keys.close, M.close, { buffer = buf, desc = "Close the agent chat" })
 end
@@ -71,10 +71,8 @@ function M.prompt_buf()
   vim.bo[buf].completefunc = "v:lua.require'agent_lsp.chat.complete'.complete"
   local keys = config.options.keymaps
   vim.keymap.set("n", keys.submit, M.submit, { buffer = buf, desc = "Send the prompt to the agent" })
-  vim.keymap.set("i", keys.submit_insert, function()
-    vim.cmd.stopinsert()
-    M.submit()
-  end, { buffer = buf, desc = "Send the prompt to the agent" })
+  -- Sent from insert mode, the prompt stays in insert mode, empty, for the next message.
+  vim.keymap.set("i", keys.submit_insert, M.submit, { buffer = buf, desc = "Send the prompt to the agent" })
   state.prompt_buf = buf
   return buf
 end
@@ -90,14 +88,43 @@ local function window_of(buf)
   return nil
 end
 
----Fold text for a thought or a subagent's steps: one line saying how long the folded part is.
+---@param line string
+---@return boolean
+local function nested(line)
+  return vim.startswith(line, render.STEP_PREFIX) or vim.startswith(line, render.DETAIL_PREFIX)
+end
+
+---The transcript's folds: a thought's lines; a tool call's (or a compaction's) line with its steps and details
+---under it, so a closed fold is that one line.
+---@return string|integer
+function M.foldexpr()
+  local line = vim.fn.getline(vim.v.lnum)
+  if vim.startswith(line, render.THOUGHT_PREFIX) or nested(line) then
+    return 1
+  end
+  return nested(vim.fn.getline(vim.v.lnum + 1)) and ">1" or 0
+end
+
+---Fold text: a tool call's line and how much opens under it, or a thought's first line.
 ---@return string
 function M.foldtext()
   local count = vim.v.foldend - vim.v.foldstart + 1
   local line = vim.fn.getline(vim.v.foldstart)
-  if vim.startswith(line, render.STEP_PREFIX) then
-    local last = vim.fn.getline(vim.v.foldend):sub(#render.STEP_PREFIX + 1)
-    return ("%s%d step%s, the last: %s (zo to open)"):format(render.STEP_PREFIX, count, count == 1 and "" or "s", last)
+  if not vim.startswith(line, render.THOUGHT_PREFIX) then
+    local steps, details = 0, 0
+    for lnum = vim.v.foldstart + 1, vim.v.foldend do
+      local l = vim.fn.getline(lnum)
+      steps = steps + (vim.startswith(l, render.STEP_PREFIX) and 1 or 0)
+      details = details + (vim.startswith(l, render.DETAIL_PREFIX) and 1 or 0)
+    end
+    local what = {}
+    if steps > 0 then
+      what[#what + 1] = ("%d step%s"):format(steps, steps == 1 and "" or "s")
+    end
+    if details > 0 then
+      what[#what + 1] = ("%d line%s"):format(details, details == 1 and "" or "s")
+    end
+    return ("%s ▸ %s (zo to open)"):format(line, table.concat(what, ", "))
   end
   local first = line:gsub("^" .. vim.pesc(render.THOUGHT_PREFIX), "")
   return ("%s💭 %s (%d line%s, zo to open)"):format(render.THOUGHT_PREFIX, first, count, count == 1 and "" or "s")
@@ -108,7 +135,7 @@ local function style_transcript(win)
   local wo = vim.wo[win]
   wo.wrap, wo.linebreak, wo.number, wo.relativenumber, wo.signcolumn = true, true, false, false, "no"
   wo.foldmethod = "expr"
-  wo.foldexpr = ("getline(v:lnum)=~'^\\(%s\\|%s\\)'?1:0"):format(render.THOUGHT_PREFIX, render.STEP_PREFIX)
+  wo.foldexpr = "v:lua.require'agent_lsp.chat.view'.foldexpr()"
   wo.foldtext = "v:lua.require'agent_lsp.chat.view'.foldtext()"
   wo.foldlevel, wo.foldminlines, wo.foldenable = 0, 0, true
   wo.conceallevel = 2
@@ -194,7 +221,7 @@ function M.submit()
     return
   end
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
-  require("agent_lsp.session").prompt(text)
+  require("agent_lsp.turns").prompt(text)
 end
 
 return M

@@ -96,6 +96,12 @@ def build(name: str) -> MCPServer:
         answer = await ctx.elicit(question, Proceed)
         return f"{answer.action}: {answer.data.proceed}" if answer.action == "accept" else answer.action
 
+    @server.tool(description="The elicitation capability the client declared (JSON, or 'none').")
+    def elicitation_modes(ctx: Context) -> str:
+        caps = ctx.session.client_capabilities
+        declared = caps.elicitation if caps is not None else None
+        return "none" if declared is None else declared.model_dump_json(exclude_none=True)
+
     @server.tool(name="a.very-long:tool name " + "x" * 80, description="A name that needs sanitising.")
     def long_name() -> str:
         return "long"

@@ -5,13 +5,14 @@ import { test } from "node:test";
 import { changedFiles, openChange } from "../changedFiles";
 import { ProposalStore, pathOfProposalUri } from "../diffReview";
 import * as S from "../state";
+import * as T from "../transcript";
 import { renderChanges } from "../webview/render";
 import { FakeHost } from "./fakes";
 
 function turn(): S.ChatState {
   let state = S.addUserPrompt(S.emptyState(), "old turn");
   const edit = (id: string, path: string, oldText: string | null, newText: string, status: "completed" | "failed" = "completed") => {
-    state = S.applyUpdate(state, { sessionUpdate: "tool_call", toolCallId: id, title: `Edit ${path}`, kind: "edit", status, content: [{ type: "diff", path, oldText, newText }] });
+    state = T.applyUpdate(state, { sessionUpdate: "tool_call", toolCallId: id, title: `Edit ${path}`, kind: "edit", status, content: [{ type: "diff", path, oldText, newText }] });
   };
   edit("old", "/ws/old.py", "a\n", "b\n");
   state = S.addUserPrompt(state, "tidy");

@@ -11,7 +11,7 @@ function setup(defaults = { cwd: "/ws", approvalMode: "auto_edit" }) {
   const host = new FakeHost();
   const broker = new PermissionBroker();
   const controller = new ChatController(host, broker, () => defaults);
-  controller.review = new DiffReview(host, broker, new ProposalStore());
+  controller.questions.review = new DiffReview(host, broker, new ProposalStore());
   const conn = new FakeConnection().on("agent/newSession", () => description("s1"));
   controller.attach(conn);
   return { host, broker, controller, conn };
@@ -274,7 +274,7 @@ test("a question the server withdraws ($/cancelRequest) leaves the panel and clo
   };
   const answer = controller.onRequestPermission(editPermission(), token);
   const [pending] = controller.state.permissions;
-  await controller.review?.open(pending.requestId);
+  await controller.questions.review?.open(pending.requestId);
   token.isCancellationRequested = true;
   listeners.forEach((l) => l());
   assert.deepEqual(await answer, { outcome: { outcome: "cancelled" } });

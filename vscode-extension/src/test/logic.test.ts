@@ -9,7 +9,8 @@ import { stripConfirmation } from "../edits";
 import { parseWebviewMessage } from "../messages";
 import { PermissionBroker, choices, describe } from "../permissions";
 import { missingServerMessage, resolveExecutable, serverCommand, serverSettings, type SettingReader } from "../settings";
-import { escapeHtml, renderCommandHints, renderItem, renderPermission, usageText } from "../webview/render";
+import { escapeHtml } from "../html";
+import { renderCommandHints, renderItem, renderPermission, usageText } from "../webview/render";
 import { editPermission } from "./fakes";
 
 function reader(values: Record<string, unknown>): SettingReader {
@@ -64,19 +65,24 @@ test("the missing-server message says how to fix it for each way of choosing the
   assert.doesNotMatch(`${command} ${python}`, /pip install agent-lsp/);
 });
 
-test("initializationOptions carry only the server's keys and the workspace trust", () => {
+test("initializationOptions carry only the server's keys and VS Code's trust only when withheld", () => {
   const options = serverSettings(
-    reader({ model: " gemini-2.5-flash ", approvalMode: "yolo", checkpointing: false, pythonPath: "/p" }),
+    reader({ model: " gemini-2.5-flash ", approvalMode: "plan", checkpointing: false, pythonPath: "/p" }),
     false,
   );
   assert.deepEqual(options, {
-    agentLsp: { trustWorkspace: false, model: "gemini-2.5-flash", approvalMode: "yolo", checkpointing: false },
+    agentLsp: { trustWorkspace: false, model: "gemini-2.5-flash", approvalMode: "plan", checkpointing: false },
   });
+  // A trusted window says nothing about trust: the server takes trust only from the user's own rules.
+  assert.deepEqual(serverSettings(reader({}), true), { agentLsp: {} });
+  // A mode wider than default never rides a channel a project can fill: it goes in the new chat's request.
+  for (const wide of ["yolo", "auto_edit"]) {
+    assert.deepEqual(serverSettings(reader({ approvalMode: wide }), true), { agentLsp: {} });
+  }
   // The server judges modes (and names the ones it has), so an unknown one is passed on, not dropped silently.
   assert.deepEqual(serverSettings(reader({ approvalMode: " careful " }), true), {
-    agentLsp: { trustWorkspace: true, approvalMode: "careful" },
+    agentLsp: { approvalMode: "careful" },
   });
-  assert.deepEqual(serverSettings(reader({ approvalMode: "" }), true), { agentLsp: { trustWorkspace: true } });
 });
 
 test("webview messages are checked for shape", () => {
@@ -143,8 +149,10 @@ test("rendering escapes the agent's text and wires buttons by request id", () =>
     md,
   );
   assert.match(tool, /data-path="\/ws\/a\.py" data-line="4"/);
-  assert.match(tool, /a\.py \(1 → 2 lines\)/);
-  assert.match(tool, /Edit &quot;a\.py&quot;/);
+  // One line: state, verb, target and +/−, opening to the diff itself; the server's title once, in the details.
+  assert.match(tool, /<summary class="tool-line"[^>]*>.*<span class="tool-verb">Edit<\/span><span class="tool-target">a\.py<\/span><span class="added">\+2<\/span><span class="removed">−1<\/span><span class="tool-state">done<\/span><\/summary>/);
+  assert.match(tool, /<span class="diff-del">-x<\/span>\n<span class="diff-add">\+y<\/span>\n<span class="diff-add">\+z<\/span>/);
+  assert.equal(tool.match(/Edit &quot;a\.py&quot;/g)?.length, 2, "the full title: the line's tooltip and the details, never a second line");
   const perm = renderPermission({
     requestId: "perm-1",
     toolCallId: "c",

@@ -2,7 +2,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { nextScope, renderAutoApprove } from "../autoApprove";
+import { nextScope } from "../autoApprove";
+import { renderAutoApprove } from "../webview/autoApproveView";
 import { changedFiles } from "../changedFiles";
 import { ChatController } from "../controller";
 import { parseWebviewMessage } from "../messages";

@@ -81,6 +81,17 @@ test("the server's environment: the sign-in replaces every credential variable o
   const base = { PATH: "/bin", GEMINI_API_KEY: "from-shell", OPENAI_BASE_URL: "http://old/v1", GOOGLE_GENAI_USE_VERTEXAI: "true" };
   assert.deepEqual(serverEnvironment(base, undefined), base);
   assert.deepEqual(serverEnvironment(base, { kind: "gemini", apiKey: KEY }), { PATH: "/bin", GEMINI_API_KEY: KEY });
+  // Where to reach the provider is not a credential: a company gateway, the Vertex project and location stay.
+  const gateway = {
+    PATH: "/bin",
+    GOOGLE_API_KEY: "old",
+    GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:8080",
+    GOOGLE_VERTEX_BASE_URL: "http://127.0.0.1:8081",
+    GOOGLE_CLOUD_PROJECT: "p",
+    GOOGLE_CLOUD_LOCATION: "europe-west4",
+  };
+  const { GOOGLE_API_KEY: _old, ...kept } = gateway;
+  assert.deepEqual(serverEnvironment(gateway, { kind: "gemini", apiKey: KEY }), { ...kept, GEMINI_API_KEY: KEY });
   assert.deepEqual(serverEnvironment(base, { kind: "openai", baseUrl: "http://h/v1", model: "m", apiKey: "k" }), {
     PATH: "/bin",
     OPENAI_BASE_URL: "http://h/v1",
@@ -104,4 +115,9 @@ test("the check runs the server's own login command, the key on stdin and never 
   const hosted = loginCheck(["lsp"], { kind: "openai", baseUrl: "http://h/v1", model: "m", apiKey: KEY });
   assert.ok(hosted && !hosted.args.join(" ").includes(KEY) && hosted.input === `${KEY}\n`);
   assert.equal(loginCheck(["serve"], { kind: "gemini", apiKey: KEY }), undefined);
+  // Behind a gateway the key is checked against the gateway it will be used with.
+  assert.deepEqual(loginCheck(["lsp"], { kind: "gemini", apiKey: KEY }, { GOOGLE_GEMINI_BASE_URL: "http://gw:1" }), {
+    args: ["login", "--check-only", "--gemini", "--base-url", "http://gw:1"],
+    input: `${KEY}\n`,
+  });
 });

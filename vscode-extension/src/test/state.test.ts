@@ -3,14 +3,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as S from "../state";
+import * as T from "../transcript";
 
 const text = (t: string) => ({ type: "text" as const, text: t });
 
 test("thoughts are titled by their subject and later chunks continue them", () => {
   let s = S.emptyState();
-  s = S.applyUpdate(s, { sessionUpdate: "agent_thought_chunk", content: text("**Planning**\n\nfirst ") });
-  s = S.applyUpdate(s, { sessionUpdate: "agent_thought_chunk", content: text("then more") });
-  s = S.applyUpdate(s, { sessionUpdate: "agent_thought_chunk", content: text("**Checking** tests") });
+  s = T.applyUpdate(s, { sessionUpdate: "agent_thought_chunk", content: text("**Planning**\n\nfirst ") });
+  s = T.applyUpdate(s, { sessionUpdate: "agent_thought_chunk", content: text("then more") });
+  s = T.applyUpdate(s, { sessionUpdate: "agent_thought_chunk", content: text("**Checking** tests") });
   assert.deepEqual(
     s.items.map((i) => (i.kind === "thought" ? [i.subject, i.text] : [])),
     [
@@ -18,12 +19,12 @@ test("thoughts are titled by their subject and later chunks continue them", () =
       ["Checking", "tests"],
     ],
   );
-  assert.deepEqual(S.splitThought("no subject"), { subject: "", body: "no subject" });
+  assert.deepEqual(T.splitThought("no subject"), { subject: "", body: "no subject" });
 });
 
 test("a tool call and its updates make one card; live output replaces content", () => {
   let s = S.emptyState();
-  s = S.applyUpdate(s, {
+  s = T.applyUpdate(s, {
     sessionUpdate: "tool_call",
     toolCallId: "c1",
     title: "Run ls",
@@ -31,14 +32,14 @@ test("a tool call and its updates make one card; live output replaces content", 
     status: "pending",
     locations: [{ path: "/ws/a.py", line: 3 }],
   });
-  s = S.applyUpdate(s, {
+  s = T.applyUpdate(s, {
     sessionUpdate: "tool_call_update",
     toolCallId: "c1",
     status: "in_progress",
     content: [{ type: "content", content: text("```\na\n```") }],
   });
   assert.equal(S.progressText(S.setBusy(s, true)), "Run ls");
-  s = S.applyUpdate(s, { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed" });
+  s = T.applyUpdate(s, { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed" });
   assert.equal(s.items.length, 1);
   const card = s.items[0];
   assert.ok(card.kind === "tool");
@@ -49,20 +50,20 @@ test("a tool call and its updates make one card; live output replaces content", 
 });
 
 test("an update for an unseen tool call still shows a card", () => {
-  const s = S.applyUpdate(S.emptyState(), { sessionUpdate: "tool_call_update", toolCallId: "late", status: "failed" });
+  const s = T.applyUpdate(S.emptyState(), { sessionUpdate: "tool_call_update", toolCallId: "late", status: "failed" });
   assert.equal(s.items[0].kind, "tool");
 });
 
 test("plan, usage, title, mode and notices", () => {
   let s = S.emptyState();
-  s = S.applyUpdate(s, {
+  s = T.applyUpdate(s, {
     sessionUpdate: "plan",
     entries: [{ content: "Fix it", priority: "medium", status: "in_progress" }],
   });
-  s = S.applyUpdate(s, { sessionUpdate: "usage_update", used: 500, size: 1000 });
-  s = S.applyUpdate(s, { sessionUpdate: "session_info_update", title: "Fix the bug" });
-  s = S.applyUpdate(s, { sessionUpdate: "current_mode_update", currentModeId: "plan" });
-  s = S.applyUpdate(s, { sessionUpdate: "notice", severity: "warning", title: "Loop detected" });
+  s = T.applyUpdate(s, { sessionUpdate: "usage_update", used: 500, size: 1000 });
+  s = T.applyUpdate(s, { sessionUpdate: "session_info_update", title: "Fix the bug" });
+  s = T.applyUpdate(s, { sessionUpdate: "current_mode_update", currentModeId: "plan" });
+  s = T.applyUpdate(s, { sessionUpdate: "notice", severity: "warning", title: "Loop detected" });
   assert.equal(s.plan[0].status, "in_progress");
   assert.deepEqual(s.usage, { used: 500, size: 1000 });
   assert.equal(s.title, "Fix the bug");
@@ -74,15 +75,15 @@ test("plan, usage, title, mode and notices", () => {
 
 test("every change bumps the revision; unknown updates change nothing", () => {
   const s0 = S.emptyState();
-  const s1 = S.applyUpdate(s0, { sessionUpdate: "agent_message_chunk", content: text("x") });
+  const s1 = T.applyUpdate(s0, { sessionUpdate: "agent_message_chunk", content: text("x") });
   assert.equal(s1.revision, s0.revision + 1);
-  const unknown = S.applyUpdate(s1, { sessionUpdate: "something_new" } as never);
+  const unknown = T.applyUpdate(s1, { sessionUpdate: "something_new" } as never);
   assert.equal(unknown, s1);
 });
 
 test("user prompt and agent text do not merge; a new session clears the transcript", () => {
   let s = S.addUserPrompt(S.emptyState(), "hi");
-  s = S.applyUpdate(s, { sessionUpdate: "agent_message_chunk", content: text("hello") });
+  s = T.applyUpdate(s, { sessionUpdate: "agent_message_chunk", content: text("hello") });
   assert.deepEqual(
     s.items.map((i) => i.kind),
     ["user", "agent"],
@@ -107,7 +108,7 @@ test("config_option_update: the model select becomes the picker's models, the mo
     commands: [],
   });
   const modes = s.modes;
-  s = S.applyUpdate(s, {
+  s = T.applyUpdate(s, {
     sessionUpdate: "config_option_update",
     configOptions: [
       {
@@ -134,7 +135,7 @@ test("config_option_update: the model select becomes the picker's models, the mo
   assert.equal(S.sessionSummary(s), "Mode: Plan · Model: coder");
 
   // Grouped choices are flattened; items that are not a choice are left out.
-  s = S.applyUpdate(s, {
+  s = T.applyUpdate(s, {
     sessionUpdate: "config_option_update",
     configOptions: [
       {
@@ -176,10 +177,10 @@ test("a malformed config_option_update changes nothing and throws nothing", () =
     [{ id: "thought_level", currentValue: "high", options: [{ value: "high", name: "High" }] }],
   ];
   for (const configOptions of bad) {
-    const after = S.applyUpdate(s, { sessionUpdate: "config_option_update", configOptions } as never);
+    const after = T.applyUpdate(s, { sessionUpdate: "config_option_update", configOptions } as never);
     assert.equal(after, s, `after ${JSON.stringify(configOptions)}`);
   }
-  assert.equal(S.applyUpdate(s, { sessionUpdate: "config_option_update" } as never), s, "no configOptions at all");
+  assert.equal(T.applyUpdate(s, { sessionUpdate: "config_option_update" } as never), s, "no configOptions at all");
 });
 
 test("the session's promptCapabilities say whether the model reads images", () => {

@@ -1,48 +1,21 @@
-// The chat webview page: draws state snapshots from the extension and posts the user's actions back.
+// The chat webview page: draws state snapshots from the extension and posts the user's actions back. New chat,
+// History and MCP live in the view's title bar (package.json, view/title); the composer holds everything else.
 
-import hljs from "highlight.js/lib/core";
-import bash from "highlight.js/lib/languages/bash";
-import c from "highlight.js/lib/languages/c";
-import cpp from "highlight.js/lib/languages/cpp";
-import css from "highlight.js/lib/languages/css";
-import diff from "highlight.js/lib/languages/diff";
-import go from "highlight.js/lib/languages/go";
-import java from "highlight.js/lib/languages/java";
-import javascript from "highlight.js/lib/languages/javascript";
-import json from "highlight.js/lib/languages/json";
-import markdown from "highlight.js/lib/languages/markdown";
-import python from "highlight.js/lib/languages/python";
-import rust from "highlight.js/lib/languages/rust";
-import shell from "highlight.js/lib/languages/shell";
-import sql from "highlight.js/lib/languages/sql";
-import typescript from "highlight.js/lib/languages/typescript";
-import xml from "highlight.js/lib/languages/xml";
-import yaml from "highlight.js/lib/languages/yaml";
-import MarkdownIt from "markdown-it";
 import type { Attachment } from "../composer";
-import { imageAttachment, imageProblem, imagesRefused } from "../images";
-import type { MentionCandidate } from "../mentions";
 import type { ElicitResult } from "../elicitation";
+import { escapeHtml } from "../html";
 import type { FromWebview, ToWebview } from "../messages";
-import { isAutoKind, isAutoScope, renderAutoApprove } from "../autoApprove";
+import { isAutoKind, isAutoScope } from "../autoApprove";
 import { changedFiles, lastUserId } from "../changedFiles";
-import { bindForms, drawForms } from "./mcpForm";
 import type { ChatState } from "../state";
-import { keepStepsOpen } from "./subagent";
+import { autoSummary, renderAutoApprove } from "./autoApproveView";
+import { Composer } from "./composerView";
+import { md } from "./markdown";
+import { bindForms, drawForms } from "./mcpForm";
 import { installMessageActions } from "./messageActions";
-import {
-  escapeHtml,
-  renderChips,
-  renderChanges,
-  renderCommandHints,
-  renderItem,
-  renderMentionPicker,
-  renderPermission,
-  renderPlan,
-  renderQueue,
-  serverBanner,
-  usageText,
-} from "./render";
+import { renderChanges, renderItem, renderPermission, renderPlan, renderQueue, serverBanner, usageText } from "./render";
+import { keepStepsOpen } from "./subagent";
+import { codicon } from "./toolLine";
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -59,43 +32,11 @@ interface Saved {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
-const languages = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
-for (const [name, lang] of Object.entries(languages)) {
-  hljs.registerLanguage(name, lang);
-}
-hljs.registerAliases(["sh", "zsh", "console"], { languageName: "bash" });
-hljs.registerAliases(["py"], { languageName: "python" });
-hljs.registerAliases(["js", "jsx"], { languageName: "javascript" });
-hljs.registerAliases(["ts", "tsx"], { languageName: "typescript" });
-hljs.registerAliases(["html", "svg"], { languageName: "xml" });
-hljs.registerAliases(["yml"], { languageName: "yaml" });
-
-const markdownIt: MarkdownIt = new MarkdownIt({
-  html: false, // the model's text never becomes markup
-  linkify: false,
-  breaks: false,
-  highlight(code: string, lang: string): string {
-    if (lang && hljs.getLanguage(lang)) {
-      const html = hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
-      return `<pre class="hljs"><code class="language-${escapeHtml(lang)}">${html}</code></pre>`;
-    }
-    return `<pre class="hljs"><code>${escapeHtml(code)}</code></pre>`;
-  },
-});
-const md = (text: string): string => markdownIt.render(text);
-
 const vscode = acquireVsCodeApi();
 const saved: Saved = vscode.getState() ?? { draft: "", scrollTop: 0, atBottom: true };
 
 const app = document.getElementById("app") as HTMLElement;
 app.innerHTML = `
-<header class="toolbar">
-  <button data-action="newChat" title="Start a new chat">+ New chat</button>
-  <select id="sessions" title="Resume a saved chat" aria-label="Sessions"><option value="">History…</option></select>
-  <select id="mode" title="Approval mode" aria-label="Approval mode"></select>
-  <select id="model" title="Model" aria-label="Model"></select>
-</header>
-<div id="auto-approve"></div>
 <div id="banner"></div>
 <div id="title" class="title"></div>
 <div id="transcript" class="transcript" tabindex="0" aria-live="polite"></div>
@@ -106,272 +47,87 @@ app.innerHTML = `
 <div id="forms"></div>
 <div id="queue"></div>
 <footer>
-  <div id="progress" class="progress" hidden><span class="spinner" aria-hidden="true"></span><span id="progress-text"></span>
-    <button id="stop" data-action="cancel" title="Stop the agent">Stop</button></div>
+  <div id="progress" class="progress" hidden>${codicon("loading codicon-modifier-spin")}<span id="progress-text"></span></div>
   <div id="hints"></div>
   <ul id="picker" class="picker" role="listbox" aria-label="Context to attach" hidden></ul>
   <div id="composer-note" class="composer-note" role="alert" hidden></div>
-  <div id="chips" class="chips" aria-label="Attached context"></div>
-  <div class="composer">
-    <button id="mention" class="secondary" title="Attach context: files, folders, symbols, problems, selection, terminal, URL (type @)" aria-label="Attach context">@</button>
-    <textarea id="input" rows="3" placeholder="Ask the agent… (@ attaches context, Enter sends, Shift+Enter for a new line)" aria-label="Prompt" aria-autocomplete="list" aria-controls="picker" aria-expanded="false"></textarea>
-    <div class="composer-buttons">
-      <button id="send" title="Send (Enter)">Send</button>
-      <button id="send-now" class="secondary" title="Stop the running turn and send this now (Ctrl+Enter)" hidden>Send now</button>
+  <div id="auto-popup" class="auto-popup" hidden></div>
+  <div id="composer" class="composer">
+    <div id="chips" class="chips" aria-label="Attached context" hidden></div>
+    <textarea id="input" rows="2" placeholder="Ask the agent (@ adds context)" aria-label="Prompt (Enter sends, Shift+Enter a new line, @ adds context)" aria-autocomplete="list" aria-controls="picker" aria-expanded="false"></textarea>
+    <div class="composer-bar">
+      <button id="mention" class="icon" title="Add context: files, folders, symbols, problems, selection, terminal, URL (@)" aria-label="Add context">${codicon("mention")}</button>
+      <button id="attach-image" class="icon" title="Attach an image (or paste or drop one)" aria-label="Attach an image">${codicon("file-media")}</button>
+      <input id="image-file" type="file" accept="image/png,image/jpeg,image/gif,image/webp" multiple hidden>
+      <span class="pickers">
+        <label class="picker-field" title="Approval mode: what runs without asking"><span class="picker-label">Mode</span><select id="mode" aria-label="Approval mode"></select></label>
+        <label class="picker-field" title="Model"><span class="picker-label">Model</span><select id="model" aria-label="Model"></select></label>
+      </span>
+      <span class="spacer"></span>
+      <button id="send-now" class="icon" title="Send now: into the running turn (Ctrl+Enter)" aria-label="Send now" hidden>${codicon("debug-step-into")}</button>
+      <button id="stop" class="icon primary" data-action="cancel" title="Stop the agent (Ctrl+Shift+Escape)" aria-label="Stop" hidden>${codicon("debug-stop")}</button>
+      <button id="send" class="icon primary" title="Send (Enter)" aria-label="Send">${codicon("send")}</button>
     </div>
   </div>
-  <div id="usage" class="usage"></div>
+  <div class="under-composer">
+    <button id="auto-toggle" class="link-button" aria-expanded="false" aria-controls="auto-popup">${codicon("shield")}<span id="auto-summary">Auto-approve: off</span></button>
+    <span id="usage" class="usage"></span>
+  </div>
 </footer>`;
 
 const el = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const transcript = el<HTMLDivElement>("transcript");
-const input = el<HTMLTextAreaElement>("input");
-const sessions = el<HTMLSelectElement>("sessions");
 const modeSelect = el<HTMLSelectElement>("mode");
 const modelSelect = el<HTMLSelectElement>("model");
 let state: ChatState | undefined;
 const rendered = new Map<string, { sig: string; node: HTMLElement }>();
 
-input.value = saved.draft;
-/** The composer's chips: attached context that goes with the next message. */
-let attachments: Attachment[] = saved.attachments ?? [];
-function showChips(): void {
-  el("chips").innerHTML = renderChips(attachments, true);
-}
-showChips();
-function showHints(): void {
-  el("hints").innerHTML = renderCommandHints(input.value, state?.commands ?? []);
-}
 function save(): void {
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
-  vscode.setState({ draft: input.value, attachments, scrollTop: transcript.scrollTop, atBottom, composerSeq: saved.composerSeq });
+  const { value } = composer.input;
+  vscode.setState({ draft: value, attachments: composer.attachments, scrollTop: transcript.scrollTop, atBottom, composerSeq: saved.composerSeq });
 }
+const composer = new Composer({ post: (m) => vscode.postMessage(m), state: () => state, save }, saved.draft, saved.attachments ?? []);
 
 const drawRewind = installMessageActions(
   (message) => vscode.postMessage(message),
   el("rewind"),
   (text, seq, ifEmpty) => {
     saved.composerSeq = seq;
-    if (ifEmpty && (input.value.trim() !== "" || attachments.length > 0)) {
+    if (ifEmpty && !composer.isEmpty()) {
       save();
       return; // a rewind keeps the user's draft
     }
-    input.value = text;
-    input.focus();
-    input.setSelectionRange(text.length, text.length);
-    save();
-    showHints();
+    composer.setText(text);
   },
   saved.composerSeq ?? 0,
 );
 
-/** A short message above the box (a refused image, a model without image input); empty hides it. */
-function note(text: string): void {
-  const box = el("composer-note");
-  box.textContent = text;
-  box.hidden = text === "";
-}
-
-// --- images: pasted or dropped files become chips with a thumbnail --------------------------------------
-function addImages(files: File[]): void {
-  for (const file of files) {
-    const problem = imageProblem(file.name, file.type, file.size);
-    if (problem !== undefined) {
-      note(problem);
-      continue;
-    }
-    const reader = new FileReader();
-    reader.onload = () => {
-      const data = String(reader.result).replace(/^data:[^,]*,/, "");
-      attachments = [...attachments, imageAttachment(file.name, file.type, data, file.size)];
-      showChips();
-      save();
-    };
-    reader.readAsDataURL(file);
-  }
-}
-input.addEventListener("paste", (event) => {
-  const files = Array.from(event.clipboardData?.files ?? []);
-  if (files.length > 0) {
-    event.preventDefault(); // an image, not its name as text
-    addImages(files);
-  }
-});
-const composer = document.querySelector(".composer") as HTMLElement;
-composer.addEventListener("dragover", (event) => {
-  if (event.dataTransfer?.types.includes("Files")) {
-    event.preventDefault();
-    composer.classList.add("dropping");
-  }
-});
-composer.addEventListener("dragleave", () => composer.classList.remove("dropping"));
-composer.addEventListener("drop", (event) => {
-  composer.classList.remove("dropping");
-  const files = Array.from(event.dataTransfer?.files ?? []);
-  if (files.length > 0) {
-    event.preventDefault();
-    addImages(files);
-  }
-});
-
-/** Enter: sends the draft, or queues it while a turn runs; `now` (Ctrl+Enter, "Send now") stops the turn first. */
-function send(now = false): void {
-  const text = input.value.trim();
-  if ((!text && attachments.length === 0) || state?.serverStatus !== "running") {
-    return;
-  }
-  if (attachments.some((a) => a.kind === "image") && state.imageInput === false) {
-    note(imagesRefused(state.currentModel));
-    return;
-  }
-  note("");
-  vscode.postMessage(now && state.busy ? { type: "sendNow", text, attachments } : { type: "send", text, attachments });
-  input.value = "";
-  attachments = [];
-  showChips();
-  save();
-  showHints();
-}
-
-// --- the @ picker: typing @word asks the extension for rows; picking one turns it into a chip -------------
-const picker = el<HTMLUListElement>("picker");
-let mention: { start: number; query: string; seq: number; items: MentionCandidate[]; active: number; searching: boolean } | undefined;
-let mentionSeq = 0;
-let mentionTimer: ReturnType<typeof setTimeout> | undefined;
-
-/** The "@query" the cursor stands at the end of, if any. */
-function mentionAtCursor(): { start: number; query: string } | undefined {
-  const before = input.value.slice(0, input.selectionStart ?? input.value.length);
-  const match = /(^|\s)@([^\s@]*)$/.exec(before);
-  return match ? { start: before.length - match[2].length - 1, query: match[2] } : undefined;
-}
-
-function drawPicker(): void {
-  if (mention === undefined) {
-    picker.hidden = true;
-    input.setAttribute("aria-expanded", "false");
-    input.removeAttribute("aria-activedescendant");
-    return;
-  }
-  picker.innerHTML = renderMentionPicker(mention.items, mention.active, mention.searching);
-  picker.hidden = false;
-  input.setAttribute("aria-expanded", "true");
-  if (mention.items.length > 0) {
-    input.setAttribute("aria-activedescendant", `mention-${mention.active}`);
-    picker.querySelector(".mention.active")?.scrollIntoView({ block: "nearest" });
-  }
-}
-
-function updatePicker(): void {
-  const at = mentionAtCursor();
-  if (at === undefined) {
-    mention = undefined;
-    drawPicker();
-    return;
-  }
-  mentionSeq += 1;
-  mention = { ...at, seq: mentionSeq, items: mention?.items ?? [], active: 0, searching: true };
-  drawPicker();
-  const seq = mentionSeq;
-  clearTimeout(mentionTimer);
-  mentionTimer = setTimeout(() => vscode.postMessage({ type: "mentionQuery", query: at.query, seq }), 80);
-}
-
-function pickMention(index: number): void {
-  const current = mention;
-  const candidate = current?.items[index];
-  if (current === undefined || candidate === undefined) {
-    return;
-  }
-  const end = input.selectionStart ?? input.value.length;
-  if (candidate.insert !== undefined) {
-    // A resource template: its fixed part goes in the box and the picker asks again as the rest is typed.
-    input.setRangeText(`@${candidate.insert}`, current.start, end, "end");
-    updatePicker();
-    return;
-  }
-  // The "@query" text goes; the chip stands for it.
-  input.value = input.value.slice(0, current.start) + input.value.slice(end);
-  input.setSelectionRange(current.start, current.start);
-  mention = undefined;
-  drawPicker();
-  save();
-  vscode.postMessage({ type: "mentionPick", candidate });
-  input.focus();
-}
-
-picker.addEventListener("mousedown", (event) => {
-  const row = (event.target as HTMLElement).closest<HTMLElement>("[data-mention]");
-  if (row !== null) {
-    event.preventDefault(); // keep the focus in the box
-    pickMention(Number(row.dataset.mention));
-  }
-});
-el("mention").addEventListener("click", () => {
-  const at = input.selectionStart ?? input.value.length;
-  const before = input.value.slice(0, at);
-  const insert = before === "" || /\s$/.test(before) ? "@" : " @";
-  input.setRangeText(insert, at, input.selectionEnd ?? at, "end");
-  input.focus();
-  updatePicker();
-});
-input.addEventListener("blur", () => {
-  setTimeout(() => {
-    if (document.activeElement !== input) {
-      mention = undefined;
-      drawPicker();
-    }
-  }, 150);
-});
-
-input.addEventListener("input", () => {
-  save();
-  showHints();
-  updatePicker();
-});
-input.addEventListener("keydown", (event) => {
-  if (mention !== undefined && !event.isComposing) {
-    const count = mention.items.length;
-    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      if (count > 0) {
-        event.preventDefault();
-        mention.active = (mention.active + (event.key === "ArrowDown" ? 1 : count - 1)) % count;
-        drawPicker();
-      }
-      return;
-    }
-    if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey && count > 0) {
-      event.preventDefault();
-      pickMention(mention.active);
-      return;
-    }
-    if (event.key === "Escape") {
-      event.preventDefault();
-      mention = undefined;
-      drawPicker();
-      return;
-    }
-  }
-  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
-    event.preventDefault();
-    send(event.ctrlKey || event.metaKey);
-  }
-});
-el("send").addEventListener("click", () => send());
 bindForms(el("forms"), (requestId, action, content) =>
   vscode.postMessage({ type: "elicit", requestId, result: { action, content } as ElicitResult }),
 );
-el("send-now").addEventListener("click", () => send(true));
 transcript.addEventListener("scroll", save);
-sessions.addEventListener("focus", () => vscode.postMessage({ type: "listSessions" }));
-sessions.addEventListener("mousedown", () => vscode.postMessage({ type: "listSessions" }));
-sessions.addEventListener("change", () => {
-  if (sessions.value) {
-    vscode.postMessage({ type: "loadSession", sessionId: sessions.value });
-  }
-});
 modeSelect.addEventListener("change", () => vscode.postMessage({ type: "setMode", modeId: modeSelect.value }));
 modelSelect.addEventListener("change", () => vscode.postMessage({ type: "setModel", modelId: modelSelect.value }));
+
+// The auto-approve control opens its switches; Escape or a click elsewhere closes them.
+const autoToggle = el<HTMLButtonElement>("auto-toggle");
+const autoPopup = el("auto-popup");
+function showAuto(open: boolean): void {
+  autoPopup.hidden = !open;
+  autoToggle.setAttribute("aria-expanded", String(open));
+}
+autoToggle.addEventListener("click", () => showAuto(autoPopup.hidden));
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && !autoPopup.hidden) {
+    showAuto(false);
+    autoToggle.focus();
+  }
+});
+document.addEventListener("mousedown", (event) => {
+  const target = event.target as HTMLElement;
+  if (!autoPopup.hidden && !autoPopup.contains(target) && !autoToggle.contains(target)) showAuto(false);
+});
 
 // The auto-approve switches and the changed files' Keep all / Revert all (autoApprove.ts, panelActions.ts).
 document.addEventListener("click", (event) => {
@@ -384,10 +140,11 @@ document.addEventListener("click", (event) => {
   }
 });
 
+const CLICKS =
+  "[data-action],[data-option],[data-review],[data-path],[data-command],[data-change],[data-chip-remove],[data-queue-edit],[data-queue-now],[data-queue-remove],[data-copy],[data-retry]";
+
 document.addEventListener("click", (event) => {
-  const target = (event.target as HTMLElement).closest<HTMLElement>(
-    "[data-action],[data-option],[data-review],[data-path],[data-command],[data-change],[data-chip-remove],[data-queue-edit],[data-queue-now],[data-queue-remove],[data-copy],[data-retry]",
-  );
+  const target = (event.target as HTMLElement).closest<HTMLElement>(CLICKS);
   if (target === null) {
     return;
   }
@@ -401,32 +158,21 @@ document.addEventListener("click", (event) => {
   } else if (retry !== undefined) {
     vscode.postMessage({ type: "retry", itemId: retry });
   } else if (chipRemove !== undefined) {
-    attachments = attachments.filter((a) => a.id !== chipRemove);
-    note("");
-    showChips();
-    save();
-    input.focus();
+    composer.removeChip(chipRemove);
   } else if (queueEdit !== undefined) {
     // Back into the box to edit: it leaves the queue, and Enter queues (or sends) it again.
     const item = state?.queue.find((q) => q.id === queueEdit);
     if (item !== undefined) {
-      input.value = item.draft.text;
-      attachments = item.draft.attachments;
-      showChips();
-      save();
+      composer.setText(item.draft.text, item.draft.attachments);
       vscode.postMessage({ type: "queueRemove", id: queueEdit });
-      input.focus();
     }
   } else if (queueNow !== undefined) {
     vscode.postMessage({ type: "sendNow", id: queueNow });
   } else if (queueRemove !== undefined) {
     vscode.postMessage({ type: "queueRemove", id: queueRemove });
   } else if (command !== undefined) {
-    input.value = `/${command} `;
-    input.focus();
-    save();
-    showHints();
-  } else if (action === "newChat" || action === "cancel" || action === "restartServer") {
+    composer.setText(`/${command} `);
+  } else if (action === "cancel" || action === "restartServer") {
     vscode.postMessage({ type: action });
   } else if (option !== undefined && request !== undefined) {
     vscode.postMessage({ type: "permission", requestId: request, optionId: option });
@@ -436,15 +182,6 @@ document.addEventListener("click", (event) => {
     vscode.postMessage({ type: "openLocation", path, line: line !== undefined ? Number(line) : undefined });
   }
 });
-
-/** A saved chat in the History list: its title, else when it was last used (never a bare id). */
-function sessionLabel(s: { title?: string | null; updatedAt?: string | null }): string {
-  if (s.title) {
-    return s.title;
-  }
-  const when = s.updatedAt ? s.updatedAt.slice(0, 16).replace("T", " ") : "";
-  return when ? `Untitled chat, ${when}` : "Untitled chat";
-}
 
 function fillSelect(select: HTMLSelectElement, options: { value: string; label: string; title?: string }[], current?: string): void {
   const sig = JSON.stringify([options, current]);
@@ -467,30 +204,13 @@ function relativeTo(next: ChatState): (path: string) => string {
   return (p) => (cwd && p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p);
 }
 
-function draw(next: ChatState): void {
-  const stick = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
-  state = next;
-  el("banner").innerHTML = serverBanner(next);
-  el("title").textContent = next.title ?? "";
-  fillSelect(
-    modeSelect,
-    next.modes.map((m) => ({ value: m.id, label: m.name, title: m.description })),
-    next.currentMode,
-  );
-  fillSelect(
-    modelSelect,
-    next.models.map((m) => ({ value: m.modelId, label: m.name })),
-    next.currentModel,
-  );
-  fillSelect(
-    sessions,
-    [
-      { value: "", label: "History…" },
-      ...next.sessions.map((s) => ({ value: s.sessionId, label: sessionLabel(s), title: s.updatedAt })),
-    ],
-    "",
-  );
+/** The chat's title, only where it adds something: the server titles a chat by its first message, so it is shown
+ * only when that message is not on screen (a chat a code action started, or one compressed before it was loaded). */
+function titleLine(next: ChatState): string {
+  return next.items.some((i) => i.kind === "user") ? "" : (next.title?.trim() ?? "");
+}
 
+function drawItems(next: ChatState): void {
   const seen = new Set<string>();
   let previous: HTMLElement | null = null;
   for (const item of next.items) {
@@ -503,7 +223,7 @@ function draw(next: ChatState): void {
       const node = holder.firstElementChild as HTMLElement;
       node.dataset.id = item.id;
       if (entry !== undefined) {
-        // keep a thought the user opened open while it streams
+        // an item the user opened stays open while it streams
         if (entry.node instanceof HTMLDetailsElement && node instanceof HTMLDetailsElement) {
           node.open = entry.node.open;
         }
@@ -528,29 +248,49 @@ function draw(next: ChatState): void {
   if (next.items.length === 0) {
     transcript.innerHTML =
       next.serverStatus === "running"
-        ? `<div class="empty">Ask the agent about this workspace. It proposes edits for you to review before they land.</div>`
+        ? `<div class="empty">${codicon("comment-discussion")}<p>Ask the agent about this workspace. It proposes edits for you to review before they land.</p><p class="muted">@ adds files, symbols and problems; / lists commands.</p></div>`
         : "";
   } else {
     transcript.querySelector(".empty")?.remove();
   }
+}
 
+/** Send while idle; Stop in its place while a turn runs (Enter then queues; "Send now" goes into the turn). */
+function drawButtons(next: ChatState): void {
+  const busy = next.busy;
+  const send = el<HTMLButtonElement>("send");
+  send.disabled = next.serverStatus !== "running";
+  send.hidden = busy;
+  el("stop").hidden = !busy;
+  el("send-now").hidden = !busy;
+  el("send-now").title = next.steering
+    ? "Send now: the agent reads it at its next step, without stopping (Ctrl+Enter)"
+    : "Send now: stop the running turn and send this (Ctrl+Enter)";
+  composer.input.placeholder = busy ? "Queue a message (Enter), or send it now (Ctrl+Enter)" : "Ask the agent (@ adds context)";
+}
+
+function draw(next: ChatState): void {
+  const stick = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
+  state = next;
+  el("banner").innerHTML = serverBanner(next);
+  el("title").textContent = titleLine(next);
+  fillSelect(modeSelect, next.modes.map((m) => ({ value: m.id, label: m.name, title: m.description })), next.currentMode);
+  fillSelect(modelSelect, next.models.map((m) => ({ value: m.modelId, label: m.name })), next.currentModel);
+  drawItems(next);
   el("plan").innerHTML = renderPlan(next.plan);
   const kept = next.changesKept !== undefined && next.changesKept === lastUserId(next);
   el("changes").innerHTML = next.busy || kept ? "" : renderChanges(changedFiles(next), relativeTo(next));
-  el("auto-approve").innerHTML = renderAutoApprove(next.autoApprove);
+  const summary = autoSummary(next.autoApprove);
+  el("auto-summary").textContent = summary.text;
+  autoToggle.title = summary.title;
+  autoPopup.innerHTML = renderAutoApprove(next.autoApprove);
   el("permissions").innerHTML = next.permissions.map(renderPermission).join("");
   drawForms(el("forms"), next.forms ?? []);
-  const progress = el("progress");
-  progress.hidden = !next.busy;
+  el("progress").hidden = !next.busy;
   el("progress-text").textContent = next.progress ?? "Working…";
   el("queue").innerHTML = renderQueue(next);
   drawRewind(next.rewind);
-  const sendButton = el<HTMLButtonElement>("send");
-  sendButton.disabled = next.serverStatus !== "running";
-  // While a turn runs, Send queues the message and "Send now" interrupts the turn for it.
-  sendButton.textContent = next.busy ? "Queue" : "Send";
-  sendButton.title = next.busy ? "Queue this message; it is sent when the turn ends (Enter)" : "Send (Enter)";
-  el("send-now").hidden = !next.busy;
+  drawButtons(next);
   el("usage").textContent = usageText(next);
   el("usage").title = next.usage?.cost
     ? "Estimated from the model's published price per token (cached-token discounts not applied); settings model.prices overrides it."
@@ -561,30 +301,17 @@ function draw(next: ChatState): void {
 }
 
 window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
-  if (event.data?.type === "mentionResults") {
-    if (mention !== undefined && event.data.seq === mention.seq) {
-      mention = { ...mention, items: event.data.items, active: 0, searching: false };
-      drawPicker();
-    }
-    return;
-  }
-  if (event.data?.type === "focusComposer") {
-    input.focus();
-    if (event.data.picker) el("mention").click();
-    return;
-  }
-  if (event.data?.type === "attach") {
-    const added = event.data.attachment;
-    if (!attachments.some((a) => a.kind === added.kind && JSON.stringify(a.block) === JSON.stringify(added.block))) {
-      attachments = [...attachments, added];
-      showChips();
-      save();
-    }
-    return;
-  }
-  if (event.data?.type === "state") {
+  const data = event.data;
+  if (data?.type === "mentionResults") {
+    composer.picker.results(data.seq, data.items);
+  } else if (data?.type === "focusComposer") {
+    composer.input.focus();
+    if (data.picker) composer.picker.start();
+  } else if (data?.type === "attach") {
+    composer.attach(data.attachment);
+  } else if (data?.type === "state") {
     const first = state === undefined;
-    draw(event.data.state);
+    draw(data.state);
     if (first) {
       transcript.scrollTop = saved.atBottom ? transcript.scrollHeight : saved.scrollTop;
     }

@@ -1,7 +1,7 @@
 // The panel's MCP forms (elicitation): drawn once per form (typing is never redrawn away), read on Submit.
 
 import type { FormField, PendingForm } from "../elicitation";
-import { escapeHtml } from "./render";
+import { escapeHtml } from "../html";
 
 const INPUT_TYPES: Record<string, string> = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
 

@@ -1,6 +1,6 @@
 // The MCP view's page, pure: each server's state (why it failed, its log) and what it offers, with Restart.
 
-import { escapeHtml } from "./render";
+import { escapeHtml } from "../html";
 
 /** One server as agent/mcpServers describes it (docs/protocol.md). */
 export interface McpServerInfo {

@@ -1,10 +1,10 @@
 // The page's side of the actions on the user's messages: the action bar (Copy, Rewind, Edit, Fork), the preview of
 // what a rewind restores (a dialog asking to confirm) and the undo of the last rewind.
 
-import type { FileChanges, RewindView } from "../messageActions";
+import type { FileChanges, RewindView } from "../rewindView";
 import { previewSummary } from "../messageActions";
 import type { FromWebview } from "../messages";
-import { escapeHtml } from "./render";
+import { escapeHtml } from "../html";
 
 /** The bar under a user message; every button says what it does to a screen reader. */
 export function userMessageActions(id: string): string {

@@ -1,118 +1,72 @@
 // Pure HTML rendering of the chat state for the webview (markdown is passed in, so this runs in unit tests too).
 
+import { escapeHtml } from "../html";
 import { choices } from "../permissions";
-import type { CommandInfo, DiffContent, PlanEntry, ToolContent } from "../protocol";
+import type { CommandInfo, PlanEntry } from "../protocol";
 import type { ChangedFile } from "../changedFiles";
 import type { Attachment } from "../composer";
 import type { MentionCandidate } from "../mentions";
-import type { ChatItem, ChatState, PendingPermission, ToolItem } from "../state";
-import { renderSubagentBody } from "./subagent";
+import type { ChatItem, ChatState, CompactionItem, PendingPermission } from "../state";
 import { userMessageActions } from "./messageActions";
+import { type Markdown, codicon, renderTool } from "./toolLine";
 
-export type Markdown = (text: string) => string;
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
-
-const STATUS_ICON: Record<string, string> = {
-  pending: "○",
-  in_progress: "◐",
-  completed: "✓",
-  failed: "✗",
-};
-
-const STATUS_LABEL: Record<string, string> = {
-  pending: "pending",
-  in_progress: "running",
-  completed: "done",
-  failed: "failed",
-};
-
-function lineCount(text: string | null): number {
-  if (!text) {
-    return 0;
-  }
-  return text.endsWith("\n") ? text.split("\n").length - 1 : text.split("\n").length;
-}
-
-export function diffSummary(diff: DiffContent): string {
-  const before = lineCount(diff.oldText);
-  const after = lineCount(diff.newText);
-  const what = diff.oldText === null ? "new file" : `${before} → ${after} lines`;
-  return `${diff.path.split(/[\\/]/).pop() ?? diff.path} (${what})`;
-}
-
-function renderContent(content: ToolContent, md: Markdown): string {
-  if (content.type === "diff") {
-    return `<div class="diff-summary" title="${escapeHtml(content.path)}">± ${escapeHtml(diffSummary(content))}</div>`;
-  }
-  return `<div class="tool-output">${md(content.content.text)}</div>`;
-}
-
-function renderTool(item: ToolItem, md: Markdown): string {
-  const locations = item.locations
-    .map((loc) => {
-      const label = `${loc.path.split(/[\\/]/).pop() ?? loc.path}${loc.line !== undefined ? `:${loc.line}` : ""}`;
-      const line = loc.line !== undefined ? ` data-line="${loc.line}"` : "";
-      return `<a href="#" class="location" data-path="${escapeHtml(loc.path)}"${line} title="${escapeHtml(loc.path)}">${escapeHtml(label)}</a>`;
-    })
-    .join(" ");
-  const body =
-    item.subagent !== undefined
-      ? renderSubagentBody(item.subagent, item.content, item.status === "in_progress", {
-          md,
-          escape: escapeHtml,
-          content: (c) => renderContent(c, md),
-        })
-      : item.content.map((c) => renderContent(c, md)).join("");
-  return (
-    `<div class="tool status-${item.status}" data-kind="${escapeHtml(item.toolKind)}">` +
-    `<div class="tool-head"><span class="tool-icon" aria-label="${STATUS_LABEL[item.status] ?? item.status}">` +
-    `${STATUS_ICON[item.status] ?? "•"}</span><span class="tool-title">${escapeHtml(item.title)}</span>` +
-    `<span class="tool-status">${STATUS_LABEL[item.status] ?? escapeHtml(item.status)}</span></div>` +
-    (locations ? `<div class="locations">${locations}</div>` : "") +
-    (body ? `<div class="tool-body">${body}</div>` : "") +
-    `</div>`
-  );
-}
 
 /** Copy and Retry under a response (a user message's bar, with Rewind, Edit and Fork: messageActions.ts). */
 function messageActions(id: string, what: string, retry: boolean): string {
   const item = escapeHtml(id);
   const retryButton = retry
-    ? `<button class="secondary" data-retry="${item}" aria-label="Retry this ${what}" title="Send the message it answered again">Retry</button>`
+    ? `<button class="icon" data-retry="${item}" aria-label="Retry this ${what}" title="Retry: send the message it answered again">${codicon("refresh")}</button>`
     : "";
   return (
     `<div class="msg-actions" role="toolbar" aria-label="${what} actions">` +
-    `<button class="secondary" data-copy="${item}" aria-label="Copy this ${what}" title="Copy as markdown">Copy</button>${retryButton}</div>`
+    `<button class="icon" data-copy="${item}" aria-label="Copy this ${what}" title="Copy as markdown">${codicon("copy")}</button>${retryButton}</div>`
+  );
+}
+
+/** A compression of the conversation: one line (what it saved) that opens to the summary the model now reads. */
+function renderCompaction(item: CompactionItem, md: Markdown): string {
+  const tokens =
+    item.tokensBefore !== undefined && item.tokensAfter !== undefined
+      ? `: ${item.tokensBefore.toLocaleString("en-US")} → ${item.tokensAfter.toLocaleString("en-US")} tokens`
+      : "";
+  const head =
+    item.status === "in_progress"
+      ? `${codicon("loading codicon-modifier-spin")}Compressing the conversation…`
+      : item.status === "failed"
+        ? `${codicon("error")}Compression failed${item.error ? `: ${escapeHtml(item.error)}` : ""}`
+        : `${codicon("fold")}Conversation compressed${tokens}`;
+  const body = item.summary ? md(item.summary) : `<p class="muted">No summary.</p>`;
+  return (
+    `<details class="compaction status-${item.status}"><summary>${head}</summary>` +
+    `<div class="compaction-body"><div class="compaction-note">The model now reads this summary instead of the earlier messages.</div>${body}</div></details>`
   );
 }
 
 export function renderItem(item: ChatItem, md: Markdown): string {
   switch (item.kind) {
-    case "user":
-      return `<div class="msg user">${md(item.text)}${userMessageActions(item.id)}</div>`;
+    case "user": {
+      const steered = item.steered ? `<div class="steered">${codicon("debug-step-into")}Sent into the running turn</div>` : "";
+      return `<div class="msg user">${steered}${md(item.text)}${userMessageActions(item.id)}</div>`;
+    }
     case "agent":
       return `<div class="msg agent">${md(item.text)}${messageActions(item.id, "response", true)}</div>`;
     case "thought":
       return (
-        `<details class="thought"><summary>${escapeHtml(item.subject)}</summary>` +
+        `<details class="thought"><summary>${codicon("lightbulb")}${escapeHtml(item.subject)}</summary>` +
         `<div class="thought-body">${md(item.text)}</div></details>`
       );
     case "tool":
-      return renderTool(item, md);
+      return renderTool(item, md, (child) => renderItem(child, md));
     case "notice":
-      return `<div class="notice severity-${escapeHtml(item.severity)}">${escapeHtml(item.text)}</div>`;
+      return `<div class="notice severity-${escapeHtml(item.severity)}">${codicon(NOTICE_ICON[item.severity] ?? "info")}<span>${escapeHtml(item.text)}</span></div>`;
+    case "compaction":
+      return renderCompaction(item, md);
   }
 }
 
-const PLAN_ICON: Record<string, string> = { pending: "☐", in_progress: "◐", completed: "☑" };
+const NOTICE_ICON: Record<string, string> = { error: "error", warning: "warning", info: "info" };
+
+const PLAN_ICON: Record<string, string> = { pending: "circle-large-outline", in_progress: "loading codicon-modifier-spin", completed: "pass-filled" };
 
 export function renderPlan(plan: PlanEntry[]): string {
   if (plan.length === 0) {
@@ -121,7 +75,7 @@ export function renderPlan(plan: PlanEntry[]): string {
   const rows = plan
     .map(
       (e) =>
-        `<li class="plan-${e.status}"><span class="plan-box">${PLAN_ICON[e.status] ?? "☐"}</span> ${escapeHtml(e.content)}</li>`,
+        `<li class="plan-${e.status}">${codicon(PLAN_ICON[e.status] ?? "circle-large-outline", e.status.replace("_", " "))} ${escapeHtml(e.content)}</li>`,
     )
     .join("");
   return `<div class="plan"><div class="plan-title">Plan</div><ul>${rows}</ul></div>`;
@@ -157,9 +111,11 @@ export function usageText(state: ChatState): string {
   if (state.usage === undefined || state.usage.size <= 0) {
     return "";
   }
-  const { used, size, cost } = state.usage;
+  const { used, size, cost, stale } = state.usage;
   const left = Math.max(0, 100 - Math.round((used / size) * 100));
-  const parts = [`${used.toLocaleString("en-US")} tokens in context`, `${left}% of ${size.toLocaleString("en-US")} left`];
+  const parts = stale
+    ? ["tokens in context: counted again with the next answer"]
+    : [`${used.toLocaleString("en-US")} tokens in context`, `${left}% of ${size.toLocaleString("en-US")} left`];
   if (cost !== undefined) {
     parts.push(`≈ ${costText(cost)} this chat`);
   }
@@ -170,7 +126,7 @@ export function serverBanner(state: ChatState): string {
   if (state.serverStatus === "failed" || (state.serverStatus === "stopped" && state.serverMessage)) {
     return (
       `<div class="banner error">${escapeHtml(state.serverMessage ?? "The agent server is not running.")} ` +
-      `<button data-action="restartServer">Restart server</button></div>`
+      `<button class="small" data-action="restartServer">${codicon("refresh")}Restart server</button></div>`
     );
   }
   if (state.serverStatus === "starting") {
@@ -207,29 +163,29 @@ export function renderChips(attachments: Attachment[], removable: boolean): stri
   return attachments
     .map((a) => {
       const remove = removable
-        ? `<button class="chip-remove" data-chip-remove="${escapeHtml(a.id)}" aria-label="Remove ${escapeHtml(a.label)}" title="Remove">×</button>`
+        ? `<button class="chip-remove icon" data-chip-remove="${escapeHtml(a.id)}" aria-label="Remove ${escapeHtml(a.label)}" title="Remove">${codicon("close")}</button>`
         : "";
       const thumb =
         a.block.type === "image" ? `<img class="thumb" alt="" src="data:${escapeHtml(a.block.mimeType)};base64,${escapeHtml(a.block.data)}">` : "";
       return (
         `<span class="chip kind-${a.kind}" title="${escapeHtml(a.detail ?? a.label)}">${thumb}` +
-        `<span class="chip-kind" aria-hidden="true">${CHIP_ICON[a.kind]}</span><span class="chip-label">${escapeHtml(a.label)}</span>${remove}</span>`
+        `${codicon(CHIP_ICON[a.kind])}<span class="chip-label">${escapeHtml(a.label)}</span>${remove}</span>`
       );
     })
     .join("");
 }
 
-/** A short tag per kind, in letters every font has (emoji are missing in some, and say less to a screen reader). */
+/** The codicon of each kind of attached context. */
 const CHIP_ICON: Record<Attachment["kind"], string> = {
-  file: "FILE",
-  folder: "DIR",
-  symbol: "SYM",
-  problems: "DIAG",
-  selection: "SEL",
-  terminal: "TERM",
-  url: "URL",
-  image: "IMG",
-  resource: "MCP",
+  file: "file",
+  folder: "folder",
+  symbol: "symbol-class",
+  problems: "warning",
+  selection: "selection",
+  terminal: "terminal",
+  url: "link",
+  image: "file-media",
+  resource: "server",
 };
 
 /** The messages waiting for the running turn: each can be edited (back into the composer), sent now, or removed. */
@@ -240,6 +196,9 @@ export function renderQueue(state: ChatState): string {
   const head = state.queuePaused
     ? "Queued — paused because the turn was stopped or failed. Send one now, or remove it."
     : `Queued — sent when the current turn ends (${state.queue.length})`;
+  const nowTitle = state.steering
+    ? "Send this into the running turn now: the agent reads it at its next step"
+    : "Stop the running turn and send this now";
   const rows = state.queue
     .map((q, i) => {
       const id = escapeHtml(q.id);
@@ -247,9 +206,9 @@ export function renderQueue(state: ChatState): string {
       return (
         `<li class="queued" data-queued="${id}"><span class="queued-text">${escapeHtml(preview(q.draft.text) || "(attachments only)")}</span>${chips}` +
         `<span class="queued-actions">` +
-        `<button class="secondary" data-queue-edit="${id}" aria-label="Edit queued message ${i + 1}" title="Edit (back into the box)">Edit</button>` +
-        `<button data-queue-now="${id}" aria-label="Send queued message ${i + 1} now" title="Stop the running turn and send this now">Send now</button>` +
-        `<button class="secondary" data-queue-remove="${id}" aria-label="Remove queued message ${i + 1}" title="Remove">×</button>` +
+        `<button class="icon" data-queue-edit="${id}" aria-label="Edit queued message ${i + 1}" title="Edit (back into the box)">${codicon("edit")}</button>` +
+        `<button class="small secondary" data-queue-now="${id}" aria-label="Send queued message ${i + 1} now" title="${escapeHtml(nowTitle)}">${codicon("debug-step-into")}Send now</button>` +
+        `<button class="icon" data-queue-remove="${id}" aria-label="Remove queued message ${i + 1}" title="Remove">${codicon("close")}</button>` +
         `</span></li>`
       );
     })
@@ -267,7 +226,7 @@ export function renderMentionPicker(items: MentionCandidate[], active: number, s
     .map(
       (c, i) =>
         `<li role="option" id="mention-${i}" class="mention${i === active ? " active" : ""}" aria-selected="${i === active}" data-mention="${i}">` +
-        `<span class="chip-kind" aria-hidden="true">${CHIP_ICON[c.kind]}</span><span class="mention-label">${escapeHtml(c.label)}</span>` +
+        `${codicon(CHIP_ICON[c.kind])}<span class="mention-label">${escapeHtml(c.label)}</span>` +
         (c.detail ? `<span class="mention-detail">${escapeHtml(c.detail)}</span>` : "") +
         `<span class="sr-only"> (${c.kind})</span></li>`,
     )
@@ -290,7 +249,7 @@ export function renderChanges(changes: ChangedFile[], relative: (path: string) =
     })
     .join("");
   const actions =
-    `<span class="changes-actions"><button class="secondary" data-changes="keepAll" title="Keep every change of the last turn (Ctrl+Alt+K)">Keep all</button>` +
-    `<button class="secondary" data-changes="revertAll" title="Revert the last turn's changes; files changed since are kept and named (Ctrl+Alt+Shift+K)">Revert all</button></span>`;
+    `<span class="changes-actions"><button class="small secondary" data-changes="keepAll" title="Keep every change of the last turn (Ctrl+Alt+G K)">${codicon("check-all")}Keep all</button>` +
+    `<button class="small secondary" data-changes="revertAll" title="Revert the last turn's changes; files changed since are kept and named (Ctrl+Alt+G R)">${codicon("discard")}Revert all</button></span>`;
   return `<div class="changes" role="region" aria-label="Files changed by the last turn"><div class="plan-title">Changed files (${changes.length})${actions}</div><ul>${rows}</ul></div>`;
 }

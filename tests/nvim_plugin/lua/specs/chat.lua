@@ -54,28 +54,45 @@ return function()
     H.eq(vim.fn.foldclosed(answer), -1, "the answer's fold state")
   end)
 
-  -- A subagent is one tool line; its steps follow it in a closed fold, which zo opens.
-  local call, first_step, last_step
+  -- A subagent is one tool line; its steps (and its report) are under it, in a closed fold headed by that line.
+  local call, first_step, last_step, last_line
   for i, line in ipairs(lines) do
     call = call or (line:find("Delegating to agent 'codebase_investigator'", 1, true) and i)
     if call and line:find("^  ┆ ") then
       first_step, last_step = first_step or i, i
     end
+    if call and not last_line and (line:find("^  ┆ ") or line:find("^  │ ")) then
+      last_line = nil
+    elseif call and not last_line and i > call and line == "" then
+      last_line = i - 1
+    end
   end
   H.ok(call and first_step == call + 1, "the subagent's steps right under its call")
   H.eq(lines[first_step], "  ┆ 💭 Reading main", "its first step")
-  H.contains(lines[last_step], "  ┆ 🔧 read_file")
+  -- Its read_file: a step line, whether the server sends the subagent's steps as text or as its own tool calls.
+  local steps = table.concat(vim.list_slice(lines, first_step, last_step), "\n")
+  H.ok(steps:find("  ┆ 🔧 read_file", 1, true) or steps:find("  ┆ ✓ Read main.py · done", 1, true), "its read_file")
   H.eq(#vim.tbl_filter(function(l)
-    return l:find("read_file", 1, true) ~= nil
+    return l:find("read_file", 1, true) ~= nil or l:find("Read main.py", 1, true) ~= nil
   end, lines), 1, "its read_file is a step, not a tool line of the chat")
   vim.api.nvim_win_call(twin, function()
-    H.eq(vim.fn.foldclosed(call), -1, "the call's line stays visible")
-    H.eq(vim.fn.foldclosed(first_step), first_step, "a closed fold starting at the first step")
-    H.eq(vim.fn.foldclosedend(first_step), last_step, "the fold ends at the last step")
-    H.contains(vim.fn.foldtextresult(first_step), "2 steps, the last: 🔧 read_file")
-    vim.api.nvim_win_set_cursor(twin, { first_step, 0 })
+    H.eq(vim.fn.foldclosed(call), call, "the call's line heads a closed fold")
+    H.eq(vim.fn.foldclosedend(call), last_line, "the fold ends with the call's details")
+    H.contains(vim.fn.foldtextresult(call), "Delegating to agent 'codebase_investigator' · done ▸ ")
+    H.contains(vim.fn.foldtextresult(call), " steps, ")
+    vim.api.nvim_win_set_cursor(twin, { call, 0 })
     vim.cmd("normal! zo")
     H.eq(vim.fn.foldclosed(first_step), -1, "zo opens the steps")
+  end)
+
+  -- Every other tool call is one line too: icon, verb, target, state; its output folded under it.
+  local listed
+  for i, line in ipairs(lines) do
+    listed = listed or (line:find("^✓ .* · done$") and lines[i + 1]:find("^  │ ") and i)
+  end
+  H.ok(listed, "a tool line with its details under it")
+  vim.api.nvim_win_call(twin, function()
+    H.eq(vim.fn.foldclosed(listed), listed, "the tool's details are folded under its line")
   end)
 
   -- $/progress reached Neovim's LspProgress (what fidget.nvim and statuslines read).

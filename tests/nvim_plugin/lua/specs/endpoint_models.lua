@@ -53,7 +53,7 @@ return function()
   ---@param options any The update's configOptions
   local function update(options)
     local payload = { sessionUpdate = "config_option_update", configOptions = options }
-    session.on_update({ sessionId = s.id, update = payload }, s.client_id)
+    require("agent_lsp.updates").on_update({ sessionId = s.id, update = payload }, s.client_id)
   end
 
   -- Malformed updates change nothing and raise nothing.
@@ -69,7 +69,8 @@ return function()
     update(bad)
     H.eq({ models = s.models, modes = s.modes }, before, "after " .. vim.inspect(bad))
   end
-  session.on_update({ sessionId = s.id, update = { sessionUpdate = "config_option_update" } }, s.client_id)
+  local bare = { sessionId = s.id, update = { sessionUpdate = "config_option_update" } }
+  require("agent_lsp.updates").on_update(bare, s.client_id)
   H.eq({ models = s.models, modes = s.modes }, before, "after an update without configOptions")
 
   -- Other option ids are ignored; the mode option sets the current mode; grouped model choices are flattened.

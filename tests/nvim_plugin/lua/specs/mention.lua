@@ -120,7 +120,7 @@ return function()
   vim.notify = function(msg, level)
     said[#said + 1] = { msg = msg, level = level }
   end
-  require("agent_lsp.session").prompt("what is this?")
+  require("agent_lsp.turns").prompt("what is this?")
   vim.notify = notify
   H.contains(said[1].msg, "does not take images")
   H.eq(#done, 1, "nothing was sent")

@@ -44,7 +44,8 @@ return function()
 
   -- A session the server started for us (another client path) starts from the last lists described.
   local client_id = session.current.client_id
-  session.on_update({ sessionId = "started-elsewhere", update = { sessionUpdate = "plan", entries = {} } }, client_id)
+  local plan = { sessionId = "started-elsewhere", update = { sessionUpdate = "plan", entries = {} } }
+  require("agent_lsp.updates").on_update(plan, client_id)
   H.eq(session.current.id, "started-elsewhere", "adopted session")
   H.eq(#session.current.modes.availableModes, #expected, "its modes")
   H.ok(#session.current.commands > 0, "its slash commands")
