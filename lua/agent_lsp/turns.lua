@@ -105,7 +105,9 @@ function M.steer(s, text, prompt, attached)
     end
     local t = view.transcript()
     status.mark(s, t:user_count())
-    t:add_steered(text, attached)
+    local meta = type(result) == "table" and type(result._meta) == "table" and result._meta["agent-lsp"] or nil
+    local id = type(meta) == "table" and type(meta.messageId) == "string" and meta.messageId or nil
+    t:add_steered(text, attached, id) -- the id names it to a later rewind or fork
     session.emit("AgentSteer", { sessionId = s.id, outcome = outcome })
   end)
 end

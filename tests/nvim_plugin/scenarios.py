@@ -127,6 +127,11 @@ SCENARIOS: dict[str, Scenario] = {
             call_line("read_file", {"file_path": "main.py"}, thought="Reading main"),
             call_line("complete_task", {"report": REPORT}),
             text_line("The project ", "has one file."),
+            # A subagent that edits: its write_file asks the session's question, marked as the subagent's.
+            call_line("invoke_agent", {"agent_name": "generalist", "prompt": "Write notes.txt"}),
+            call_line("write_file", {"file_path": "notes.txt", "content": "notes\n"}),
+            call_line("complete_task", {"result": {"response": "written"}}),
+            text_line("Wrote notes.txt."),
         ],
         {"main.py": "print('hi')\n"},
     ),
