@@ -183,9 +183,11 @@ SCENARIOS: dict[str, Scenario] = {
     "sessions": Scenario([text_line("Hello ", "back.")]),
     "rewind": Scenario(
         [
-            call_line("write_file", {"file_path": "one.txt", "content": "agent one\n"}),
+            # Call ids of their own: with one id for both, a rewind after a rewind reads the wrong file record
+            # (store/checkpoints/rewind.py takes an id's last records, the rewound call's among them).
+            call_with_id("write-one", "write_file", {"file_path": "one.txt", "content": "agent one\n"}),
             text_line("Wrote one."),
-            call_line("write_file", {"file_path": "two.txt", "content": "agent two\n"}),
+            call_with_id("write-two", "write_file", {"file_path": "two.txt", "content": "agent two\n"}),
             text_line("Wrote two."),
             text_line("Wrote three."),  # the edited second message, sent again after the rewind
         ],

@@ -134,13 +134,16 @@ return function()
   end
   H.eq(rewound[4].messageId, id, "the server rewound that message")
   H.eq(rewound[4].messageIndex, 0, "its index")
-  H.contains(questions[1].prompt, "Rewind to before message 0?")
+  H.contains(questions[1].prompt, "Rewind to before message 0?\nRestore:\n  one.txt")
+  H.eq(vim.fn.readfile(one), { "mine one" }, "one.txt as before the agent")
+  H.eq(vim.api.nvim_buf_get_lines(one_buf, 0, -1, false), { "mine one" }, "its buffer follows")
   H.ok(not H.chat_text():find("write one", 1, true), "the chat cut at the message")
   vim.cmd("AgentRewind undo")
   H.wait(function()
     return #rewound == 5
   end, "the undo")
   H.eq(view.transcript():user_block(1).message_id, id, "the message back, with its id")
+  H.eq(vim.fn.readfile(one), { "agent one" }, "one.txt back")
 
   sent = {}
   local fork_source = require("agent_lsp.session").current.id
