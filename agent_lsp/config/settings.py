@@ -368,6 +368,12 @@ class CodeIntelligenceSettings(_Section):
     discover_servers: bool = Field(
         default=True, description="With no lspServers entry for a language, use a well-known server found on PATH."
     )
+    diagnostics_wait_ms: int = Field(
+        default=1500,
+        ge=100,
+        le=30000,
+        description="How long an edit's result waits for the language server's new diagnostics.",
+    )
 
 
 class HooksConfigSettings(_Section):
