@@ -308,6 +308,9 @@ function Transcript:_nested(update, origin)
     child.status = update.status or child.status or "pending"
     child.tool_kind = update.kind or child.tool_kind
     child.path = first_path(update) or child.path
+    if child.status == "failed" then
+      child.detail = render.content_text(update.content) or child.detail -- why, on its step line as on a call's
+    end
     if type(update.content) == "table" then
       local _, added, removed = render.tool_details(update.content)
       child.added, child.removed = added, removed
