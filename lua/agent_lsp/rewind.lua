@@ -181,6 +181,30 @@ local function with_message(index, prompt, fn)
   end)
 end
 
+---After a turn: the ids of the messages typed here, which the server does not echo (it gives them in its rewind
+---listing), put on the chat's messages that have none, so a later rewind or fork names them by id. A message whose
+---text in the chat is not the server's (a code action's, say) keeps none and goes by its index.
+---@param s agent_lsp.Session
+function M.learn_ids(s)
+  local client = vim.lsp.get_client_by_id(s.client_id)
+  if not client then
+    return
+  end
+  client_mod.request(client, "agent/rewind", { sessionId = s.id }, function(err, result)
+    local t = view.transcript()
+    if err or type(result) ~= "table" or require("agent_lsp.session").current ~= s then
+      return
+    end
+    for _, m in ipairs(type(result.messages) == "table" and result.messages or {}) do
+      local block = type(m.index) == "number" and t:user_block(m.index + 1) or nil
+      local same = block and type(m.text) == "string" and vim.trim(table.concat(block.lines, "\n")) == vim.trim(m.text)
+      if same and block.message_id == nil and type(m.messageId) == "string" then
+        block.message_id = m.messageId
+      end
+    end
+  end)
+end
+
 ---Rewind the current session to before message `index` (0 first); nil: the message under the cursor in the chat,
 ---else a pick from the list of messages. The message goes back in the prompt when that is empty.
 ---@param index integer?

@@ -32,6 +32,9 @@ local function finish(s, err, result)
     elseif stop and STOP_NOTICES[stop] then
       t:notice(STOP_NOTICES[stop])
     end
+    if not err then
+      require("agent_lsp.rewind").learn_ids(s)
+    end
     status.refresh()
   end
   session.emit("AgentTurnDone", { sessionId = s.id, stopReason = stop, error = err and err.message or nil })

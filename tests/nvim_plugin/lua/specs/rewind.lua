@@ -4,6 +4,7 @@
 --- reads the fake Gemini server's requests: the cut turn is gone from the history); the fork keymap opens a new
 --- session with the conversation before the message and the message in the prompt; in that fork, whose chat came
 --- from the server's replay with each message's id, the rewind, its undo and a fork name the message by its id.
+--- Messages typed here get their ids from the server's rewind listing after each turn: they go by id too.
 
 local H = require("harness")
 
@@ -38,6 +39,16 @@ return function()
   local rewound = H.record("AgentRewind")
   local forked = H.record("AgentFork")
   local one = H.project .. "/one.txt"
+  -- The params of each rewind and fork that names a message (the listing, {sessionId} alone, is left out).
+  local sent = {} ---@type table[]
+  local client_mod = require("agent_lsp.client")
+  local request = client_mod.request
+  client_mod.request = function(c, method, params, ...)
+    if (method == "agent/rewind" or method == "agent/fork") and (params.messageId or params.messageIndex) then
+      sent[#sent + 1] = vim.deepcopy(params)
+    end
+    return request(c, method, params, ...)
+  end
   require("agent_lsp").prompt("write one")
   H.wait(function()
     return #done == 1
@@ -53,6 +64,11 @@ return function()
   vim.cmd("AgentChat")
   local view = require("agent_lsp.chat.view")
   local prompt = view.prompt_buf()
+  -- The messages typed here get the ids the server gave them (its rewind listing, read after each turn).
+  H.wait(function()
+    return view.transcript():user_block(2).message_id ~= nil
+  end, "the typed message's id")
+  local two_id = view.transcript():user_block(2).message_id
 
   -- Rewind (\u): the question lists what will happen; the files, the buffer, the chat and the prompt follow.
   local questions = H.stub_select(H.pick("Rewind"))
@@ -61,6 +77,10 @@ return function()
     return #rewound == 1
   end, "the rewind")
   H.contains(questions[1].prompt, "Rewind to before message 1?")
+  H.eq(sent, {
+    { sessionId = sent[1].sessionId, messageId = two_id, dryRun = true },
+    { sessionId = sent[1].sessionId, messageId = two_id },
+  }, "the dry run and the rewind name the message by its id")
   H.contains(questions[1].prompt, "Remove (the agent created them):\n  two.txt")
   H.eq(vim.uv.fs_stat(H.project .. "/two.txt"), nil, "two.txt removed")
   H.eq(vim.fn.readfile(one), { "agent one" }, "one.txt (before the message) kept")
@@ -114,15 +134,7 @@ return function()
   -- fork from it name the message by that id (the index is only the fallback for a message the chat has no id for).
   local id = view.transcript():user_block(1).message_id
   H.ok(type(id) == "string" and id ~= "", "the replayed message's id")
-  local sent = {} ---@type table[]
-  local client_mod = require("agent_lsp.client")
-  local request = client_mod.request
-  client_mod.request = function(c, method, params, ...)
-    if method == "agent/rewind" or method == "agent/fork" then
-      sent[#sent + 1] = vim.deepcopy(params)
-    end
-    return request(c, method, params, ...)
-  end
+  sent = {}
   questions = H.stub_select(H.pick("Rewind"))
   on_message("write one", "u")
   H.wait(function()
