@@ -255,8 +255,9 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             counted = event.session_usage.requests if event.session_usage is not None else 0
             update = usage_update(used, state, event.session_usage, event.turn_usage)
             return [update], replace(state, used=used, counted=counted)
-        case ev.Stop(session_usage=totals) if totals is not None and totals.requests != state.counted and not replay:
-            # Calls made after the prompt's last response (a /compress, a failed turn's retries) are shown too.
+        case ev.Stop(session_usage=totals) if totals is not None and totals.requests != state.counted:
+            # Calls made after the prompt's last response (a /compress, a failed turn's retries) are shown too; a
+            # replay sends it as well, so a loaded session ends each prompt on the totals the live one showed.
             update = usage_update(state.used, state, totals, event.turn_usage)
             return [update], replace(state, counted=totals.requests)
         case ev.SessionTitle(title=title):

@@ -34,6 +34,18 @@ class MessageMark:
     call_ids: list[str] = field(default_factory=list)
     message_id: str = ""
 
+    def refs(self) -> list[CallRef]:
+        return [CallRef(self.message_id, cid) for cid in self.call_ids]
+
+
+@dataclass(frozen=True)
+class CallRef:
+    """One tool call as a rewind addresses it: the model's call id alone is not unique (a model may use the same
+    id in two turns), so the user message it ran after goes with it ("": a recording from before message ids)."""
+
+    message_id: str
+    call_id: str
+
 
 @dataclass(frozen=True)
 class FilePlan:
@@ -55,9 +67,9 @@ class FileRewind:
 class FileRewinder(Protocol):
     """Restores the files that tool calls changed to how they were before the first of them."""
 
-    async def plan(self, call_ids: Sequence[str]) -> FilePlan: ...
+    async def plan(self, calls: Sequence[CallRef]) -> FilePlan: ...
 
-    async def apply(self, call_ids: Sequence[str]) -> FileRewind: ...
+    async def apply(self, calls: Sequence[CallRef]) -> FileRewind: ...
 
     async def undo(self, done: FileRewind) -> None: ...
 
@@ -126,9 +138,9 @@ class MessageLog:
             )
         return self.marks[index]
 
-    def calls_from(self, index: int) -> list[str]:
+    def calls_from(self, index: int) -> list[CallRef]:
         """Every tool call made from message ``index`` on, in order."""
-        return [cid for m in self.marks[index:] for cid in m.call_ids]
+        return [ref for m in self.marks[index:] for ref in m.refs()]
 
 
 @dataclass
@@ -209,7 +221,7 @@ class SessionRewind:
             raise RewindError(f"There is no user message {index} (this session has {len(self._log.marks)}).")
         if self._rewinder is None:
             raise RewindError("Checkpoints are off, so a turn's file changes cannot be undone.")
-        return (await self._rewinder.apply(self._log.marks[index].call_ids)).plan
+        return (await self._rewinder.apply(self._log.marks[index].refs())).plan
 
     async def undo(self) -> int:
         """Put back what the last rewind removed (files and conversation); the message index it had rewound to."""

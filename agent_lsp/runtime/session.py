@@ -10,7 +10,7 @@ from agent_lsp import events as ev
 from agent_lsp.core.call_results import AnswerOptions
 from agent_lsp.core.commands import Commands
 from agent_lsp.core.history import History
-from agent_lsp.core.ports import Confirmer
+from agent_lsp.core.ports import Confirmer, EventSink
 from agent_lsp.core.ports import ToolSet as CoreToolSet
 from agent_lsp.core.retry import RetryPolicy
 from agent_lsp.core.session import Session
@@ -112,7 +112,7 @@ def build_session(
         history=History(history),
         title=title,
     )
-    session = Session(deps, state, session_id=session_id, sinks=recording.sinks, past_events=past_events)
+    session = Session(deps, state, session_id=session_id, sinks=_sinks(recording, roots), past_events=past_events)
     register_subagents(tools, session, scheduler_for, instruction)
     return session
 
@@ -129,6 +129,12 @@ def _options(
         retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
         token_limit=router.token_limit,
     )
+
+
+def _sinks(recording: Recording, roots: RootsCheckpointer | None) -> list[EventSink]:
+    """The recording's sinks, and the checkpointer: it hears the user messages too, so each call's checkpoint names
+    the message it ran after (core/rewind.CallRef)."""
+    return [*recording.sinks, roots] if roots is not None else list(recording.sinks)
 
 
 def _roots_checkpointer(checkpointer: ShadowGitCheckpointer | None, workspace: Workspace) -> RootsCheckpointer | None:

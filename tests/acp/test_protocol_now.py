@@ -35,7 +35,10 @@ def _chunk(text: str, *, thought: bool = False, finish: bool = False, tokens: in
 def _summary(text: str) -> dict[str, Any]:
     return {
         "method": "generateContent",
-        "response": {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}]},
+        "response": {
+            "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}],
+            "usageMetadata": {"promptTokenCount": 6000, "candidatesTokenCount": 12, "totalTokenCount": 6012},
+        },
     }
 
 
@@ -91,6 +94,9 @@ async def test_message_ids_and_a_compaction_live_and_in_the_replay(project: Path
         assert ours["tokensBefore"] == 6000 and 0 < ours["tokensAfter"] < 6000 and ours["trigger"] == "manual"
         # A client that draws compactions is not told again in a notice paragraph.
         assert not any("compressed from" in t for t, _ in agent)
+        # /compress answers nothing itself, so its prompt ends on one more usage_update with the new totals.
+        usages = [u for u in live if u["sessionUpdate"] == "usage_update"]
+        assert [u["_meta"]["agent-lsp"]["session"]["requests"] for u in usages] == [1, 2, 3]
 
         async with RawClient.spawn(agent_argv(None), _env(env, fake), project) as client:
             await client.initialize(caps)
@@ -103,6 +109,8 @@ async def test_message_ids_and_a_compaction_live_and_in_the_replay(project: Path
         users = _chunks(replayed, "user_message_chunk")
         assert [t[:6] for t, _ in users] == ["hello ", "again ", "/compr"] and all(i for _, i in users)
         assert [u for u in replayed if u["sessionUpdate"] == "compaction_update"] == steps
+        # The usage as it was shown, the prompts' closing totals too: a loaded session ends on the same cost.
+        assert [u for u in replayed if u["sessionUpdate"] == "usage_update"] == usages
 
         # Without the capability: what every client was told before, a notice paragraph, and no compaction item.
         async with RawClient.spawn(agent_argv(None), _env(env, fake), project) as client:

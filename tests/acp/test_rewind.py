@@ -77,6 +77,46 @@ async def test_rewind_over_acp(project: Path, env: dict[str, str]) -> None:
     assert rewind_command["input"]["hint"] == "[message number]"
 
 
+async def test_rewinds_in_turn_find_calls_whose_id_the_model_reused(project: Path, env: dict[str, str]) -> None:
+    """A model may give calls in different turns the same id (here every turn's write_file is ``c0-write_file``),
+    and a rewound turn's checkpoints stay behind: two successive rewinds, with a turn sent again in between, each
+    put back exactly their own calls' files."""
+    app = (project / "src" / "app.py").read_text()
+    with FakeGemini() as fake:
+        env = {**env, "GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url}
+        fake.push(
+            call_turn(("write_file", {"file_path": "src/app.py", "content": "print('rewritten')\n"})),
+            text_turn("one done"),
+            call_turn(("write_file", {"file_path": "src/new.py", "content": "print('new')\n"})),
+            text_turn("two done"),
+            call_turn(("write_file", {"file_path": "src/other.py", "content": "print('other')\n"})),
+            text_turn("two again done"),
+        )
+        editor = EditorClient()
+        async with connect(editor, agent_argv(None, "--approval-mode", "auto_edit"), env, project) as conn:
+            sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            await conn.prompt(session_id=sid, prompt=[text_block("rewrite app.py")])
+            await conn.prompt(session_id=sid, prompt=[text_block("add new.py")])
+            rewind = "agent-lsp/rewind"
+            one = await conn.ext_method(rewind, {"sessionId": sid, "messageIndex": 1})
+            assert (one["restore"], one["delete"]) == ([], ["src/new.py"])
+            assert not (project / "src" / "new.py").exists()
+            # The rewound turn's call had the same id as message 0's: message 0's own is the one found.
+            preview = await conn.ext_method(rewind, {"sessionId": sid, "messageIndex": 0, "dryRun": True})
+            assert (preview["restore"], preview["delete"], preview["conflicts"]) == (["src/app.py"], [], [])
+
+            await conn.prompt(session_id=sid, prompt=[text_block("add other.py")])  # the same id a third time
+            preview = await conn.ext_method(rewind, {"sessionId": sid, "messageIndex": 0, "dryRun": True})
+            assert (preview["restore"], preview["delete"]) == (["src/app.py"], ["src/other.py"])
+            zero = await conn.ext_method(rewind, {"sessionId": sid, "messageIndex": 0})
+            assert (zero["restore"], zero["delete"], zero["conflicts"]) == (["src/app.py"], ["src/other.py"], [])
+            assert (project / "src" / "app.py").read_text() == app
+            assert not (project / "src" / "other.py").exists() and not (project / "src" / "new.py").exists()
+        editor.checker.assert_clean()
+    calls = {u["toolCallId"] for u in editor.updates(sid) if u["sessionUpdate"] == "tool_call"}
+    assert calls == {"c0-write_file"}  # the premise: one id for the three calls
+
+
 async def test_session_fork_copies_history_mode_model_and_checkpoints(project: Path, env: dict[str, str]) -> None:
     with FakeGemini() as fake:
         env = {**env, "GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url}
@@ -128,7 +168,11 @@ async def test_session_fork_from_a_message(project: Path, env: dict[str, str]) -
         )
         editor = EditorClient()
         async with connect(editor, agent_argv(None, "--approval-mode", "auto_edit"), env, project) as conn:
-            source = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            opened = await conn.new_session(cwd=str(project), mcp_servers=[])
+            source = opened.session_id
+            # Every session's answer says what its model takes (docs/protocol-acp.md "Prompt capabilities").
+            inputs = opened.field_meta["agent-lsp"]["promptCapabilities"] if opened.field_meta else None
+            assert inputs is not None and inputs["image"] is True
             await conn.prompt(session_id=source, prompt=[text_block("message one")])
             await conn.prompt(session_id=source, prompt=[text_block("message two")])
 
@@ -138,7 +182,13 @@ async def test_session_fork_from_a_message(project: Path, env: dict[str, str]) -
             assert second and len({m["messageId"] for m in listed}) == 2  # every user message has its own id
             # By its id (the fork-at-message draft); the index stays the fallback.
             fork = await conn.fork_session(session_id=source, cwd=str(project), messageId=second)
-            assert fork.field_meta == {"messageIndex": 1, "messageText": "message two", "messageId": second}
+            # The fork's own keys beside those every opened session carries: the fork's model is the source's.
+            assert fork.field_meta == {
+                "messageIndex": 1,
+                "messageText": "message two",
+                "messageId": second,
+                "agent-lsp": {"promptCapabilities": inputs},
+            }
             assert (project / "src" / "new.py").exists()  # a fork never touches the files
             listing = await conn.ext_method(rewind, {"sessionId": fork.session_id})
             assert [m["text"] for m in listing["messages"]] == ["message one"]

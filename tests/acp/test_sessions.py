@@ -35,8 +35,13 @@ async def test_load_replays_the_same_updates(tmp_path: Path, project: Path, env:
         sid = (await client.result("session/new", _new(project)))["sessionId"]
         assert await client.result("session/prompt", _prompt(sid, "what is in src?")) == {"stopReason": "end_turn"}
         assert await client.result("session/prompt", _prompt(sid, "and then?")) == {"stopReason": "end_turn"}
-        live = [u for u in client.checker.updates(sid) if u["sessionUpdate"] != "available_commands_update"]
+        await client.wait_for(lambda: len(_split_announcements(client.checker.updates(sid))[0]) == 2)
+        updates = client.checker.updates(sid)
     client.checker.assert_clean()
+    # What the session announces about itself (its commands; once built, its model and what that model takes) is
+    # the state of that session, not part of the conversation: a loaded session announces its own, after its answer.
+    announced, live = _split_announcements(updates)
+    assert [u["sessionUpdate"] for u in announced] == ["available_commands_update", "session_info_update"]
     assert {"tool_call", "tool_call_update", "plan", "usage_update", "session_info_update"} <= {
         u["sessionUpdate"] for u in live
     }
@@ -48,9 +53,8 @@ async def test_load_replays_the_same_updates(tmp_path: Path, project: Path, env:
         before = [
             f["params"]["update"] for f in client.checker.frames[:answered] if f.get("method") == "session/update"
         ]
-        await client.wait_for(
-            lambda: any(u["sessionUpdate"] == "available_commands_update" for u in client.checker.updates())
-        )
+        # The loaded session's own announcements come after its answer, none of them in the replay.
+        await client.wait_for(lambda: len(_split_announcements(client.checker.updates())[0]) == 2)
         after = [
             f["params"]["update"] for f in client.checker.frames[answered + 1 :] if f.get("method") == "session/update"
         ]
@@ -61,7 +65,24 @@ async def test_load_replays_the_same_updates(tmp_path: Path, project: Path, env:
     # The same updates, except that text streamed in several chunks may come back in fewer (the recorder
     # merges consecutive text; the live stream merges by timing): compare with consecutive text joined.
     assert _joined([u for u in before if u["sessionUpdate"] != "user_message_chunk"]) == _joined(live)
-    assert [u["sessionUpdate"] for u in after] == ["available_commands_update"]
+    replayed_state, _ = _split_announcements(before)
+    assert replayed_state == []
+    announced_again, conversation_after = _split_announcements(after)
+    assert conversation_after == []
+    assert [u["sessionUpdate"] for u in announced_again] == ["available_commands_update", "session_info_update"]
+    inputs = announced_again[1]["_meta"]["agent-lsp"]
+    assert inputs == announced[1]["_meta"]["agent-lsp"] and inputs["promptCapabilities"]["image"] is True
+
+
+def _split_announcements(updates: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the session's announcements of its own state, the conversation): the commands, and a session_info_update
+    with no title (it carries the model and its promptCapabilities in _meta), are state."""
+
+    def state(update: dict[str, Any]) -> bool:
+        kind = update["sessionUpdate"]
+        return kind == "available_commands_update" or (kind == "session_info_update" and "title" not in update)
+
+    return [u for u in updates if state(u)], [u for u in updates if not state(u)]
 
 
 def _joined(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -112,8 +133,12 @@ async def test_list_resume_close_delete(tmp_path: Path, project: Path, env: dict
         count = len(client.checker.updates(ids[0]))
         resumed = await client.result("session/resume", {"sessionId": ids[0], "cwd": str(project)})
         assert resumed["configOptions"][0]["id"] == "model"
-        await client.wait_for(lambda: len(client.checker.updates(ids[0])) > count)
-        assert [u["sessionUpdate"] for u in client.checker.updates(ids[0])[count:]] == ["available_commands_update"]
+        # A resume replays nothing: the session only announces its own state (commands, then its model's inputs).
+        await client.wait_for(lambda: len(client.checker.updates(ids[0])) >= count + 2)
+        announced = client.checker.updates(ids[0])[count:]
+        assert [u["sessionUpdate"] for u in announced] == ["available_commands_update", "session_info_update"]
+        assert "title" not in announced[1]
+        assert set(announced[1]["_meta"]["agent-lsp"]) == {"promptCapabilities", "model"}
         assert await client.result("session/prompt", _prompt(ids[0], "again")) == {"stopReason": "end_turn"}
 
         assert await client.result("session/delete", {"sessionId": ids[1]}) == {}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_lsp.core.rewind import RewindError
+from agent_lsp.core.rewind import CallRef, RewindError
 from agent_lsp.events import ToolCallInfo
 from agent_lsp.store.checkpoints import ShadowGitCheckpointer
 from agent_lsp.store.checkpoints.rewind import CheckpointRewinder
@@ -42,9 +42,9 @@ async def test_files_come_back_byte_for_byte_and_undo_puts_the_rewind_back(tmp_p
     await cp.before_tool(call("c2"), [])
     await cp.after_tool(call("c2"))  # a call that changed nothing
 
-    plan = await rewinder.plan(["c1", "c2"])
+    plan = await rewinder.plan([CallRef("m1", "c1"), CallRef("m1", "c2")])
     assert set(plan.restore) == {"data.bin", "run.sh", "gone.txt"} and plan.delete == ("made/deep/new.txt",)
-    done = await rewinder.apply(["c1", "c2"])
+    done = await rewinder.apply([CallRef("m1", "c1"), CallRef("m1", "c2")])
     assert (root / "data.bin").read_bytes() == BINARY
     assert script.read_text() == "#!/bin/sh\necho hi\n" and script.stat().st_mode & 0o111
     assert (root / "gone.txt").read_text() == "will be deleted\n"
@@ -57,11 +57,11 @@ async def test_files_come_back_byte_for_byte_and_undo_puts_the_rewind_back(tmp_p
     assert (root / "made" / "deep" / "new.txt").read_text() == "new\n"
     # Another session's calls are not this one's.
     other = CheckpointRewinder(ShadowGitCheckpointer(root, state_dir=tmp_path / "state", session_id="s2"))
-    assert await other.plan(["c1"]) == type(plan)()
+    assert await other.plan([CallRef("m1", "c1")]) == type(plan)()
 
 
 async def test_git_missing_is_a_rewind_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("shutil.which", lambda _name: None)
     cp = ShadowGitCheckpointer(tmp_path, state_dir=tmp_path / "state", session_id="s1")
     with pytest.raises(RewindError, match="git was not found"):
-        await CheckpointRewinder(cp).apply(["c1"])
+        await CheckpointRewinder(cp).apply([CallRef("m1", "c1")])

@@ -86,9 +86,10 @@ class ShadowGitCheckpointer:
         }
         self._pending[call.call_id] = (self.records.write(record, created, file, call.name), commit)
 
-    async def after_tool(self, call: ToolCallInfo) -> None:
+    async def after_tool(self, call: ToolCallInfo, message_id: str = "") -> None:
         """Snapshot what the call left and note both commits beside its checkpoint, so a rewind knows exactly
-        which files the agent changed (and how it left them) apart from the user's own edits."""
+        which files the agent changed (and how it left them) apart from the user's own edits. ``message_id``: the
+        user message the call ran after, which with the call id names the call uniquely (core/rewind.CallRef)."""
         pending = self._pending.pop(call.call_id, None)
         if pending is None or self.disabled_reason is not None:
             return
@@ -96,7 +97,14 @@ class ShadowGitCheckpointer:
         async with self.repo.exclusive():
             after = await self.repo.snapshot(f"After {call.name} {main_path(call) or ''}".rstrip())
         self.records.write_after(
-            cid, {"session_id": self.session_id, "call_id": call.call_id, "before": before, "after": after}
+            cid,
+            {
+                "session_id": self.session_id,
+                "call_id": call.call_id,
+                "message_id": message_id,
+                "before": before,
+                "after": after,
+            },
         )
 
     def list(self) -> list[CheckpointInfo]:

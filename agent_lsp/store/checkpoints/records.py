@@ -71,7 +71,8 @@ class CheckpointRecords:
         write_atomic(self.directory / f"{checkpoint_id}{AFTER_SUFFIX}", json_bytes(after))
 
     def afters(self, session_id: str) -> dict[str, list[dict[str, str]]]:
-        """One session's calls' before/after commits, by call id, oldest first (a model may reuse an id)."""
+        """One session's calls' before/after commits (and the user message each ran after, "" in records from
+        before that was noted), by call id, oldest first (a model may reuse an id)."""
         found: dict[str, list[dict[str, str]]] = {}
         if not self.directory.is_dir():
             return found
@@ -81,7 +82,10 @@ class CheckpointRecords:
                 continue
             values = {k: data.get(k) for k in ("call_id", "before", "after")}
             if all(isinstance(v, str) and v for v in values.values()):
-                found.setdefault(str(values["call_id"]), []).append({k: str(v) for k, v in values.items()})
+                message = data.get("message_id")
+                entry = {k: str(v) for k, v in values.items()}
+                entry["message_id"] = message if isinstance(message, str) else ""
+                found.setdefault(str(values["call_id"]), []).append(entry)
         return found
 
     def fork_afters(self, session_id: str, new_id: str) -> int:

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from agent_lsp.atomic_file import write_atomic
-from agent_lsp.core.rewind import FilePlan, FileRewind, RewindError
+from agent_lsp.core.rewind import CallRef, FilePlan, FileRewind, RewindError
 from agent_lsp.store.checkpoints.checkpointer import ShadowGitCheckpointer
 from agent_lsp.store.checkpoints.records import CheckpointError, CheckpointsUnavailable
 
@@ -30,16 +30,16 @@ class CheckpointRewinder:
         self.checkpointer = checkpointer
         self.repo = checkpointer.repo
 
-    async def plan(self, call_ids: Sequence[str]) -> FilePlan:
+    async def plan(self, calls: Sequence[CallRef]) -> FilePlan:
         with _said():
             async with self.repo.exclusive():
-                plan, _, _, _ = await self._plan(call_ids)
+                plan, _, _, _ = await self._plan(calls)
         return plan
 
-    async def apply(self, call_ids: Sequence[str]) -> FileRewind:
+    async def apply(self, calls: Sequence[CallRef]) -> FileRewind:
         with _said():
             async with self.repo.exclusive():
-                plan, targets, _, pre = await self._plan(call_ids)
+                plan, targets, _, pre = await self._plan(calls)
                 for path in (*plan.restore, *plan.delete):
                     await self._put(path, targets.get(path))
         return FileRewind(plan, pre)
@@ -53,19 +53,19 @@ class CheckpointRewinder:
                 for path in paths:
                     await self._put(path, before.get(path))
 
-    async def _plan(self, call_ids: Sequence[str]) -> tuple[FilePlan, _Blobs, _Blobs, str]:
+    async def _plan(self, calls: Sequence[CallRef]) -> tuple[FilePlan, _Blobs, _Blobs, str]:
         """The plan, the blobs to restore, the current blobs, and the snapshot of now (the undo point)."""
         if self.checkpointer.disabled_reason is not None:
             raise CheckpointsUnavailable(self.checkpointer.disabled_reason)
         records = await asyncio.to_thread(self.checkpointer.records.afters, self.checkpointer.session_id)
         first_before: dict[str, str] = {}
         last_after: dict[str, str] = {}
-        # The calls are the session's latest, so a call id the model used k times there is its last k records.
-        left = {cid: records.get(cid, [])[-call_ids.count(cid) :] for cid in set(call_ids)}
-        for call_id in call_ids:
-            if not left[call_id]:
+        left = _records_of(calls, records)
+        for ref in calls:
+            queue = left.get((ref.message_id, ref.call_id)) or left.get(("", ref.call_id))
+            if not queue:
                 continue  # not a file-changing call, or one whose process died mid-call
-            rec = left[call_id].pop(0)
+            rec = queue.pop(0)
             for path in await self._changed(rec["before"], rec["after"]):
                 first_before.setdefault(path, rec["before"])
                 last_after[path] = rec["after"]
@@ -120,6 +120,25 @@ class CheckpointRewinder:
         mode, oid = blob
         data = await self.repo.blob(oid)
         await asyncio.to_thread(_write, target, data, mode)
+
+
+def _records_of(
+    calls: Sequence[CallRef], records: dict[str, list[dict[str, str]]]
+) -> dict[tuple[str, str], list[dict[str, str]]]:
+    """Each call's records, oldest first, by (message id, call id). A model may reuse a call id in another turn,
+    and a rewound turn's records stay behind, so a call is found by its message too. A call with no record of its
+    message (a recording or records from before message ids were noted) falls back to its id's last k records
+    without one, k the times the id is asked for that way: right while the calls are the session's latest."""
+    exact: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for call_id in {ref.call_id for ref in calls}:
+        for rec in records.get(call_id, []):
+            if rec["message_id"]:
+                exact.setdefault((rec["message_id"], call_id), []).append(rec)
+    fallback = [ref.call_id for ref in calls if not ref.message_id or (ref.message_id, ref.call_id) not in exact]
+    for call_id in set(fallback):
+        older = [rec for rec in records.get(call_id, []) if not rec["message_id"]]
+        exact[("", call_id)] = older[-fallback.count(call_id) :]
+    return exact
 
 
 @contextlib.contextmanager

@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_lsp.core.rewind import FilePlan, FileRewind
+from agent_lsp import events as ev
+from agent_lsp.core.rewind import CallRef, FilePlan, FileRewind
 from agent_lsp.events import ToolCallInfo
 from agent_lsp.store.checkpoints.checkpointer import ShadowGitCheckpointer
 from agent_lsp.store.checkpoints.rewind import CheckpointRewinder
@@ -24,6 +25,13 @@ class RootsCheckpointer:
         self.primary = primary
         self._roots = roots
         self._extra: dict[Path, ShadowGitCheckpointer] = {}
+        self._message = ""  # the user message the calls now run after (the session's events say: see __call__)
+
+    def __call__(self, event: ev.AgentEvent) -> None:
+        """A sink of the session's events: each call's records name the user message it ran after, as the
+        session's MessageLog files the call, so a rewind finds that call even when the model reused its id."""
+        if isinstance(event, ev.UserMessage):
+            self._message = event.message_id
 
     def current(self) -> list[ShadowGitCheckpointer]:
         """The primary's checkpointer, then one per extra root the workspace has now."""
@@ -56,7 +64,7 @@ class RootsCheckpointer:
 
     async def after_tool(self, call: ToolCallInfo) -> None:
         for checkpointer in self.known():
-            await checkpointer.after_tool(call)
+            await checkpointer.after_tool(call, self._message)
 
 
 class RootsRewinder:
@@ -71,14 +79,14 @@ class RootsRewinder:
             ("" if c is self.roots.primary else str(c.project_root), CheckpointRewinder(c)) for c in self.roots.known()
         ]
 
-    async def plan(self, call_ids: Sequence[str]) -> FilePlan:
-        plans = [(prefix, await rewinder.plan(call_ids)) for prefix, rewinder in self._each()]
+    async def plan(self, calls: Sequence[CallRef]) -> FilePlan:
+        plans = [(prefix, await rewinder.plan(calls)) for prefix, rewinder in self._each()]
         return _joined(plans)
 
-    async def apply(self, call_ids: Sequence[str]) -> FileRewind:
+    async def apply(self, calls: Sequence[CallRef]) -> FileRewind:
         done: list[tuple[str, FileRewind]] = []
         for prefix, rewinder in self._each():
-            done.append((prefix, await rewinder.apply(call_ids)))
+            done.append((prefix, await rewinder.apply(calls)))
         token = {prefix: {"token": d.undo_token, "plan": _plan_json(d.plan)} for prefix, d in done}
         return FileRewind(_joined([(p, d.plan) for p, d in done]), json.dumps(token))
 
