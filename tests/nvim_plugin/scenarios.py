@@ -241,6 +241,7 @@ SCENARIOS: dict[str, Scenario] = {
         {"stats.py": STATS},
     ),
     "health": Scenario([]),
+    "permission_rename": Scenario([]),
     "inline_partial": Scenario(
         [
             call_line("write_file", {"file_path": "stats.py", "content": TWO_PROPOSED}),
