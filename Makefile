@@ -27,14 +27,16 @@ typecheck: $(STAMP)
 
 # Editor toolchains for the editor tests: luacheck (Debian), Emacs 30 + tmux (Debian, bookworm-backports),
 # Chromium + Node 24 + code-server 4.139 (npm); the ACP schema (npm, tests/npm); the third-party MCP servers the
-# MCP tests run (npm and PyPI, into .deps/mcp-servers from tests/mcp/third_party's manifests). The scripts are idempotent and return at once when
-# everything is in place.
+# MCP tests run (npm and PyPI, into .deps/mcp-servers from tests/mcp/third_party's manifests); the language servers the
+# code-intelligence tests run (basedpyright, jedi-language-server, typescript-language-server into .deps/language-servers
+# from tests/code_intel/third_party's manifests). The scripts are idempotent and return at once when everything is in place.
 test-deps: $(STAMP)
 	bash scripts/install-lua-tools.sh
 	bash scripts/install-emacs.sh
 	bash scripts/install-vscode-deps.sh
 	bash scripts/install-test-npm.sh
 	bash scripts/install-mcp-servers.sh
+	bash scripts/install-language-servers.sh
 
 test: $(STAMP) test-deps
 	$(VENV)/bin/ruff check agent_lsp tests bench

@@ -72,6 +72,8 @@ class ConfirmationDetails:
     # "Allow in all future sessions" may be offered: settings allow it (security.enablePermanentToolApproval)
     # and the answer can be written as a policy rule.
     savable: bool = False
+    # A change that spans several files (rename_symbol): ``diff`` is the first file's, these are the others'.
+    extra_diffs: tuple[FileDiff, ...] = ()
     # "Allow always" may be offered at all (False: security.disableAlwaysAllow or admin.secureModeEnabled).
     always: bool = True
 
@@ -226,6 +228,7 @@ class ToolCallResponse:
     # Gemini CLI's ToolErrorType of a failed call ("tool_not_registered", "policy_violation", a tool's own…);
     # None on success, on cancellation and in recordings written before it existed.
     error_type: str | None = None
+    extra_diffs: tuple[FileDiff, ...] = ()  # the other files a multi-file change changed (rename_symbol)
     kind: Literal["tool_call_response"] = "tool_call_response"
 
 

@@ -42,8 +42,9 @@ class TerminalConfirmer:
         self.out = out
 
     async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
-        if details.diff is not None and details.diff.unified:
-            self.out.write(details.diff.unified + "\n")
+        for diff in (details.diff, *details.extra_diffs) if details.diff is not None else ():
+            if diff.unified:
+                self.out.write(diff.unified + "\n")
         answer = await asyncio.to_thread(input, f"Allow {call.name} — {details.title}? [y]es/[a]lways/[n]o: ")
         answers: dict[str, Outcome] = {"y": "proceed_once", "a": "proceed_always"}
         return ConfirmationResult(answers.get(answer.strip().lower()[:1], "reject"))
@@ -194,6 +195,9 @@ async def _drive(
         stop = ev.Stop((await _run_prompt(handle, prompt, output)).stop)
     finally:
         await handle.aclose()
+        from agent_lsp.runtime.code_intel import close_language_servers
+
+        await close_language_servers()
     return stop, output, handle.session.id
 
 

@@ -53,6 +53,11 @@ def parse_mode(value: object, where: str = "approvalMode") -> ApprovalMode:
     raise ValueError(f"{where} must be one of {', '.join(APPROVAL_MODES)} (got {value!r})")
 
 
+def stricter_or_same(mode: ApprovalMode, than: ApprovalMode) -> bool:
+    """Whether ``mode`` approves no more than ``than`` does (BY_PERMISSIVENESS)."""
+    return BY_PERMISSIVENESS.index(mode) <= BY_PERMISSIVENESS.index(than)
+
+
 def mode_refusal(mode: ApprovalMode, *, trusted: bool) -> str | None:
     """Why ``mode`` cannot be used in this folder, or None: an untrusted folder auto-approves nothing."""
     if not trusted and auto_approves(mode):

@@ -23,11 +23,13 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "policy": ("agent_lsp.adapters", "agent_lsp.runtime", "agent_lsp.core.session"),
     "hooks": ("agent_lsp.adapters", "agent_lsp.runtime"),
     "workspace": ("agent_lsp.adapters", "agent_lsp.runtime", "agent_lsp.core", "agent_lsp.tools"),
+    "code_intel": ("agent_lsp.adapters", "agent_lsp.runtime", "agent_lsp.headless", "agent_lsp.config.loader"),
 }
 # Libraries that speak a protocol or an SDK, and the only packages that may import them.
 LIBRARIES: dict[str, tuple[str, ...]] = {
-    "pygls": ("adapters/lsp",),
-    "lsprotocol": ("adapters/lsp",),
+    # code_intel/ is the other LSP speaker: the client of the language servers the runtime starts.
+    "pygls": ("adapters/lsp", "code_intel"),
+    "lsprotocol": ("adapters/lsp", "code_intel"),
     "acp": (),  # the ACP SDK is for tests only: our server speaks ACP itself
     "mcp": ("mcp",),
     "google": ("model",),

@@ -74,7 +74,7 @@ def tool_call(call: ev.ToolCallInfo, status: str = "pending") -> Update:
 def confirmation_content(details: ev.ConfirmationDetails) -> list[dict[str, Any]]:
     """What a permission request shows: the diff for edits, the command for exec, args for MCP."""
     if details.diff is not None:
-        return [diff_content(details.diff)]
+        return [diff_content(d) for d in (details.diff, *details.extra_diffs)]
     if details.type == "exec" and details.command:
         return [{"type": "content", "content": text_block(f"```sh\n{details.command}\n```")}]
     if details.type == "mcp":
@@ -181,7 +181,12 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
     so the user's own messages are included (live, the client already shows them)."""
     match event:
         case ev.UserMessage(text=text, message_id=message_id):
-            return ([_chunk("user_message_chunk", text, message_id)] if replay else []), state
+            if not replay:
+                return [], state
+            chunk = _chunk("user_message_chunk", text, message_id)
+            if event.steered:  # sent into a running turn: a front end may say so where it went in
+                chunk["_meta"] = {"agent-lsp": {"steered": True}}
+            return [chunk], state
         case ev.Content(text=text, message_id=message_id):
             return [_chunk("agent_message_chunk", text, message_id)], state
         case ev.Thought(subject=subject, description=description, message_id=message_id):
@@ -217,7 +222,7 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
         case ev.ToolCallResponse(call_id=call_id, status=status, display=display, diff=diff, error=error):
             content: list[dict[str, Any]] = []
             if diff is not None:
-                content.append(diff_content(diff))
+                content += [diff_content(d) for d in (diff, *event.extra_diffs)]
             live = state.live_output.get(call_id)
             if live or event.name == SUBAGENT_TOOL:  # a subagent's steps are always its first block, maybe empty
                 content.append({"type": "content", "content": text_block(f"```\n{live or ''}\n```")})

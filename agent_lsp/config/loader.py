@@ -179,6 +179,15 @@ def read_folder_trust_enabled(env: Mapping[str, str] | None = None) -> bool:
     return settings.security.folder_trust.enabled
 
 
+def read_user_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """The settings of system and user files only, for keys that name programs to run (``lspServers``): a
+    repository's own settings must never choose one."""
+    env = os.environ if env is None else env
+    errors: list[ConfigError] = []
+    lower, upper = _admin_layers(env, errors)
+    return _finish(_merge_layers([*lower, *upper], errors), errors)
+
+
 def load_settings(
     workspace_roots: Sequence[Path],
     *,

@@ -8,8 +8,8 @@ from typing import Any
 
 Raw = dict[str, Any]
 
-# Under these paths a later layer's entry replaces the earlier one whole (an MCP server is one unit).
-_SHALLOW = {("mcpServers",)}
+# Under these paths a later layer's entry replaces the earlier one whole (an MCP or language server is one unit).
+_SHALLOW = {("mcpServers",), ("lspServers",)}
 
 _ENV_REF = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 

@@ -347,6 +347,29 @@ class ExperimentalSettings(_Section):
     enable_agents: bool = Field(default=True, description="Offer subagents (invoke_agent) at all.")
 
 
+class LspServerSettings(_Section):
+    """One ``lspServers`` entry: the language server for a language (user settings only: see code_intel/catalog)."""
+
+    command: str | None = Field(default=None, description="The server's executable (a name on PATH or a path).")
+    args: list[str] = Field(default=[], description="Arguments for command (e.g. --stdio).")
+    file_patterns: list[str] = Field(default=[], description="Globs of the files it serves, e.g. *.py.")
+    initialization_options: dict[str, Any] | None = Field(
+        default=None, description="Sent as initializationOptions in the server's initialize request."
+    )
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment for the server process.")
+    disabled: bool = Field(default=False, description="No server for this language, not even one found on PATH.")
+
+
+class CodeIntelligenceSettings(_Section):
+    enabled: bool = Field(default=True, description="Offer the lsp and rename_symbol tools when a source exists.")
+    diagnostics_after_edit: bool = Field(
+        default=True, description="Edit results carry the errors and warnings the edit introduced."
+    )
+    discover_servers: bool = Field(
+        default=True, description="With no lspServers entry for a language, use a well-known server found on PATH."
+    )
+
+
 class HooksConfigSettings(_Section):
     enabled: bool = Field(default=True, description="Run the hooks configured under `hooks`.")
     disabled: list[str] = Field(default=[], description="Hooks (by name, else by command) that do not run.")
@@ -376,3 +399,7 @@ class Settings(_Section):
     skills: SkillsSettings = Field(default_factory=SkillsSettings.model_construct)
     agents: AgentsSettings = Field(default_factory=AgentsSettings.model_construct)
     experimental: ExperimentalSettings = Field(default_factory=ExperimentalSettings.model_construct)
+    code_intelligence: CodeIntelligenceSettings = Field(default_factory=CodeIntelligenceSettings.model_construct)
+    lsp_servers: dict[str, LspServerSettings] = Field(
+        default_factory=dict, description="Language servers by language; read from user settings only."
+    )

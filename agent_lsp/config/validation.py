@@ -53,7 +53,7 @@ def validate_layer(raw: Raw, label: str, as_written: Raw | None = None) -> tuple
                 if not keys:
                     errors.append(ConfigError(f"{err['msg']}; the whole file was skipped", file=label))
                     return {}, errors
-                where = tuple(keys[:2]) if keys[0] == "mcpServers" else tuple(keys)
+                where = tuple(keys[:2]) if keys[0] in ("mcpServers", "lspServers") else tuple(keys)
                 if where in to_drop:
                     continue  # a union reports once per member type; one message is enough
                 inner = ".".join(keys[len(where) :])

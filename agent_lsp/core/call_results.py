@@ -10,6 +10,7 @@ from pathlib import Path
 
 from agent_lsp import events as ev
 from agent_lsp.core.approval import Refusal
+from agent_lsp.core.edit_checks import EditChecks
 from agent_lsp.core.ports import JitMemory
 from agent_lsp.core.tool import ToolResult
 from agent_lsp.core.tool_answers import answer_text
@@ -21,11 +22,13 @@ DEFAULT_TRUNCATE_THRESHOLD = 40_000
 @dataclass(frozen=True)
 class AnswerOptions:
     """How a result becomes what the model reads: long output cut at ``truncate_threshold`` characters (the
-    whole kept in ``temp_dir``), just-in-time memory of the folders a call touched added."""
+    whole kept in ``temp_dir``), just-in-time memory of the folders a call touched added, and the problems an edit
+    introduced (``edit_checks``; the scheduler runs them around the call)."""
 
     temp_dir: Path
     truncate_threshold: int = DEFAULT_TRUNCATE_THRESHOLD
     jit_memory: JitMemory | None = None
+    edit_checks: EditChecks | None = None  # what a file-changing call's edit broke, added to its result
 
 
 class CallResults:
@@ -66,7 +69,7 @@ class CallResults:
             self._end(ending, info, _since(running), result.display, result.diff, result.error, error_type)
         else:
             ending = Succeeded(info.call_id, info.name, {"output": text}, parts, stopped)
-            self._end(ending, info, _since(running), result.display, result.diff)
+            self._end(ending, info, _since(running), result.display, result.diff, extra_diffs=result.extra_diffs)
 
     def fail(self, call: PreparedCall, why: str, error_type: str | None, *, stopped: str | None = None) -> None:
         """The call ends as an error before it ran (invalid, denied, refused, stopped by a BeforeTool hook)."""
@@ -97,6 +100,8 @@ class CallResults:
         diff: ev.FileDiff | None = None,
         error: str | None = None,
         error_type: str | None = None,
+        *,
+        extra_diffs: tuple[ev.FileDiff, ...] = (),
     ) -> None:
         self.outcomes[info.call_id] = ending
         self.emit(
@@ -110,6 +115,7 @@ class CallResults:
                 error_type=error_type,
                 duration_ms=round(duration, 3),
                 locations=info.locations,
+                extra_diffs=extra_diffs,
             )
         )
 

@@ -132,6 +132,26 @@ def subagents_section(agents: Sequence[tuple[str, str]]) -> str:
     )
 
 
+def code_intel_section(*, rename: bool, diagnostics: bool) -> str:
+    """When to ask the code intelligence (the lsp tool) instead of searching text, and what edit results carry."""
+    lines = [
+        "# Code intelligence",
+        "- For questions about symbols — where something is defined, who calls or uses it, what type or signature it "
+        "has, what a file declares — prefer the `lsp` tool to grep_search: its answers are exact and short. Use "
+        "grep_search for text, comments, strings and files the tool says it does not serve.",
+    ]
+    if rename:
+        lines.append(
+            "- To rename a symbol across files, use rename_symbol rather than editing each occurrence by hand."
+        )
+    if diagnostics:
+        lines.append(
+            "- The result of each edit lists the errors and warnings the edit introduced, as the language server "
+            "reports them. Fix what you broke before moving on; problems that were there before are not listed."
+        )
+    return "\n".join(lines)
+
+
 def system_prompt(
     roots: Sequence[Path],
     *,
@@ -142,6 +162,7 @@ def system_prompt(
     skills: Sequence[tuple[str, str, str]] = (),
     agents: Sequence[tuple[str, str]] = (),
     plans: str | None = None,
+    code_intel: str = "",
 ) -> str:
     """The system instruction. ``tree`` is the folder listing, computed once per session by the caller
     (walking the disk on every request would be the slowest part of a turn)."""
@@ -170,6 +191,8 @@ def system_prompt(
         parts.append(section)
     if memory.strip():
         parts.append("# Memory\nWhat the user and the project asked you to keep in mind:\n\n" + memory.strip())
+    if code_intel:
+        parts.append(code_intel)  # code_intel_section's text, when the session has code intelligence
     if agents:
         parts.append(subagents_section(agents))
     if skills:

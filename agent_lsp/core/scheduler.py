@@ -195,8 +195,13 @@ class Scheduler:
                 call, changed = replace(call, invocation=before.invocation), before.changed
         self.emit(ev.ToolCallStatusChange(call_id, "executing"))
         running = RunningCall(call, time.perf_counter())
+        # Diagnostics after each file-changing call (None: switched off, or no code intelligence).
+        checks = self.answers.edit_checks if call.tool.kind in MUTATING_KINDS else None
         try:
+            snapshot = await checks.before([loc.path for loc in call.invocation.locations()]) if checks else None
             result = await call.invocation.execute(lambda chunk: self.emit(ev.ToolOutput(call_id, chunk)))
+            if checks is not None:
+                result = await checks.after(snapshot, result)
         except ToolError as exc:
             result = ToolResult(llm_content=str(exc), error=str(exc), error_type=exc.error_type)
         except asyncio.CancelledError:

@@ -31,6 +31,7 @@ class ToolResult:
     llm_content: str | list[Part]
     display: str | None = None
     diff: FileDiff | None = None
+    extra_diffs: tuple[FileDiff, ...] = ()  # a change to several files: diff is the first file's, these the rest
     error: str | None = None  # set: the call failed; llm_content should still say why
     error_type: str | None = None
     plan: tuple[PlanEntry, ...] | None = None  # set by write_todos: the editor shows it as a plan

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lsp import events as ev
+from agent_lsp.runtime.code_intel import build_code_intel, build_edit_checks
 from agent_lsp.runtime.commands import build_commands
 from agent_lsp.runtime.extensions import active_extensions
 from agent_lsp.runtime.external import ExternalTools, mcp_server_specs
@@ -29,7 +31,9 @@ if TYPE_CHECKING:
     from agent_lsp.runtime.options import RuntimeOptions, SessionSetup
 
 
-def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionHandle:
+def assemble(
+    first: FirstStep, opts: RuntimeOptions, temp_dir: Path, loop: asyncio.AbstractEventLoop | None = None
+) -> SessionHandle:
     """The session and everything it owns; problems along the way become the handle's first notices."""
     setup, cwd, notices = first.setup, first.cwd, first.notices
     s, trusted = first.base.settings, first.base.trusted
@@ -53,9 +57,23 @@ def assemble(first: FirstStep, opts: RuntimeOptions, temp_dir: Path) -> SessionH
         secure_mode=s.admin.secure_mode_enabled,
     )
     router = first.router
+    fs = setup.fs or LocalFileSystem()
+    code_intel = build_code_intel(
+        setup=setup,
+        settings=s,
+        trusted=trusted,
+        env=first.base.env,
+        workspace=workspace,
+        fs=fs,
+        loop=loop,
+        notices=notices,
+        child_env=child_env,
+    )
     tools = build_tools(
         workspace=workspace,
-        fs=setup.fs or LocalFileSystem(),
+        fs=fs,
+        code_intel=code_intel,
+        edit_checks=build_edit_checks(code_intel, s, workspace),
         temp_dir=temp_dir,
         router=router,
         tools=s.tools,

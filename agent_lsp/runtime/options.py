@@ -12,6 +12,7 @@ from agent_lsp.vocabulary import ApprovalMode
 
 if TYPE_CHECKING:
     from agent_lsp import events as ev
+    from agent_lsp.core.code_intel import CodeIntel
     from agent_lsp.core.ports import Confirmer
     from agent_lsp.core.retry import RetryPolicy
     from agent_lsp.mcp.elicitation import Elicitor
@@ -91,3 +92,6 @@ class SessionSetup:
     # Built-in tools the editor provides instead, by name (ACP's terminal runs run_shell_command in the editor);
     # each factory gets the session's ToolContext.
     replace_tools: Mapping[str, Callable[[ToolContext], Tool]] = field(default_factory=dict)
+    # The editor's code intelligence (its language features over LSP, an ACP client's language servers); None: the
+    # runtime's own language servers serve the session, where any are configured or found.
+    code_intel: CodeIntel | None = None

@@ -140,7 +140,7 @@ class Runtime:
         return base, router, model_name, router.client()
 
     async def _second_step(self, first: FirstStep) -> SessionHandle:
-        handle = await asyncio.to_thread(self._build, first)
+        handle = await asyncio.to_thread(self._build, first, asyncio.get_running_loop())
         handle.start()
         # Load the model client while the user types: see GeminiClient.warm. The replay model has nothing to
         # warm. Not before the build: both want the one interpreter lock, and a prompt waits for the build.
@@ -150,14 +150,14 @@ class Runtime:
         await handle.start_hooks("resume" if first.setup.history else "startup")
         return handle
 
-    def _build(self, first: FirstStep) -> SessionHandle:
+    def _build(self, first: FirstStep, loop: asyncio.AbstractEventLoop) -> SessionHandle:
         # Imported here, in the background: tools, memory and the core are what the first step leaves out.
         from agent_lsp.runtime.assembly import assemble
         from agent_lsp.runtime.temp import new_temp_dir, remove_temp_dir
 
         temp_dir = new_temp_dir()
         try:
-            return assemble(first, self.options, temp_dir)
+            return assemble(first, self.options, temp_dir, loop)
         except BaseException:
             remove_temp_dir(temp_dir)  # a session that never existed leaves no scratch folder behind
             raise

@@ -75,7 +75,7 @@ def build_session(
         confirmer,
         roots,
         hooks,
-        answers=AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit),
+        answers=AnswerOptions(tools.ctx.temp_dir, truncate_threshold, memory.jit, tools.edit_checks),
         permanent_approval=permanent_approval,
     )
 
@@ -193,18 +193,25 @@ def _scheduler_for(
 
 
 def _instruction(
-    workspace: Workspace, memory: Memory, policy: Policy, tools: SessionTools, client: str = ""
+    workspace: Workspace,
+    memory: Memory,
+    policy: Policy,
+    tools: SessionTools,
+    client: str = "",
 ) -> Callable[[], str]:
     """The system prompt, read on every request, so /memory reload, a mode change and /skills take effect on the
     next one. The folder listing is computed once: walking the disk each time would be the slowest part of a turn.
     ``client``: the editor's own instructions (ACP's systemPrompt in append mode), after ours."""
     from agent_lsp.config.paths import plans_dir
-    from agent_lsp.core.prompts import folder_tree, system_prompt
+    from agent_lsp.core.prompts import code_intel_section, folder_tree, system_prompt
 
     tree = folder_tree(workspace.primary)
     skills = tools.skills
     agents = tools.agents
     plans = str(plans_dir(workspace.primary).resolve())
+    intel = tools.ctx.code_intel
+    diagnostics = tools.edit_checks is not None
+    code_intel = code_intel_section(rename=intel.can_rename(), diagnostics=diagnostics) if intel else ""
 
     extra = f"\n\n# Instructions from the editor\n\n{client.strip()}" if client.strip() else ""
 
@@ -220,6 +227,7 @@ def _instruction(
             skills=[(k.name, k.description, str(k.location)) for k in skills.enabled()] if skills else (),
             agents=[(a.name, a.description) for a in agents if policy.mode != "plan" or a.read_only],
             plans=plans,
+            code_intel=code_intel,
         )
 
     return instruction

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from agent_lsp.child_env import ChildEnv
     from agent_lsp.config.settings import AgentsSettings, ContextSettings, SkillsSettings, ToolsSettings
     from agent_lsp.config.skills import SkillSet
+    from agent_lsp.core.code_intel import CodeIntel
+    from agent_lsp.core.edit_checks import EditChecks
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.model.router import ModelRouter
     from agent_lsp.tools.activate_skill import ActivateSkillTool
@@ -33,6 +35,7 @@ class SessionTools:
     skills: SkillSet | None = None
     skill_tool: ActivateSkillTool | None = None
     agents: Sequence[AgentDefinition] = ()  # the subagents invoke_agent offers (runtime/agents.py)
+    edit_checks: EditChecks | None = None  # diagnostics after each edit, over ctx.code_intel (None: off or no source)
 
 
 def build_tools(
@@ -51,6 +54,8 @@ def build_tools(
     interactive: bool = True,
     agent_settings: AgentsSettings | None = None,  # the ``agents`` settings (None: the defaults)
     agents_enabled: bool = True,  # experimental.enableAgents
+    code_intel: CodeIntel | None = None,  # offers lsp (and rename_symbol) when set
+    edit_checks: EditChecks | None = None,
     child_env: ChildEnv | None = None,  # what commands inherit (None: the agent's credentials kept out, no more)
 ) -> SessionTools:
     from agent_lsp.child_env import ChildEnv
@@ -73,6 +78,7 @@ def build_tools(
         web_fetch_allow_private=tools.web_fetch.allow_private_addresses,
         global_memory_file=gemini_dir() / memory_file,
         memory_file_name=memory_file,
+        code_intel=code_intel,
         child_env=child_env or ChildEnv(),
     )
     # The editor's own tools go in at construction, in the built-in's place (never swapped into a live registry).
@@ -85,14 +91,14 @@ def build_tools(
     agents = _agents(workspace.primary, trusted, notices, agent_settings) if agents_enabled else []
     skills = _skill_set(skill_settings, workspace.primary, trusted, extensions, notices)
     if skills is None:
-        return SessionTools(ctx, registry, agents=agents)
+        return SessionTools(ctx, registry, agents=agents, edit_checks=edit_checks)
     from agent_lsp.core.prompts import folder_tree
     from agent_lsp.tools.activate_skill import ActivateSkillTool
 
     skill_tool = ActivateSkillTool(skills, workspace.add_readable, folder_tree)
     if skills.enabled():
         registry.register(skill_tool)
-    return SessionTools(ctx, registry, skills, skill_tool, agents)
+    return SessionTools(ctx, registry, skills, skill_tool, agents, edit_checks)
 
 
 def _exit_plan_mode(workspace: Workspace, interactive: bool) -> Tool:

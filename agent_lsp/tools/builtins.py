@@ -24,7 +24,7 @@ def builtin_tools(ctx: ToolContext) -> list[Tool]:
     from agent_lsp.tools.web_search import WebSearchTool
     from agent_lsp.tools.write_file import WriteFileTool
 
-    return [
+    tools: list[Tool] = [
         UpdateTopicTool(),
         ListDirectoryTool(ctx),
         ReadFileTool(ctx),
@@ -42,3 +42,12 @@ def builtin_tools(ctx: ToolContext) -> list[Tool]:
         WriteTodosTool(ctx),
         EnterPlanModeTool(),
     ]
+    if ctx.code_intel is not None:
+        from agent_lsp.tools.code_nav import LspTool
+
+        tools.insert(6, LspTool(ctx, ctx.code_intel))  # after the search tools, where the model reads its options
+        if ctx.code_intel.can_rename():
+            from agent_lsp.tools.rename_symbol import RenameSymbolTool
+
+            tools.insert(9, RenameSymbolTool(ctx, ctx.code_intel))  # after replace and write_file
+    return tools

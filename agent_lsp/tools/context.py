@@ -12,6 +12,7 @@ from agent_lsp.workspace.filesystem import FileSystem
 from agent_lsp.workspace.roots import Workspace
 
 if TYPE_CHECKING:
+    from agent_lsp.core.code_intel import CodeIntel
     from agent_lsp.model.base import ModelClient
 
 
@@ -28,6 +29,9 @@ class ToolContext:
     web_fetch_allow_private: bool = False
     global_memory_file: Path = field(default_factory=lambda: Path.home() / ".gemini" / "GEMINI.md")
     memory_file_name: str = "GEMINI.md"
+    # The session's code intelligence (the editor's, an ACP client's or our own language servers); None: no source,
+    # and the lsp and rename_symbol tools are not offered.
+    code_intel: CodeIntel | None = None
     # What the commands the tools start inherit (never the agent's credentials; security.environmentVariableRedaction).
     child_env: ChildEnv = field(default_factory=ChildEnv)
     # The session's is_background commands (their logs in temp_dir); stopped when the session ends.

@@ -163,9 +163,17 @@ class SubagentRun:
         self.origin = ev.Origin(call_id, agent.name, self.session.id)
         forward, origin = parts.emit, self.origin
 
+        hidden: set[str] = set()  # complete_task calls: how the run ends, not a step (its report ends the call)
+
         def to_parent(event: ev.AgentEvent) -> None:
-            if not isinstance(event, ev.SessionTitle):  # the child's title is its agent's name, said once
-                forward(ev.SubagentEvent(origin, event))
+            if isinstance(event, ev.SessionTitle):  # the child's title is its agent's name, said once
+                return
+            if isinstance(event, ev.ToolCallRequest) and event.call.name == COMPLETE_TASK:
+                hidden.add(event.call.call_id)
+                return
+            if getattr(event, "call_id", None) in hidden:
+                return
+            forward(ev.SubagentEvent(origin, event))
 
         self.session.sinks.append(to_parent)
         self.last_text = ""

@@ -101,32 +101,6 @@ local function clean_buffers(uris)
   return clean
 end
 
----Whether the file of loaded, unmodified `buf` changed on disk since Neovim read it: Neovim's own check (the one
----`:write` warns with), run with a FileChangedShell handler of ours so it asks nothing and reloads nothing.
----@param buf integer
----@return boolean
-local function stale(buf)
-  if not vim.api.nvim_buf_is_loaded(buf) or vim.bo[buf].modified then
-    return false
-  end
-  local group = vim.api.nvim_create_augroup("agent_lsp_stale_check", { clear = true })
-  local changed = false
-  vim.api.nvim_create_autocmd("FileChangedShell", {
-    group = group,
-    callback = function(ev)
-      if ev.buf == buf then
-        changed = vim.v.fcs_reason ~= "mode"
-        vim.v.fcs_choice = "" -- handled here: no question, no reload
-      end
-    end,
-  })
-  local tick = vim.b[buf].changedtick
-  pcall(vim.cmd, ("silent checktime %d"):format(buf))
-  vim.api.nvim_del_augroup_by_id(group)
-  -- Reloaded anyway (another FileChangedShell handler, or 'autoread' before ours ran): stale all the same.
-  return changed or vim.b[buf].changedtick ~= tick
-end
-
 ---@param buf integer
 ---@return string
 local function shown(buf)
@@ -159,7 +133,7 @@ function M.handler(err, params, ctx)
   local save = edit ~= nil and require("agent_lsp.config").options.save_after_edit
   local clean = save and clean_buffers(edited_uris(edit)) or {}
   for _, buf in ipairs(clean) do
-    if stale(buf) then
+    if buffers.stale(buf) then
       -- The edit was computed against the text this buffer held, which the disk no longer has: load the disk's
       -- (nothing of the user's is lost: the buffer had no unsaved changes) and let the model read it again.
       buffers.reload(buf)

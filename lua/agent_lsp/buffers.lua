@@ -1,6 +1,6 @@
---- Buffers of files whose disk text changed under them (a rewind, its undo, a turn's revert; an edit that found its
---- buffer stale): reloaded whether a window shows them or not; a buffer holding the user's unsaved changes is kept
---- as it is, and named, never overwritten.
+--- Buffers of files whose disk text changed under them (a rewind, its undo, a turn's revert, a turn's shell
+--- commands; an edit that found its buffer stale): reloaded whether a window shows them or not; a buffer holding
+--- the user's unsaved changes is kept as it is, and named, never overwritten.
 
 local M = {}
 
@@ -34,6 +34,50 @@ function M.reload(buf)
   vim.api.nvim_buf_call(buf, function()
     vim.cmd("silent keepalt keepjumps edit!")
   end)
+end
+
+---Whether the file of loaded, unmodified `buf` changed on disk since Neovim read it: Neovim's own check (the one
+---`:write` warns with), run with a FileChangedShell handler of ours so it asks nothing and reloads nothing.
+---@param buf integer
+---@return boolean
+function M.stale(buf)
+  if not vim.api.nvim_buf_is_loaded(buf) or vim.bo[buf].modified then
+    return false
+  end
+  local group = vim.api.nvim_create_augroup("agent_lsp_stale_check", { clear = true })
+  local changed = false
+  vim.api.nvim_create_autocmd("FileChangedShell", {
+    group = group,
+    callback = function(ev)
+      if ev.buf == buf then
+        changed = vim.v.fcs_reason ~= "mode"
+        vim.v.fcs_choice = "" -- handled here: no question, no reload
+      end
+    end,
+  })
+  local tick = vim.b[buf].changedtick
+  pcall(vim.cmd, ("silent checktime %d"):format(buf))
+  vim.api.nvim_del_augroup_by_id(group)
+  -- Reloaded anyway (another FileChangedShell handler, or 'autoread' before ours ran): stale all the same.
+  return changed or vim.b[buf].changedtick ~= tick
+end
+
+---Reload every loaded file buffer without unsaved changes whose file changed on disk (what the agent's shell
+---commands or a /rewind typed in the chat changed): hidden ones too, which Neovim's own checks skip.
+---@return string[] reloaded
+function M.refresh_clean()
+  local reloaded = {}
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(buf)
+    local file = vim.bo[buf].buftype == "" and name ~= "" and not name:match("^%a[%w+.-]*://")
+    if file and M.stale(buf) then
+      if vim.uv.fs_stat(name) then
+        M.reload(buf)
+        reloaded[#reloaded + 1] = vim.fn.fnamemodify(name, ":.")
+      end
+    end
+  end
+  return reloaded
 end
 
 ---Close `buf`, whose file is gone: windows showing it show their alternate buffer (or an empty one) instead.

@@ -22,6 +22,9 @@ local function finish(s, err, result)
   s.request = nil
   local stop = type(result) == "table" and result.stopReason or nil
   require("agent_lsp.permission").dismiss(s.id)
+  -- Files the turn changed on disk by other means than an edit (its shell commands, a /rewind): their buffers,
+  -- hidden ones included, hold the new text before anything is edited again.
+  require("agent_lsp.buffers").refresh_clean()
   if session.current == s then
     local t = view.transcript()
     if err then

@@ -25,12 +25,22 @@ function M.on_update(params, client_id)
   end
   local update = params.update
   local kind = update.sessionUpdate
-  if kind == "current_mode_update" then
+  local meta = type(update._meta) == "table" and update._meta["agent-lsp"] or nil
+  if type(meta) == "table" and type(meta.subagent) == "table" then
+    -- A subagent's own update: drawn under its parent call; its title, usage and mode are not this session's.
+    view.transcript():apply(update)
+  elseif kind == "current_mode_update" then
     s.modes.currentModeId = update.currentModeId
   elseif kind == "session_info_update" then
     s.title = update.title or s.title
   elseif kind == "usage_update" then
     s.usage = { used = update.used, size = update.size, cost = type(update.cost) == "table" and update.cost or nil }
+  elseif kind == "compaction_update" and update.status == "completed" then
+    -- The context holds the summary now: its size is what the usage line shows until the next model answer.
+    if s.usage and type(meta) == "table" and type(meta.tokensAfter) == "number" then
+      s.usage = vim.tbl_extend("force", s.usage, { used = meta.tokensAfter })
+    end
+    view.transcript():apply(update)
   elseif kind == "config_option_update" then
     choices.apply_config_options(s, update.configOptions)
   elseif kind == "available_commands_update" then

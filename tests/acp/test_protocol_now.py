@@ -157,6 +157,8 @@ async def test_steering_joins_the_running_turn_or_starts_one(project: Path, env:
             await client.initialize()
             await client.result("session/load", {"sessionId": sid, **_new(project)})
             users = _chunks(client.checker.updates(sid), "user_message_chunk")
+            marks = [u.get("_meta") for u in client.checker.updates(sid) if u["sessionUpdate"] == "user_message_chunk"]
+        assert marks == [None, {"agent-lsp": {"steered": True}}, None]
         assert users == [(users[0][0], users[0][1]), ("and run the tests", steered_id), (users[2][0], users[2][1])]
         assert [t for t, _ in users] == ["fix it", "and run the tests", "start one"]
 
@@ -206,6 +208,22 @@ async def test_a_subagent_is_a_child_session_for_a_client_that_shows_them(projec
         assert asked[0]["toolCall"]["_meta"]["agent-lsp"]["subagent"]["childSessionId"] == child
         # The parent's tool call no longer repeats the child's steps as text.
         assert not any(u.get("toolCallId") == call["toolCallId"] and "🔧" in str(u.get("content")) for u in parent)
+
+        # A load replays the child session as it was sent live: announced, its updates under its id, then idle.
+        async with RawClient.spawn(agent_argv(None), _env(env, fake), project) as client:
+            await client.initialize({"subagents": {}})
+            await client.result("session/load", {"sessionId": sid, **_new(project)})
+            replayed = [f["params"] for f in client.checker.frames if f.get("method") == "session/update"]
+        client.checker.assert_clean()
+        again = [
+            p["update"] for p in replayed if p["sessionId"] == sid and p["update"]["sessionUpdate"] == "subagent_update"
+        ]
+        assert [(u["sessionId"], u["state"]["state"]) for u in again] == [(child, "running"), (child, "idle")]
+        from_child = [p["update"] for p in replayed if p["sessionId"] == child]
+        assert from_child[0]["sessionUpdate"] == "user_message_chunk"
+        assert any(
+            u["sessionUpdate"] == "tool_call" and u["rawInput"].get("file_path") == "notes.txt" for u in from_child
+        )
 
     (project / "notes.txt").unlink()
     with FakeGemini() as fake:

@@ -248,7 +248,7 @@ def test_a_repositorys_dir_locals_widens_nothing(tmp_path: Path) -> None:
         emacs.wait_message("Connected!")
         seen = '(with-current-buffer "calc.py" (format "%S" (bound-and-true-p eglot-workspace-configuration)))'
         assert "yolo" in emacs.eval(seen), emacs.screen()  # Emacs took it from .dir-locals.el, unasked
-        emacs.wait_message("ignored approvalMode (yolo), trustWorkspace, mcpServers.evil")
+        emacs.wait_message("ignored approvalMode (yolo), mcpServers.evil")
         question = emacs.edit_selection()  # not yolo: the edit asks
         assert "Allow once" in question
         emacs.keys("C-a", "C-k")

@@ -16,8 +16,9 @@ from tests.integration.test_gemini_cli_parity import agent, chunk
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "gemini_cli_0_61_tools.json").read_text())
 # Ours that 0.61 no longer declares by default (documented in docs/tools.md), and the one tool 0.61 keeps out of
-# headless default mode that we offer (write_todos asks nobody; 0.61 files it under "other").
-OURS_ONLY = {"read_many_files", "save_memory", "write_todos"}
+# headless default mode that we offer (write_todos asks nobody; 0.61 files it under "other"); lsp and rename_symbol
+# where a language server serves the folder (one on PATH does).
+OURS_ONLY = {"read_many_files", "save_memory", "write_todos", "lsp", "rename_symbol"}
 
 
 COMPARED = ("enum", "default", "minimum", "maximum")  # beside names, types and required lists

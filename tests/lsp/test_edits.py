@@ -131,7 +131,9 @@ def test_workspace_edit_shapes() -> None:
 
 
 def test_appends_are_inserted_before_the_final_newline() -> None:
-    """Neovim adds a stray empty line for an insert after a document's final newline; the edit avoids it."""
+    """Neovim adds a stray empty line for an insert after a document's final newline; the edit avoids it. This is
+    the one place that fix lives (issue #35 P12): the Neovim plugin's apply_edit.lua relies on it and keeps only
+    the empty-buffer case, which depends on Neovim's buffer model."""
     for old, new in (("a\nb\n", "a\nb\nc\n"), ("a\r\nb\r\n", "a\r\nb\r\nc\r\n"), ("\n", "\nq\n")):
         edits = text_edits(old, new)
         assert apply_text_edits(old, edits) == new

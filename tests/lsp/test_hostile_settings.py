@@ -68,7 +68,7 @@ async def test_no_channel_and_no_workspace_file_widens_anything(launch: Any, tmp
     with pytest.raises(JsonRpcInvalidRequest, match="not trusted"):
         await editor.request("agent/setMode", {"sessionId": session, "modeId": "yolo"})
     shown = _shown(editor)
-    assert "ignored approvalMode (yolo), trustWorkspace, mcpServers.editor-evil" in shown
+    assert "ignored approvalMode (yolo), mcpServers.editor-evil" in shown  # trustWorkspace: true trusts nothing
     for key in ("hooks", "tools", "security", "mcpServers", "model.baseUrl", "telemetry", "context"):
         assert key in shown.split("ignored approvalMode", 1)[1]
     assert "~/.gemini/settings.json" in shown and "trustedFolders.json" in shown

@@ -167,3 +167,11 @@ def test_config_parsing_drops_secrets_and_merges() -> None:
     # workspace/configuration answers null for a section nobody set (Eglot): no settings, no complaint.
     assert parse_config({"agentLsp": None}) == parse_config({})
     assert parse_config({"agentLsp": 3}).problems == ("'agentLsp' must be an object",)
+
+
+def test_the_editors_trust_only_takes_trust_away_and_can_give_that_back() -> None:
+    refused = parse_config({"agentLsp": {"trustWorkspace": False}})
+    granted = parse_config({"agentLsp": {"trustWorkspace": True}})
+    assert refused.trust is False and granted.trust is None and granted.problems == ()
+    assert merge(refused, granted).trust is None  # VS Code's trust granted later: the refusal is withdrawn
+    assert merge(refused, parse_config({"agentLsp": {"model": "m"}})).trust is False  # silence changes nothing

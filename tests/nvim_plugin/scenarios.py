@@ -109,6 +109,10 @@ CODE_INTEL_AGENT_SCRIPT = [
         },
     ),
     text_line("Done."),
+    call_with_id(
+        "rename", "rename_symbol", {"file_path": "shapes.py", "line": 4, "character": 5, "new_name": "surface"}
+    ),
+    text_line("Renamed."),
 ]
 
 REPORT = {"SummaryOfFindings": "main.py prints hi.", "ExplorationTrace": [], "RelevantLocations": []}
@@ -194,7 +198,8 @@ SCENARIOS: dict[str, Scenario] = {
         gemini=True,
     ),
     # A write Neovim refuses (a read-only file), then an edit computed against a hidden buffer whose file changed on
-    # disk: each is answered applied=false, and the model reads why; its retry against the file's text lands.
+    # disk: each is answered applied=false, and the model reads why; its retry against the file's text lands. Then a
+    # shell command rewrites the file, and the hidden buffer follows.
     "refused_write": Scenario(
         [
             call_line("replace", {"file_path": "ro.py", "old_string": "x = 1", "new_string": "x = 2"}),
@@ -202,6 +207,9 @@ SCENARIOS: dict[str, Scenario] = {
             call_line("replace", {"file_path": "util.py", "old_string": "u = 1", "new_string": "u = 2"}),
             call_line("replace", {"file_path": "util.py", "old_string": "u = 55", "new_string": "u = 6"}),
             text_line("Done."),
+            # A shell command rewrites util.py: its hidden buffer follows at the turn's end.
+            call_line("run_shell_command", {"command": "printf 'u = 7\\n' > util.py", "description": "Rewrite"}),
+            text_line("Rewrote it."),
         ],
         {"ro.py": "x = 1\n", "util.py": "u = 1\n"},
         gemini=True,

@@ -23,6 +23,7 @@ def test_code_intel_and_diagnostics_come_from_the_buffers_language_server(nvim_s
     _need(PYRIGHT)
     out = nvim_specs.result("code_intel").check()
     assert "code_intel direct ok" in out
+    print(next(line for line in out.splitlines() if line.startswith("latency")))
 
 
 @pytest.mark.nvim_spec("code_intel_encoding")
@@ -50,5 +51,6 @@ def test_the_agents_lsp_tool_and_edit_diagnostics_come_from_neovims_language_ser
     assert "total" in answers["callers"] and "label" in answers["callers"], answers["callers"]
     assert '\\"missing_name\\" is not defined' in answers["break"], answers["break"]
     assert "main.py:9:22" in answers["break"], answers["break"]
+    assert "rename" in answers, answers.keys()
     declared = json.dumps(result.model_requests()[0].get("tools", []))
     assert "the editor's language features" in declared

@@ -58,3 +58,12 @@ async def test_title_history_and_close_write_held_text_first(tmp_path: Path) -> 
     rec.close()
     kinds = [(r["type"], (r.get("event") or {}).get("text")) for r in _records(store.path_for("order"))]
     assert kinds == [("session", None), ("event", "a"), ("title", None), ("event", "b")]
+
+
+async def test_text_of_two_messages_is_two_records_each_with_its_id(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    rec = store.recorder("ids", tmp_path)
+    for text, message_id in (("a", "m1"), ("b", "m1"), ("c", "m2"), ("d", "m2")):
+        rec(ev.Content(text, message_id))
+    rec.close()
+    assert store.load("ids").events == [ev.Content("ab", "m1"), ev.Content("cd", "m2")]

@@ -84,6 +84,12 @@ async def test_its_events_reach_the_parent_stream_in_order_with_their_origin(tmp
     request = inner.index("tool_call_request")
     assert inner.index("tool_call_confirmation") > request  # the question after its call, in the same stream
     assert inner[-1] == "stop"
+    calls = [
+        e.event.call.name for e in forwarded if isinstance(e, ev.SubagentEvent) and e.event.kind == "tool_call_request"
+    ]
+    assert calls == ["edit_thing"]  # complete_task is how the run ends, not one of its steps
+    responses = [e.event for e in forwarded if isinstance(e, ev.SubagentEvent) and e.event.kind == "tool_call_response"]
+    assert [r.name for r in responses] == ["edit_thing"]
     [(asked, _details)] = confirmer.asked
     assert asked.origin == origin  # the question says whose call it is
 

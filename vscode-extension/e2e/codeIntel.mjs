@@ -135,6 +135,22 @@ async function toolAnswers(modelUrl) {
   return { answers, declarations: JSON.stringify(last.body.tools ?? []) };
 }
 
+/**
+ * How long the extension took to answer each request of `method`, from the language client's trace: the operation
+ * (or "diagnostics") and milliseconds, in order.
+ */
+function latencies(trace, method) {
+  const ops = new Map();
+  for (const m of trace.matchAll(new RegExp(`Received request '${method} - \\(([^)]+)\\)'\\.\\s*Params: (\\{[\\s\\S]*?\\n\\})`, "g"))) {
+    ops.set(m[1], JSON.parse(m[2]).operation ?? "diagnostics");
+  }
+  const out = [];
+  for (const m of trace.matchAll(new RegExp(`Sending response '${method} - \\(([^)]+)\\)'\\. Processing request took (\\d+)ms`, "g"))) {
+    out.push(`${ops.get(m[1]) ?? "?"} ${m[2]} ms`);
+  }
+  return out;
+}
+
 /** Each process's parent and command line, from /proc. */
 function processTable() {
   const table = new Map();
@@ -244,6 +260,7 @@ async function main() {
     const asked = (traffic.match(/Received request 'agent\/codeIntel/g) ?? []).length;
     if (asked < questions(ws).length) throw new Error(`the server asked agent/codeIntel ${asked} times`);
     log(`navigation ok: all ${questions(ws).length} lsp operations answered by the editor (${asked} agent/codeIntel requests), shapes.ts opened in the background, not shown`);
+    log(`latency (the extension's time per agent/codeIntel, first ones cold): ${latencies(traffic, "agent/codeIntel").join(", ")}`);
 
     // Who answered: VS Code's own tsserver runs under code-server; the agent server started no language server.
     const table = processTable();
@@ -266,9 +283,12 @@ async function main() {
     }
     if (!traffic.length || !agentLog(dirs["user-data"]).includes("agent/diagnostics")) throw new Error("no agent/diagnostics request was made");
     log("diagnostics ok: the edit's result carries VS Code's TypeScript error src/main.ts:7:14 (2322)");
+    log(`latency (agent/diagnostics, before and after the edit): ${latencies(agentLog(dirs["user-data"]), "agent/diagnostics").join(", ")}`);
     if (shots) {
       await page.locator(".monaco-editor .squiggly-error").first().waitFor();
-      await chat.locator(".tool", { hasText: "new error" }).last().click().catch(() => undefined);
+      const card = chat.locator(".tool", { hasText: "new error" }).last();
+      await card.click().catch(() => undefined); // opens the card: its result, with the error, under the diff
+      await card.evaluate((n) => n.lastElementChild?.scrollIntoView({ block: "end" })).catch(() => undefined);
       await page.screenshot({ path: path.join(shots, "vscode-code-intel.png") });
       log("screenshot: vscode-code-intel.png");
     }

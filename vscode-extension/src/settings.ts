@@ -87,13 +87,13 @@ export function missingServerMessage(cmd: ServerCommand): string {
 }
 
 /**
- * The server's own settings: only the keys it understands, plus VS Code's workspace trust when it is withheld.
- * VS Code's "trusted" is never sent as trust: the server takes trust only from the user's own trustedFolders.json
- * (the "Agent: Trust This Folder" command writes it), so a restricted-mode window makes the agent untrusted too,
- * and a trusted one leaves the decision to the user's own rules.
+ * The server's own settings: only the keys it understands, plus VS Code's workspace trust as a fact. The server
+ * lets `false` (restricted mode) make the agent untrusted too; `true` only withdraws an earlier `false` when the
+ * user grants trust later, and trusts nothing by itself: the agent's trust is the user's own trustedFolders.json
+ * (the server's trust prompt writes it). See docs/security.md.
  */
 export function serverSettings(get: SettingReader, workspaceTrusted: boolean): Record<string, unknown> {
-  const section: Record<string, unknown> = workspaceTrusted ? {} : { trustWorkspace: false };
+  const section: Record<string, unknown> = { trustWorkspace: workspaceTrusted };
   const model = (get<string>("model") ?? "").trim();
   if (model) {
     section.model = model;

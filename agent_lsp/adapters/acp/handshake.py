@@ -52,6 +52,7 @@ class ClientCapabilities:
     terminal_auth: bool = False  # the client can run our terminal auth method
     notices: bool = False
     elicitation_form: bool = False  # the client shows MCP servers' forms (elicitation/create, form mode)
+    lsp: bool = False  # the draft LSP proxy (RFD "Language Server Proxy"): lsp/servers, lsp/request
     compaction: bool = False  # session.compaction: compaction_update lifecycles instead of a notice
     subagents: bool = False  # subagents (unstable): a subagent run is a child session of its own
     name: str = ""
@@ -75,6 +76,7 @@ class ClientCapabilities:
             compaction=Fields(session).take("compaction", dict, _ABSENT) is not None,
             subagents=caps.take("subagents", dict, _ABSENT) is not None,
             elicitation_form=Fields(elicitation).take("form", dict, _ABSENT) is not None,
+            lsp=caps.take("lsp", dict, _ABSENT) is not None,
             name=Fields(_object(top, "clientInfo")).take("name", str, _ABSENT) or "",
         )
 

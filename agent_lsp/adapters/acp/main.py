@@ -53,5 +53,8 @@ async def _serve(options: AgentOptions, stdin: int, stdout: int) -> int:
         await conn.serve(agent)
     finally:
         await agent.close_all()
+        from agent_lsp.runtime.code_intel import close_language_servers
+
+        await close_language_servers()  # the language servers sessions started end with the connection
         writer.close()
     return 0

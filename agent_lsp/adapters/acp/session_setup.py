@@ -19,6 +19,7 @@ from agent_lsp.adapters.acp.params import Params, require_list, require_str
 from agent_lsp.fields import conforms
 
 if TYPE_CHECKING:
+    from agent_lsp.core.code_intel import CodeIntel
     from agent_lsp.runtime import SessionSetup
 
 # The types of an McpServer's fields (checked by agent_lsp.fields, never coerced).
@@ -58,6 +59,7 @@ def session_setup(
         replace_tools=_editor_tools(conn, channel, client),
         commands_changed=lambda: _announce_commands(channel, sessions, sid),
         elicitor=AcpElicitor(conn, sid, form=client.elicitation_form),
+        code_intel=_lsp_proxy(conn, sid) if client.lsp else None,
         client_instructions=system_prompt_text(params.get("systemPrompt")),
     )
     if client.read_text_file or client.write_text_file:
@@ -76,6 +78,11 @@ def session_setup(
     return setup
 
 
+def _lsp_proxy(conn: Connection, sid: str) -> CodeIntel:
+    """The client's language servers through the draft ``lsp/servers``/``lsp/request`` (it advertised ``lsp``)."""
+    from agent_lsp.adapters.acp.code_intel import AcpLspProxy
+
+    return AcpLspProxy(conn, sid)
 def system_prompt_text(value: Any) -> str:
     """The client's ``systemPrompt`` (unstable ``SystemPrompt``) as text to append to ours; "" when absent. Only
     ``append`` mode and text blocks: anything else is refused (-32602), as the schema asks, never half applied."""

@@ -5,7 +5,8 @@ mcpServers, trustWorkspace, settings (nested like settings.json); any other key 
 settings override too. Editors fill these channels from project files (docs/security.md), so only what narrows
 or cannot widen the agent's reach is taken (config/provenance.py): ``trustWorkspace: false`` but never ``true``,
 approval mode ``plan`` or ``default``, no MCP servers, and the settings keys listed there; the rest is ignored
-with one notice naming each key and where to set it. API keys are dropped here too, and never echoed.
+with one notice naming each key and where to set it. ``trustWorkspace: true`` only withdraws an earlier ``false``
+(VS Code's trust granted later). API keys are dropped here too, and never echoed.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class LspConfig:
     checkpointing: bool | None = None
     mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # always empty: see above
     trust: bool | None = None  # False (the editor does not trust the folder) or None: never True
+    trust_withdrawn: bool = False  # trustWorkspace: true came: an earlier false no longer holds
     overrides: Mapping[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()  # for window/showMessage: what was ignored and why (never values)
 
@@ -69,9 +71,9 @@ def parse_config(raw: Any) -> LspConfig:
     if mode is not None and not narrowing_mode(mode):
         widening.append(f"approvalMode ({mode})")
         mode = None
+    withdrawn = trust is True
     if trust:
-        widening.append("trustWorkspace")
-        trust = None
+        trust = None  # the editor does not object: a fact that trusts nothing by itself (config/trust.py)
     widening.extend(f"mcpServers.{name}" for name in servers)
     overrides: dict[str, Any] = {}
     nested = section.get("settings")
@@ -99,6 +101,7 @@ def parse_config(raw: Any) -> LspConfig:
         approval_mode=mode,
         checkpointing=checkpointing,
         trust=trust,
+        trust_withdrawn=withdrawn,
         overrides=overrides,
         problems=tuple(problems),
     )
@@ -118,7 +121,7 @@ def merge(base: LspConfig, update: LspConfig) -> LspConfig:
         approval_mode=update.approval_mode or base.approval_mode,
         checkpointing=update.checkpointing if update.checkpointing is not None else base.checkpointing,
         mcp_servers={**base.mcp_servers, **update.mcp_servers},
-        trust=update.trust if update.trust is not None else base.trust,
+        trust=None if update.trust_withdrawn else update.trust if update.trust is not None else base.trust,
         overrides=overrides,
         problems=update.problems,
     )

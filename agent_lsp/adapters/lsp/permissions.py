@@ -46,6 +46,9 @@ def permission_message(details: ev.ConfirmationDetails) -> str:
     """The one-paragraph question a plain ``window/showMessageRequest`` asks."""
     if details.type == "edit":
         what = details.path or details.title
+        if details.extra_diffs and details.diff is not None:  # one change to several files (rename_symbol)
+            files = "\n\n".join(_short_diff(d, 10) for d in (details.diff, *details.extra_diffs))
+            return f"Allow the agent to {details.title[:1].lower()}{details.title[1:]}?\n\n{files}"
         if details.diff is not None:
             old = (details.diff.old_text or "").splitlines()
             new = details.diff.new_text.splitlines()

@@ -26,9 +26,10 @@ from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, sessio
 from agent_lsp.adapters.lsp.sign_in import open_sign_in_page
 from agent_lsp.adapters.updates import Update, UpdateState
 from agent_lsp.model.catalog import CHOICE_IDS, takes_images
-from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode
+from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode, stricter_or_same
 
 if TYPE_CHECKING:
+    from agent_lsp.core.code_intel import CodeIntel
     from agent_lsp.runtime import SessionHandle, SessionOpening, SessionSetup
 
 
@@ -151,14 +152,11 @@ class Sessions:
             notice_sink=lambda n: self.client.notify("window/showMessage", notice_message(n)),
             commands_changed=lambda: self._announce_commands(sid),
             open_url=lambda url: open_sign_in_page(self.client, url),
-            elicitor=LspElicitor(self.client, sid),
+            **_editor_parts(self.client, sid),
         )
 
     def _open(self, opening: SessionOpening) -> LspSession:
-        # A client that has not said it nests subagents (experimental.agent.subagents) would draw the child's
-        # messages and calls as the session's own: it keeps the folded invoke_agent call.
-        nests = capability(self.client.capabilities, "experimental.agent.subagents") is True
-        live = LspSession(opening=opening, state=UpdateState(compaction_supported=True, subagents_supported=nests))
+        live = LspSession(opening=opening, state=_update_state(self.client))
         self.open[live.id] = live
         self.current = live.id
         return live
@@ -287,11 +285,9 @@ class Sessions:
                 except ValueError as exc:
                     message = f"Model {settings.model} not used: {exc}"
                     self.client.notify("window/showMessage", show_message("warning", message))
-            if settings.approval_mode:
-                refused = session.policy.set_mode(settings.approval_mode)
-                if refused:
-                    message = f"Approval mode {settings.approval_mode} refused: {refused}"
-                    self.client.notify("window/showMessage", show_message("warning", message))
+            mode = settings.approval_mode  # only toward stricter: a channel a project can fill never loosens it
+            if mode and stricter_or_same(mode, session.policy.mode) and (refused := session.policy.set_mode(mode)):
+                self.client.notify("window/showMessage", show_message("warning", f"Mode {mode} refused: {refused}"))
 
         self._each(follow)
 
@@ -394,3 +390,21 @@ def _credentials(client: LspClient) -> Iterator[None]:
     except AuthError as exc:
         client.notify("window/showMessage", show_message("error", f"Agent: {exc}"))
         raise RequestError("auth_required", str(exc)) from exc
+
+
+def _editor_parts(client: LspClient, sid: str) -> dict[str, Any]:
+    """What the editor answers for a session besides files and permissions: MCP servers' forms (``agent/elicit``),
+    and its language features when it advertised ``experimental.agent.codeIntel`` (contract 3)."""
+    from agent_lsp.adapters.lsp.code_intel import ClientCodeIntel, advertised
+
+    offer = advertised(client.capabilities)
+    intel: CodeIntel | None = ClientCodeIntel(client, offer) if offer is not None else None
+    return {"elicitor": LspElicitor(client, sid), "code_intel": intel}
+
+
+def _update_state(client: LspClient) -> UpdateState:
+    """Compactions for every client; subagent nesting only for one that said it nests them
+    (experimental.agent.subagents): another would draw the child's messages and calls as the session's own, so it
+    keeps the folded invoke_agent call."""
+    nests = capability(client.capabilities, "experimental.agent.subagents") is True
+    return UpdateState(compaction_supported=True, subagents_supported=nests)

@@ -38,10 +38,12 @@ def _huge(diff: FileDiff | None) -> bool:
 
 
 def _without_huge_diff(event: AgentEvent) -> AgentEvent:
-    if isinstance(event, ToolCallResponse) and _huge(event.diff):
-        return replace(event, diff=None)
-    if isinstance(event, ToolCallConfirmation) and _huge(event.details.diff):
-        return replace(event, details=replace(event.details, diff=None))
+    if isinstance(event, ToolCallResponse) and (_huge(event.diff) or any(map(_huge, event.extra_diffs))):
+        return replace(event, diff=None, extra_diffs=())
+    if isinstance(event, ToolCallConfirmation) and (
+        _huge(event.details.diff) or any(map(_huge, event.details.extra_diffs))
+    ):
+        return replace(event, details=replace(event.details, diff=None, extra_diffs=()))
     return event
 
 

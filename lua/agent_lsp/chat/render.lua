@@ -86,6 +86,8 @@ function M.tool_line(block)
   local parts = { icon }
   if verb and block.path then
     parts[#parts + 1] = verb .. " " .. block.path
+  elseif block.tool_kind == "execute" and block.title then
+    parts[#parts + 1] = "Run " .. block.title -- a command's title is the command
   else
     parts[#parts + 1] = block.title or block.id or "tool"
   end

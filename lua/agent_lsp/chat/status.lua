@@ -7,6 +7,8 @@ local view = require("agent_lsp.chat.view")
 
 local M = {}
 
+M.TITLE_WIDTH = 32
+
 ---@class agent_lsp.Usage
 ---@field used integer Tokens in the context window
 ---@field size integer The window's size
@@ -49,7 +51,11 @@ function M.refresh()
     view.set_status("no session")
     return
   end
-  local parts = { s.title or "new session" }
+  local title = s.title or "new session"
+  if vim.fn.strchars(title) > M.TITLE_WIDTH then -- the rest of the winbar says more than a long title's end
+    title = vim.fn.strcharpart(title, 0, M.TITLE_WIDTH - 1) .. "…"
+  end
+  local parts = { title }
   local mode = s.modes.currentModeId
   if mode then
     for _, m in ipairs(s.modes.availableModes or {}) do

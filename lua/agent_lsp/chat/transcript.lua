@@ -342,13 +342,20 @@ function Transcript:apply(update)
   elseif kind == "agent_thought_chunk" then
     self:_stream("thought", content_text(update.content), id)
   elseif kind == "user_message_chunk" then
+    -- A replayed message that went into a running turn (_meta["agent-lsp"].steered) has no header of its own.
+    local steered = type(meta) == "table" and meta.steered == true
     local n = #self.blocks
-    local user = n >= 2 and self.blocks[n].kind == "header" and self.blocks[n - 1] or nil
-    local same = user and user.kind == "user" and (id == nil or user.message_id == nil or user.message_id == id)
+    local at = steered and n or n - 1
+    local user = (steered or (n >= 2 and self.blocks[n].kind == "header")) and self.blocks[at] or nil
+    local same = user and user.kind == "user" and (user.steered == true) == steered
+    same = same and (id == nil or user.message_id == nil or user.message_id == id)
     if user and same then
       render.append_text(user.lines, content_text(update.content))
       user.message_id = user.message_id or id
-      self:_redraw(n - 1)
+      self:_redraw(at)
+    elseif steered then
+      self:add_steered(content_text(update.content))
+      self.blocks[#self.blocks].message_id = id
     else
       self:add_user(content_text(update.content), nil, id)
     end

@@ -126,7 +126,7 @@ function M.foldtext()
     end
     return ("%s ▸ %s (zo to open)"):format(line, table.concat(what, ", "))
   end
-  local first = line:gsub("^" .. vim.pesc(render.THOUGHT_PREFIX), "")
+  local first = line:gsub("^" .. vim.pesc(render.THOUGHT_PREFIX), ""):gsub("^%*%*(.-)%*%*$", "%1") -- its subject
   return ("%s💭 %s (%d line%s, zo to open)"):format(render.THOUGHT_PREFIX, first, count, count == 1 and "" or "s")
 end
 
@@ -138,14 +138,23 @@ local function style_transcript(win)
   wo.foldexpr = "v:lua.require'agent_lsp.chat.view'.foldexpr()"
   wo.foldtext = "v:lua.require'agent_lsp.chat.view'.foldtext()"
   wo.foldlevel, wo.foldminlines, wo.foldenable = 0, 0, true
+  wo.fillchars = "fold: " -- a closed call reads as its line, not as a row of dots
+  vim.api.nvim_win_call(win, function()
+    -- A diff opened under its call reads as one: added and removed lines in the theme's colours.
+    vim.fn.matchadd("Added", "^" .. render.DETAIL_PREFIX .. "+.*")
+    vim.fn.matchadd("Removed", "^" .. render.DETAIL_PREFIX .. "-.*")
+  end)
   wo.conceallevel = 2
   wo.winbar = "%{%v:lua.require'agent_lsp.chat.view'.winbar()%}"
 end
 
 ---@return string
 function M.winbar()
-  local text = "Agent" .. (state.status ~= "" and (" · " .. state.status) or "")
-  return text:gsub("%%", "%%%%")
+  if state.status == "" then
+    return "Agent"
+  end
+  -- %< keeps "Agent" and cuts the title's start when the window is narrow; the state at the end stays in view.
+  return "Agent · %<" .. state.status:gsub("%%", "%%%%")
 end
 
 ---@param status string

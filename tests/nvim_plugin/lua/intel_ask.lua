@@ -6,6 +6,9 @@ local intel = require("agent_lsp.code_intel")
 
 local A = {}
 
+---How long each answer took, in order: "operation ms" (diagnostics: "diagnostics/waitMs ms").
+A.timings = {} ---@type string[]
+
 ---Enable a language server for Python files of the spec's project (vim.lsp.config + vim.lsp.enable).
 ---@param name string
 ---@param cmd string[]
@@ -21,12 +24,15 @@ end
 ---@return any result, table? err
 function A.call(handler, params, ms)
   local out
+  local started = vim.uv.hrtime()
   coroutine.wrap(function()
     out = vim.F.pack_len(handler(nil, params, {}))
   end)()
   H.wait(function()
     return out ~= nil
   end, "the answer to " .. vim.inspect(params), ms or 60000)
+  local what = params.operation or ("diagnostics/" .. tostring(params.waitMs))
+  A.timings[#A.timings + 1] = ("%s %d ms"):format(what, (vim.uv.hrtime() - started) / 1e6)
   return out[1], out[2]
 end
 

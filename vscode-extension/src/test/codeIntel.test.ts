@@ -358,3 +358,17 @@ test("diagnostics with waitMs: plain text (no language extension) is answered at
   const { items } = await intel.diagnostics({ uris: [notes], waitMs: 30_000 });
   assert.deepEqual(items, [{ uri: notes, diagnostics: [], settled: false }]);
 });
+
+test("diagnostics: a file VS Code cannot open has none, and the other files are still answered", async () => {
+  const { editor, intel } = setup();
+  editor.publish(FILE, [new vs.Diagnostic(range(0, 0, 0, 1), "kept")]);
+  const gone = "file:///ws/gone.ts";
+  const { items } = await intel.diagnostics({ uris: [gone, FILE], waitMs: 0 });
+  assert.deepEqual(
+    items.map((i) => [i.uri, i.diagnostics.map((d) => d.message), i.settled]),
+    [
+      [gone, [], false],
+      [FILE, ["kept"], true],
+    ],
+  );
+});

@@ -65,7 +65,7 @@ test("the missing-server message says how to fix it for each way of choosing the
   assert.doesNotMatch(`${command} ${python}`, /pip install agent-lsp/);
 });
 
-test("initializationOptions carry only the server's keys and VS Code's trust only when withheld", () => {
+test("initializationOptions carry only the server's keys and VS Code's trust as a fact", () => {
   const options = serverSettings(
     reader({ model: " gemini-2.5-flash ", approvalMode: "plan", checkpointing: false, pythonPath: "/p" }),
     false,
@@ -73,15 +73,13 @@ test("initializationOptions carry only the server's keys and VS Code's trust onl
   assert.deepEqual(options, {
     agentLsp: { trustWorkspace: false, model: "gemini-2.5-flash", approvalMode: "plan", checkpointing: false },
   });
-  // A trusted window says nothing about trust: the server takes trust only from the user's own rules.
-  assert.deepEqual(serverSettings(reader({}), true), { agentLsp: {} });
   // A mode wider than default never rides a channel a project can fill: it goes in the new chat's request.
   for (const wide of ["yolo", "auto_edit"]) {
-    assert.deepEqual(serverSettings(reader({ approvalMode: wide }), true), { agentLsp: {} });
+    assert.deepEqual(serverSettings(reader({ approvalMode: wide }), true), { agentLsp: { trustWorkspace: true } });
   }
   // The server judges modes (and names the ones it has), so an unknown one is passed on, not dropped silently.
   assert.deepEqual(serverSettings(reader({ approvalMode: " careful " }), true), {
-    agentLsp: { approvalMode: "careful" },
+    agentLsp: { trustWorkspace: true, approvalMode: "careful" },
   });
 });
 

@@ -20,6 +20,7 @@ return function()
   local main_buf = vim.fn.bufnr(H.project .. "/main.py")
   H.ok(vim.api.nvim_buf_is_loaded(main_buf), "main.py loaded")
   H.eq(vim.fn.win_findbuf(main_buf), {}, "in no window")
+  H.eq(vim.bo[main_buf].buflisted, false, "not listed")
   local names = vim.tbl_map(function(c)
     return c.name
   end, vim.lsp.get_clients({ bufnr = main_buf }))
@@ -130,5 +131,10 @@ return function()
   local notes = vim.uri_from_fname(H.project .. "/notes.txt")
   local plain = call(intel.diagnostics_handler, { uris = { notes }, waitMs = 30000 }, 10000).items[1]
   H.eq(plain, { uri = notes, diagnostics = {}, settled = false }, "plain text answered at once")
+  local gone = vim.uri_from_fname(H.project .. "/gone.py")
+  local both = call(intel.diagnostics_handler, { uris = { gone, main_uri }, waitMs = 0 }).items
+  H.eq(both[1], { uri = gone, diagnostics = {}, settled = false }, "a missing file has none")
+  H.eq(both[2].uri, main_uri, "and the other file is still answered")
+  io.stdout:write("latency (first one cold, with basedpyright starting): " .. table.concat(A.timings, ", ") .. "\n")
   io.stdout:write("code_intel direct ok: every operation and diagnostics from basedpyright in hidden buffers\n")
 end

@@ -1,7 +1,8 @@
 --- Spec: the agent's `lsp` tool and the diagnostics after its edit, through the real server: the plugin advertises
 --- experimental.agent.codeIntel, the server asks it (agent/codeIntel, agent/diagnostics) and basedpyright, attached
 --- to the project's buffers in this Neovim, answers; the agent server starts no language server of its own. The test
---- reads what the tools answered the model from the fake Gemini server's requests.
+--- reads what the tools answered the model from the fake Gemini server's requests. Last, rename_symbol applies
+--- basedpyright's rename to both files' buffers.
 
 local H = require("harness")
 local A = require("intel_ask")
@@ -38,6 +39,15 @@ return function()
   end, "the edit turn", 60000)
   local main = vim.fn.bufnr(H.project .. "/main.py")
   H.contains(table.concat(vim.api.nvim_buf_get_lines(main, 0, -1, false), "\n"), "missing_name(1, 1)", "the edit")
+  require("agent_lsp").prompt("Rename area to surface")
+  H.wait(function()
+    return #done == 3
+  end, "the rename turn", 60000)
+  local text = table.concat(vim.api.nvim_buf_get_lines(main, 0, -1, false), "\n")
+  H.contains(text, "from shapes import surface", "the rename in main.py's import")
+  H.contains(text, "return surface(2, 3) + surface(4, 5)", "and its calls")
+  local shapes = vim.fn.bufnr(H.project .. "/shapes.py")
+  H.eq(vim.api.nvim_buf_get_lines(shapes, 3, 4, false), { "def surface(width: int, height: int) -> int:" }, "shapes.py")
 
   -- Who answered: basedpyright runs under Neovim; nothing under the agent server is a language server.
   local agent = vim.lsp.get_clients({ name = "agent-lsp" })[1]

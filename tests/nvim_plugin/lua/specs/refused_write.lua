@@ -1,6 +1,7 @@
 --- Spec (issue #41): an edit Neovim cannot write (a read-only file) and an edit computed against a hidden buffer
 --- whose file changed on disk are answered applied=false with the reason; the buffers hold the disk's text after
---- (nothing half-done is left to be written by a later :wa). The test reads what the model was told.
+--- (nothing half-done is left to be written by a later :wa). The test reads what the model was told. A file the
+--- agent's shell command rewrites has its hidden buffer reloaded when the turn ends.
 
 local H = require("harness")
 
@@ -42,4 +43,14 @@ return function()
   H.eq(vim.api.nvim_buf_get_lines(util_buf, 0, -1, false), { "u = 6" }, "util.py's buffer")
   H.ok(not vim.bo[util_buf].modified, "saved")
   H.contains(H.chat_text(), "Done.")
+
+  -- The agent's shell command rewrites util.py: at the turn's end its hidden buffer holds the new text.
+  H.stub_select(H.pick("Allow once"))
+  require("agent_lsp").prompt("rewrite util.py with the shell")
+  H.wait(function()
+    return #done == 3
+  end, "the shell turn")
+  H.eq(vim.fn.readfile(util), { "u = 7" }, "the command wrote util.py")
+  H.eq(vim.api.nvim_buf_get_lines(util_buf, 0, -1, false), { "u = 7" }, "its hidden buffer followed")
+  H.ok(not vim.bo[util_buf].modified, "nothing unsaved")
 end

@@ -46,6 +46,12 @@ return function()
   send({ sessionUpdate = "agent_message_chunk", content = text(" part."), messageId = "m2" })
   H.contains(H.chat_text(), "First.\n\nSecond part.", "two messages, the second in two chunks")
 
+  -- A replayed message that was sent into a running turn shows as one, without a header of its own.
+  local steered = { ["agent-lsp"] = { steered = true } }
+  send({ sessionUpdate = "user_message_chunk", content = text("also say "), messageId = "u9", _meta = steered })
+  send({ sessionUpdate = "user_message_chunk", content = text("bye"), messageId = "u9", _meta = steered })
+  H.contains(H.chat_text(), "Second part.\n\n## You (into the running turn)\nalso say bye\n\n", "a steered message")
+
   -- A compaction: one item that goes from in progress to completed, its summary folded under it.
   send({ sessionUpdate = "compaction_update", compactionId = "k1", status = "in_progress" })
   H.ok(line_of("◐ Compacting the conversation…") > 0, "in progress")
@@ -76,6 +82,9 @@ return function()
   send({ sessionUpdate = "tool_call_update", toolCallId = "c1", status = "completed", _meta = META })
   send({ sessionUpdate = "agent_message_chunk", content = text("Found "), messageId = "cm", _meta = META })
   send({ sessionUpdate = "agent_message_chunk", content = text("it."), messageId = "cm", _meta = META })
+  send({ sessionUpdate = "usage_update", used = 999999, size = 1000000, _meta = META })
+  send({ sessionUpdate = "session_info_update", title = "the child's title", _meta = META })
+  H.ok(s.usage == nil and s.title == nil, "a subagent's usage and title are not the session's")
   local parent = line_of("◐ Delegating to agent 'investigator' · running")
   H.eq(line_of("  ┆ ✓ Read main.py · done"), parent + 1, "its tool call, one step line, updated in place")
   H.eq(line_of("  ┆ Found it."), parent + 2, "its message, one step line")
@@ -97,11 +106,21 @@ return function()
     H.contains(vim.fn.foldtextresult(edit), "✓ Edit stats.py +2 −1 · done ▸ ")
   end)
 
-  -- Usage and cost in the winbar.
+  -- Usage and cost in the winbar; a compaction brings the usage down to what the context holds after it.
   send({ sessionUpdate = "usage_update", used = 1234, size = 10000, cost = { amount = 0.0012, currency = "USD" } })
-  local winbar = require("agent_lsp.chat.view").winbar()
-  local shown = vim.api.nvim_eval_statusline(winbar, { winid = twin, use_winbar = true })
-  H.contains(shown.str, "1,234 tokens (88% left) · ≈ $0.0012", "the winbar as drawn")
+  local function drawn()
+    local winbar = require("agent_lsp.chat.view").winbar()
+    return vim.api.nvim_eval_statusline(winbar, { winid = twin, use_winbar = true }).str
+  end
+  H.contains(drawn(), "1,234 tokens (88% left) · ≈ $0.0012", "the winbar as drawn")
+  send({
+    sessionUpdate = "compaction_update",
+    compactionId = "k3",
+    status = "completed",
+    summary = {},
+    _meta = { ["agent-lsp"] = { tokensBefore = 1234, tokensAfter = 300 } },
+  })
+  H.contains(drawn(), "300 tokens (97% left) · ≈ $0.0012", "the usage after the compaction")
 
   -- Steering needs the server to list agent/steer; this one is asked about, not guessed.
   local caps = vim.lsp.get_client_by_id(s.client_id).server_capabilities

@@ -3,7 +3,7 @@
 --- to the first message reloads both buffers from the restored files, the hidden one too; the winbar loses the
 --- title and usage of the cut conversation; its undo puts them back and takes the message out of the prompt (so it
 --- is not sent twice). A rewind over a buffer with unsaved changes keeps them and names the file; a fork shows the
---- source's title.
+--- source's title; a revert of a turn reloads the buffers it changes.
 
 local H = require("harness")
 
@@ -135,4 +135,14 @@ return function()
   end, "the fork")
   H.contains(winbar(), "edit app and util", "the fork's title")
   H.contains(winbar(), " tokens (", "the fork's usage")
+
+  -- A revert of the fork's first turn: its files back, the hidden buffer reloaded too.
+  local reverted = H.record("AgentRevert")
+  vim.cmd("AgentRewind revert 0")
+  H.wait(function()
+    return #reverted == 1
+  end, "the revert")
+  H.eq(vim.fn.readfile(util), { "util = 1" }, "util.py reverted on disk")
+  H.eq(lines(util_buf), { "util = 1" }, "util.py's hidden buffer reloaded")
+  H.eq(lines(app_buf), { "app = 1" }, "app.py's buffer reloaded")
 end
