@@ -43,4 +43,3 @@ def _acp_frames_are_valid() -> Iterator[None]:
     acp_schema.CHECKERS.clear()
     if problems:
         pytest.fail("invalid ACP frames from the agent:\n" + "\n".join(problems), pytrace=False)
-

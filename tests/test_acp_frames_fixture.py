@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-INNER = '''
+INNER = """
 from tests.acp.harness import SchemaChecker
 
 CHUNK = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
@@ -19,7 +19,7 @@ def test_valid() -> None:
 def test_invalid_and_never_asked() -> None:
     bad = {"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "txt"}}}
     SchemaChecker().incoming({"jsonrpc": "2.0", "method": "session/update", "params": bad})
-'''
+"""
 
 
 def test_an_invalid_frame_fails_the_test_that_received_it(pytester: pytest.Pytester) -> None:

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import asyncio
+from collections.abc import Callable, Iterator, Mapping
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote, unquote, urlparse
 
 from agent_lsp.core.code_intel import CodeDiagnostic, CodeLocation, CodeSymbol, Severity, Span, TextChange
@@ -16,6 +18,8 @@ _KINDS = [
     *("interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key"),
     *("null", "enumMember", "struct", "event", "operator", "typeParameter"),
 ]
+T = TypeVar("T")
+OFF_LOOP_ITEMS = 500
 _SEVERITIES: dict[int, Severity] = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 
@@ -24,8 +28,11 @@ def path_to_uri(path: Path) -> str:
 
 
 def uri_to_path(uri: Any) -> Path | None:
-    if not isinstance(uri, str):
-        return None
+    return _path_of(uri) if isinstance(uri, str) else None
+
+
+@lru_cache(maxsize=4096)  # a result names the same few files thousands of times (references)
+def _path_of(uri: str) -> Path | None:
     parsed = urlparse(uri)
     if parsed.scheme != "file":
         return None
@@ -62,7 +69,7 @@ def _location(uri: Any, range_: Any) -> CodeLocation | None:
 def locations(result: Any) -> tuple[CodeLocation, ...]:
     """``Location | Location[] | LocationLink[] | null``."""
     items = result if isinstance(result, list) else [result] if isinstance(result, Mapping) else []
-    found: list[CodeLocation] = []
+    found: dict[CodeLocation, None] = {}  # ordered and de-duplicated in linear time (references can be thousands)
     for item in items:
         if not isinstance(item, Mapping):
             continue
@@ -70,8 +77,8 @@ def locations(result: Any) -> tuple[CodeLocation, ...]:
             loc = _location(item["targetUri"], item.get("targetSelectionRange") or item.get("targetRange"))
         else:
             loc = _location(item.get("uri"), item.get("range"))
-        if loc is not None and loc not in found:
-            found.append(loc)
+        if loc is not None:
+            found[loc] = None
     return tuple(found)
 
 
@@ -222,3 +229,11 @@ def diagnostics(path: Path, items: Any) -> tuple[CodeDiagnostic, ...]:
             )
         )
     return tuple(found)
+
+
+async def off_loop(convert: Callable[..., T], result: Any, *args: Any, **kwargs: Any) -> T:
+    """``convert(result, …)``, on a worker thread when the result is long (thousands of references take a good
+    part of a second to read): nothing that grows with an answer runs unbounded on the event loop."""
+    if isinstance(result, list) and len(result) > OFF_LOOP_ITEMS:
+        return await asyncio.to_thread(convert, result, *args, **kwargs)
+    return convert(result, *args, **kwargs)

@@ -65,7 +65,9 @@ def _at(path: Path, line: int, character: int) -> dict[str, Any]:
 async def ask(request: Requester, op: Operation, path: Path, line: int, character: int, query: str) -> CodeAnswer:
     """One operation through ``request``, its answer in neutral types."""
     if op == "workspaceSymbol":
-        return CodeAnswer(symbols=lsp_json.symbols(await request(METHODS[op], {"query": query})))
+        return CodeAnswer(
+            symbols=await lsp_json.off_loop(lsp_json.symbols, await request(METHODS[op], {"query": query}))
+        )
     if op == "documentSymbol":
         params = {"textDocument": {"uri": lsp_json.path_to_uri(path)}}
         return CodeAnswer(symbols=lsp_json.symbols(await request(METHODS[op], params), path))
@@ -81,7 +83,7 @@ async def ask(request: Requester, op: Operation, path: Path, line: int, characte
         return CodeAnswer(symbols=tuple(found))
     if op == "findReferences":
         at["context"] = {"includeDeclaration": True}
-    return CodeAnswer(locations=lsp_json.locations(await request(METHODS[op], at)))
+    return CodeAnswer(locations=await lsp_json.off_loop(lsp_json.locations, await request(METHODS[op], at)))
 
 
 async def rename(

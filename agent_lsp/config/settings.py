@@ -76,6 +76,10 @@ class ModelLimitSettings(_Section):
     max_output_tokens: int | None = Field(
         default=None, gt=0, description="Upper bound on tokens per answer, sent as max_tokens."
     )
+    inputs: list[Literal["image", "audio", "pdf"]] | None = Field(
+        default=None,
+        description="What the model takes besides text; beats what the provider or the built-in table says.",
+    )
 
 
 class ModelPriceSettings(_Section):
@@ -367,6 +371,12 @@ class CodeIntelligenceSettings(_Section):
     )
     discover_servers: bool = Field(
         default=True, description="With no lspServers entry for a language, use a well-known server found on PATH."
+    )
+    diagnostics_wait_ms: int = Field(
+        default=1500,
+        ge=100,
+        le=30000,
+        description="How long an edit's result waits for the language server's new diagnostics.",
     )
 
 

@@ -86,4 +86,4 @@ def build_edit_checks(intel: CodeIntel | None, settings: Settings, workspace: Wo
         return None
     from agent_lsp.core.edit_checks import EditChecks
 
-    return EditChecks(intel, workspace.relative)
+    return EditChecks(intel, workspace.relative, settings.code_intelligence.diagnostics_wait_ms / 1000)

@@ -96,7 +96,8 @@ def user_settings(home: Path, **extra: object) -> Path:
             "python": {"command": str(installed(BASEDPYRIGHT)), "args": ["--stdio"]},
             "typescript": {"command": str(installed(TYPESCRIPT)), "args": ["--stdio"]},
         },
-        "codeIntelligence": {"discoverServers": False},
+        # A generous wait: the tests check what is reported, not how fast (test_failures checks the bound).
+        "codeIntelligence": {"discoverServers": False, "diagnosticsWaitMs": 30000},
         **extra,
     }
     path = home / ".gemini" / "settings.json"

@@ -1,6 +1,7 @@
 """Every operation, an edit's diagnostics and a rename through each front end, with a scripted model (FakeGemini)
-and real language servers: headless (the runtime's servers), LSP with a plain client (the runtime's servers), and
-ACP with a client that advertises the draft ``lsp`` proxy (its own basedpyright answers through lsp/request)."""
+and real language servers: headless, LSP with a plain client and ACP without the proxy (the runtime's servers),
+LSP with an editor that answers contract 3 (its own basedpyright), and ACP with a client that advertises the draft
+``lsp`` proxy (its own basedpyright answers through lsp/request)."""
 
 from __future__ import annotations
 
@@ -206,6 +207,7 @@ async def test_lsp_front_end_with_an_editor_that_answers_code_intelligence(
 ) -> None:
     """Contract 3: the editor advertises experimental.agent.codeIntel and answers agent/codeIntel and
     agent/diagnostics itself (here from its own basedpyright, as VS Code answers from its providers)."""
+    user_settings(tmp_path / "home")  # for its diagnosticsWaitMs: the editor's own source wins over lspServers
     pool = ServerPool(os.environ)
     asked: list[dict[str, Any]] = []
     offer = {"operations": [a["operation"] for a, _ in ASKED], "diagnostics": True, "rename": True}
@@ -270,3 +272,22 @@ async def test_lsp_front_end_with_an_editor_that_answers_code_intelligence(
     assert {a["operation"] for a in asked} == {*(a["operation"] for a, _ in ASKED), "rename"}
     definition = next(a for a in asked if a["operation"] == "goToDefinition")
     assert definition["position"] == {"line": 4, "character": 11}
+
+
+async def test_acp_client_without_the_proxy_gets_the_runtimes_servers(tmp_path: Path) -> None:
+    """Zed or JetBrains over ACP (no ``lsp`` capability): the servers agent-lsp starts answer, diagnostics included."""
+    home = tmp_path / "home"
+    user_settings(home)
+    project = make_project(tmp_path / "proj")
+    with FakeGemini(script(project)) as fake:
+        env = agent_env(home, GEMINI_API_KEY="k", GOOGLE_GEMINI_BASE_URL=fake.url)
+        async with RawClient.spawn(agent_argv(None), env, project) as client:
+            await client.initialize({})
+            session = (await client.result("session/new", {"cwd": str(project), "mcpServers": []}))["sessionId"]
+            prompt = {"sessionId": session, "prompt": [{"type": "text", "text": "where is area?"}]}
+            answer = await client.result("session/prompt", prompt, wait_s=180)
+            assert answer["stopReason"] == "end_turn"
+            assert_answers(responses(fake, 1))
+            assert_edit_and_rename(fake, project)
+            assert not any(r["method"].startswith("lsp/") for r in client.agent_requests)
+            client.checker.assert_clean()

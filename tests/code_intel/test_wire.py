@@ -35,3 +35,31 @@ def test_a_recorded_rename_loads_with_all_its_diffs() -> None:
         CALL, ev.ConfirmationDetails("edit", "Rename", DIFFS[0].path, DIFFS[0], extra_diffs=DIFFS[1:])
     )
     assert event_from_dict(event_to_dict(asked)) == asked
+
+
+async def test_a_huge_answer_is_read_off_the_event_loop() -> None:
+    """Thousands of references (a common name) are converted on a worker thread, and de-duplicated in order."""
+    import asyncio
+    import threading
+
+    from agent_lsp.code_intel import lsp_json
+
+    items = [
+        {
+            "uri": f"file:///p/m{i % 50}.py",
+            "range": {"start": {"line": i, "character": 0}, "end": {"line": i, "character": 3}},
+        }
+        for i in range(5000)
+    ]
+    seen: list[str] = []
+
+    def convert(result: object) -> tuple[object, ...]:
+        seen.append(threading.current_thread().name)
+        return lsp_json.locations(result)
+
+    found = await lsp_json.off_loop(convert, items + items)
+    assert len(found) == 5000 and found[0].span.line == 0 and found[-1].span.line == 4999
+    assert seen and seen[0] != threading.main_thread().name
+    small = await lsp_json.off_loop(convert, items[:3])
+    assert len(small) == 3 and seen[-1] == threading.main_thread().name
+    assert asyncio.get_running_loop().is_running()

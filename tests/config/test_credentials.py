@@ -95,7 +95,9 @@ def test_each_kind_stands_for_the_variables_a_user_would_export() -> None:
 
 def test_the_vscode_extension_sets_aside_the_same_credential_variables() -> None:
     """The extension clears these from the server's environment when it passes a SecretStorage key; the server
-    sets the same ones aside for a stored sign-in. The two lists (Python and TypeScript) must not drift apart."""
+    sets the same ones aside for a stored sign-in (which keeps its own gateway, `login --base-url`). The extension's
+    sign-in keeps only a key, so what says where to reach the provider stays in its environment (#39: a gateway
+    must survive Sign In). The two lists (Python and TypeScript) must not otherwise drift apart."""
     import re
 
     from agent_lsp.config.credentials import VARIABLES
@@ -103,4 +105,5 @@ def test_the_vscode_extension_sets_aside_the_same_credential_variables() -> None
     source = (Path(__file__).parents[2] / "vscode-extension" / "src" / "signIn.ts").read_text(encoding="utf-8")
     block = re.search(r"CREDENTIAL_VARIABLES = \[(.*?)\]", source, re.S)
     assert block is not None, "CREDENTIAL_VARIABLES not found in signIn.ts"
-    assert tuple(re.findall(r'"([A-Z_]+)"', block.group(1))) == VARIABLES
+    where = {"GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"}
+    assert tuple(re.findall(r'"([A-Z_]+)"', block.group(1))) == tuple(v for v in VARIABLES if v not in where)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from agent_lsp.core.ports import AutoConfirmer
 from agent_lsp.model.gemini import GeminiClient
+from agent_lsp.model.metered import MeteredClient
 from agent_lsp.runtime import Runtime, RuntimeOptions, SessionSetup
 from tests.fakes.fake_gemini import FakeGemini
 from tests.integration.test_gemini_session import chunk
@@ -27,7 +28,9 @@ async def test_new_session_warms_its_own_gemini_client_before_any_prompt(tmp_pat
         }
         runtime = Runtime(RuntimeOptions(env=env))
         handle = await runtime.create_session(SessionSetup(cwd=project, confirmer=AutoConfirmer(), record=False))
-        client = handle.session.client
+        metered = handle.session.client
+        assert isinstance(metered, MeteredClient)  # every call of the session is counted (model/metered.py)
+        client = metered.inner
         assert isinstance(client, GeminiClient)
         # No prompt yet: only the warm-up can build the SDK client. Wait for it (bounded, not timed).
         for _ in range(600):

@@ -83,6 +83,8 @@ def _lsp_proxy(conn: Connection, sid: str) -> CodeIntel:
     from agent_lsp.adapters.acp.code_intel import AcpLspProxy
 
     return AcpLspProxy(conn, sid)
+
+
 def system_prompt_text(value: Any) -> str:
     """The client's ``systemPrompt`` (unstable ``SystemPrompt``) as text to append to ours; "" when absent. Only
     ``append`` mode and text blocks: anything else is refused (-32602), as the schema asks, never half applied."""

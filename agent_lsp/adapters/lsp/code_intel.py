@@ -74,12 +74,13 @@ class ClientCodeIntel:
         if operation == "hover":
             return CodeAnswer(hover=lsp_json.hover_text(result))
         if operation in ("documentSymbol", "workspaceSymbol"):
-            return CodeAnswer(symbols=lsp_json.symbols(result, path if operation == "documentSymbol" else None))
+            of = path if operation == "documentSymbol" else None
+            return CodeAnswer(symbols=await lsp_json.off_loop(lsp_json.symbols, result, of))
         if operation in ("incomingCalls", "outgoingCalls"):
             incoming = operation == "incomingCalls"
             caller = {"uri": lsp_json.path_to_uri(path)}  # outgoing calls happen in the file asked about
             return CodeAnswer(symbols=lsp_json.calls(result, incoming=incoming, caller=caller))
-        return CodeAnswer(locations=lsp_json.locations(result))
+        return CodeAnswer(locations=await lsp_json.off_loop(lsp_json.locations, result))
 
     async def rename(
         self, path: Path, line: int, character: int, new_name: str
@@ -106,6 +107,8 @@ class ClientCodeIntel:
             if path is None:
                 continue
             found[path] = lsp_json.diagnostics(path, item.get("diagnostics"))
-            if after_edit and item.get("settled") is False:
+            # Unsettled before an edit too: the editor had not heard from the file's checker yet (a file it had just
+            # loaded for this question), so what it had is no "before" to compare with.
+            if item.get("settled") is False:
                 pending.add(path)
         return DiagnosticsReport(found, frozenset(pending))
