@@ -269,6 +269,7 @@ SCENARIOS: dict[str, Scenario] = {
     "endpoint_models": Scenario([], openai_models=ENDPOINT_MODELS),
     "login": Scenario([], openai_models=("coder",)),
     "server_lists": Scenario([], env={"AGENT_NVIM_MODES": ",".join(APPROVAL_MODES)}),
+    "own_mode": Scenario([]),
     "mention": Scenario(
         [text_line("Read ", "main.py."), text_line("A small picture; one warning.")],
         {
