@@ -218,9 +218,9 @@ async def _run_prompt(handle: SessionHandle, prompt: str, output: _Output) -> Tu
             output.line(stream_line("message", role="user", content=prompt))
 
     async def deliver(event: ev.AgentEvent) -> None:
-        if isinstance(event, ev.UserMessage):
-            output.stats.observe(event)
-        elif not isinstance(event, ev.Stop):
+        if isinstance(event, ev.UserMessage | ev.Stop):
+            output.stats.observe(event)  # a Stop carries the session's usage over every model call
+        else:
             output.event(event)
 
     live = LiveSession(opening=SessionOpening.done(handle))

@@ -19,7 +19,6 @@ from agent_lsp import events as ev
 from agent_lsp.adapters.updates import Update, UpdateState, to_updates
 from agent_lsp.core.driving import TurnEnd, drive
 from agent_lsp.model.base import Part
-from agent_lsp.model.catalog import images_refused
 
 if TYPE_CHECKING:
     from agent_lsp.runtime import SessionHandle, SessionOpening
@@ -128,7 +127,7 @@ class LiveSession:
         commands_changed: Callable[[SessionHandle], None] | None = None,
     ) -> TurnEnd:
         """Run one prompt of a claimed session, in the one order every front end follows: await the built
-        session, ``read`` the prompt, refuse images the model cannot take (before anything reaches it),
+        session, ``read`` the prompt, refuse images, audio or PDF the model cannot take (before anything reaches it),
         ``prepare`` (the front end's own start: a progress bar, held notices), honour a cancel that came before
         the turn, tell ``commands_changed`` if a custom command file changed, then ``deliver`` each event. The
         session is released however this ends; refusals raise ``Refused``."""
@@ -136,7 +135,7 @@ class LiveSession:
             handle = await self.opened()
             prompt, attachments = await read()
             parts = [*([] if isinstance(prompt, str) else prompt), *attachments]
-            refused = images_refused(parts, handle.provider, handle.session.model)
+            refused = await handle.refused_inputs(parts)
             if refused:
                 raise Refused("invalid_params", refused)
             if prepare is not None:

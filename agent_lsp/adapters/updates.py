@@ -318,7 +318,10 @@ def subagent_updates(
         out.append(announce)
         state = replace(state, children={**state.children, child: True})
     # The child's own messages are the agent's, never typed in the editor: drawn live too.
-    updates, state = to_updates(inner, state, replay=replay or isinstance(inner, ev.UserMessage))
+    updates, after = to_updates(inner, state, replay=replay or isinstance(inner, ev.UserMessage))
+    # A child's usage_update is the child's (its context, its run's share as "turn"): the parent's own context
+    # fill and what its last usage_update counted stay as they were.
+    state = replace(after, used=state.used, counted=state.counted)
     for update in updates:
         ours = {**update.get("_meta", {}).get("agent-lsp", {}), "subagent": subagent_meta(origin)}
         out.append({**update, "_meta": {**update.get("_meta", {}), "agent-lsp": ours}})

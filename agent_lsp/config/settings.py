@@ -76,6 +76,10 @@ class ModelLimitSettings(_Section):
     max_output_tokens: int | None = Field(
         default=None, gt=0, description="Upper bound on tokens per answer, sent as max_tokens."
     )
+    inputs: list[Literal["image", "audio", "pdf"]] | None = Field(
+        default=None,
+        description="What the model takes besides text; beats what the provider or the built-in table says.",
+    )
 
 
 class ModelPriceSettings(_Section):

@@ -80,6 +80,7 @@ class CommandContext:
     """What the commands may touch, handed over by the composition root."""
 
     provider: Callable[[], str] | None = None  # which provider answers, and why (shown by /stats)
+    usage: Callable[[], ev.UsageTotals] | None = None  # the session's ledger: every model call (shown by /stats)
     memory_text: Callable[[], str] = lambda: ""
     memory_files: Callable[[], Sequence[str]] = tuple
     reload_memory: Callable[[], Awaitable[str]] | None = None
@@ -157,6 +158,7 @@ class Commands:
                 f"Model: {session.model}\n\n{provider}Turns: {session.session_turns}\n\n"
                 f"Tokens: {u.prompt_tokens} prompt, {u.candidates_tokens} output, {u.thoughts_tokens} thinking, "
                 f"{u.cached_tokens} cached, {u.total_tokens} total.\n\nLast prompt size: {session.last_prompt_tokens}."
+                + _all_calls(self.ctx.usage() if self.ctx.usage is not None else None)
             )
         elif name == "memory":
             await self._memory(rest, say)
@@ -229,3 +231,17 @@ class Commands:
             )
             return
         say(await self.ctx.restore_checkpoint(session, rest))
+
+
+def _all_calls(totals: ev.UsageTotals | None) -> str:
+    """/stats' lines on every model call made for the session (subagents, compression, web tools, sampling)."""
+    if totals is None or not totals.requests:
+        return ""
+    lines = [f"\n\nAll model calls of the session ({totals.requests}), by model:"]
+    for m in totals.by_model:
+        cost = f", about ${m.cost:.4f}" if m.cost is not None else ", no price known"
+        tokens = f"{m.usage.prompt_tokens} prompt and {m.usage.candidates_tokens} output tokens"
+        lines.append(f"- {m.model}: {m.requests} requests, {tokens}{cost}")
+    if totals.cost is not None:
+        lines.append(f"\nEstimated cost: ${totals.cost:.4f} (what is counted: docs/models.md#cost).")
+    return "\n".join(lines)

@@ -4,12 +4,11 @@ the generation settings each model family gets, and the API's own model list whe
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent_lsp.model.base import Part
+    pass
 
 # Gemini CLI 0.61 defaults to "auto" (it routes between pro and flash per request). We make no routing
 # calls, so "auto" resolves to the pro model it would pick for a key with preview access.
@@ -112,36 +111,3 @@ async def list_api_models(client: Any, timeout_s: float | None = None) -> list[M
     except Exception:  # the list is a nicety: any failure falls back to the built-in choices
         return None
     return choices_from_api(raw) or None
-
-
-# Families an OpenAI-compatible endpoint serves that read images, and ones known to read text only; anything
-# else is unknown (None): an editor lets the image go and the endpoint answers for itself.
-_VISION_MARK = re.compile(r"vision|-vl\b|vl-|llava|pixtral|minicpm-v|moondream|omni", re.IGNORECASE)
-_VISION = re.compile(
-    r"gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-5|(^|/)o[134](-|$)|claude|gemini|gemma-?3(?!n?-1b)|llama-?4", re.IGNORECASE
-)
-_TEXT_ONLY = re.compile(
-    r"gpt-3\.5|gpt-oss|(^|/)o[13]-mini|deepseek|codestral|coder|mistral-7b|mixtral|llama-?3(\.[013])?[-:]|"
-    r"phi-?[234]|qwen-?[23](\.5)?[-:]|qwq|smollm",
-    re.IGNORECASE,
-)
-
-
-def takes_images(provider: str, model: str) -> bool | None:
-    """Whether ``model`` reads images: every Gemini model does (and the replay model takes what it is given);
-    for an OpenAI-compatible endpoint, from the model's family name, None when the family is not known."""
-    if provider in ("gemini", "replay"):
-        return True
-    if _VISION_MARK.search(model):
-        return True
-    if _TEXT_ONLY.search(model):
-        return False
-    return True if _VISION.search(model) else None
-
-
-def images_refused(parts: Sequence[Part], provider: str, model: str) -> str | None:
-    """Why a prompt whose ``parts`` hold an image cannot go to ``model`` (known to read text only), or None."""
-    has_image = any(p.inline_data is not None and p.inline_data.mime_type.startswith("image/") for p in parts)
-    if has_image and takes_images(provider, model) is False:
-        return f"{model} does not take images. Remove the images, or pick a model that reads images."
-    return None

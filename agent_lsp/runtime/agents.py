@@ -55,6 +55,8 @@ def register_subagents(
 
     def state(model: str | None) -> SessionState:
         main = session.state
+        # The main session's client is the router's metered one (model/metered.py): a subagent's calls count in
+        # the session's usage and cost. A subagent must get its client here, never build its own.
         return SessionState(client=main.client, model=model or main.model, allow_fallback=main.allow_fallback)
 
     def options(max_turns: int) -> SessionOptions:
@@ -63,6 +65,14 @@ def register_subagents(
     # The child's events go through the parent's stream (emit), and its questions wait until the parent's consumer
     # has drawn them (delivered): one ordered stream for the editor.
     parts = SubagentParts(
-        tools.registry, session.policy, state, scheduler_for, prompt, options, session.emit, session.delivered
+        tools.registry,
+        session.policy,
+        state,
+        scheduler_for,
+        prompt,
+        options,
+        session.emit,
+        session.delivered,
+        session.deps.meter,
     )
     tools.registry.register(InvokeAgentTool(tools.agents, parts))

@@ -63,6 +63,7 @@ def build_commands(
     return Commands(
         CommandContext(
             provider=router.describe,
+            usage=router.ledger.totals,
             memory_text=lambda: memory.text,
             memory_files=lambda: memory.files,
             reload_memory=memory.reload,

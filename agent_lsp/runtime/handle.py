@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.mcp.elicitation import Elicitor
     from agent_lsp.mcp.manager import McpManager
+    from agent_lsp.model.base import Part
+    from agent_lsp.model.inputs import ModelInputs
     from agent_lsp.model.router import ModelRouter
     from agent_lsp.store.checkpoints import ShadowGitCheckpointer
     from agent_lsp.store.sessions import SessionRecorder, SessionStore
@@ -80,6 +82,24 @@ class SessionHandle:
         if self.router is None:
             return [(self.session.model, self.session.model)]
         return [(c.value, c.name) for c in await self.router.choices(self.session.model)]
+
+    async def model_inputs(self) -> ModelInputs:
+        """What the current model takes besides text (images, audio, PDF): settings ``model.models.<name>.inputs``,
+        else what its provider says, else the documented table (model/inputs.py)."""
+        from agent_lsp.model.inputs import resolve, table_inputs
+
+        model, provider = self.session.model, self.provider
+        own = self.settings.settings.model.models.get(model)
+        described: Any = getattr(self.router.client(), "describe_inputs", None) if self.router is not None else None
+        said = await described(model) if callable(described) else None
+        return resolve(own.inputs if own is not None else None, said, table_inputs(provider, model))
+
+    async def refused_inputs(self, parts: Sequence[Part]) -> str | None:
+        """Why a prompt carrying ``parts`` cannot go to the current model (an image, audio or a PDF it does not
+        take), or None; asked before anything is sent, so nothing is dropped after."""
+        if not any(p.inline_data is not None for p in parts):
+            return None
+        return (await self.model_inputs()).refused(parts, self.provider, self.session.model)
 
     @property
     def provider(self) -> str:

@@ -47,6 +47,7 @@ class SubagentParts:
     options: Callable[[int], SessionOptions]  # max turns -> the subagent's session options
     emit: Callable[[ev.AgentEvent], None] = lambda _event: None  # the main session's stream
     delivered: Callable[[], Awaitable[None]] | None = None  # ... and its consumer having drawn what was emitted
+    meter: Callable[[], ev.UsageTotals] | None = None  # the main session's usage ledger (its Finished events say it)
 
 
 class CompleteTaskTool(Tool):
@@ -158,6 +159,7 @@ class SubagentRun:
             scheduler_factory=scheduler,
             system_prompt=(lambda: own_prompt) if own_prompt is not None else parts.system_prompt,
             options=parts.options(agent.max_turns),
+            meter=parts.meter,  # its responses report the session's totals, and this run's share as its turn
         )
         self.session = Session(deps, state)
         self.origin = ev.Origin(call_id, agent.name, self.session.id)

@@ -134,3 +134,26 @@ def test_without_the_capabilities_what_clients_saw_before() -> None:
     failed = [u for u in out if "Could not compress" in str(u.get("content"))]
     assert len(failed) == 1  # a failed compression is a warning, as it always was
     assert kinds[-1] == "tool_call_update"  # the subagent's steps folded in its call
+
+
+def test_usage_updates_carry_the_session_and_the_turn_and_a_childs_leave_the_parents_alone() -> None:
+    session = ev.UsageTotals((ev.ModelUsage("gemini-2.5-pro", 3, ev.Usage(300, 30, 0, 0, 330), 0.0007),))
+    turn = ev.UsageTotals((ev.ModelUsage("gemini-2.5-pro", 1, ev.Usage(100, 10, 0, 0, 110), 0.0002),))
+    state = UpdateState(context_size=1000, subagents_supported=True)
+    [update], state = to_updates(ev.Finished("STOP", ev.Usage(100, 10, 0, 0, 110), 0.0007, session, turn), state)
+    validate("SessionUpdate", update)
+    assert update["used"] == 110 and update["cost"] == {"amount": 0.0007, "currency": "USD"}
+    ours = update["_meta"]["agent-lsp"]
+    assert ours["session"]["requests"] == 3 and ours["turn"]["inputTokens"] == 100
+    assert ours["session"]["byModel"][0]["model"] == "gemini-2.5-pro"
+    # A subagent's response: drawn as the child's, but the parent's context fill and count are untouched.
+    origin = ev.Origin("call-1", "codebase_investigator", "child-1")
+    child = ev.Finished("STOP", ev.Usage(900, 9, 0, 0, 909), 0.0009, session, turn)
+    updates, after = to_updates(ev.SubagentEvent(origin, child), state)
+    assert any(u.get("sessionUpdate") == "usage_update" and u["used"] == 909 for u in updates)
+    assert (after.used, after.counted) == (110, 3)
+    # The prompt's end says the totals again only when later calls changed them.
+    assert to_updates(ev.Stop("end_turn", None, session, turn), after)[0] == []
+    more = ev.UsageTotals((ev.ModelUsage("gemini-2.5-pro", 4, ev.Usage(400, 40, 0, 0, 440), 0.0009),))
+    [closing], _ = to_updates(ev.Stop("end_turn", None, more, turn), after)
+    assert closing["used"] == 110 and closing["_meta"]["agent-lsp"]["session"]["requests"] == 4

@@ -68,3 +68,26 @@ def test_telemetry_read_from_a_file_without_the_key_uses_the_same_default(tmp_pa
     assert sink is not None
     assert sink.log_prompts == documented_defaults()["telemetry.logPrompts"] == Settings().telemetry.log_prompts
     sink.close()
+
+
+def test_every_documented_vscode_setting_default_is_the_extensions() -> None:
+    """docs/editors/vscode.md's settings table against the extension's package.json (contributes.configuration)."""
+    root = DOC.parents[1]
+    manifest = json.loads((root / "vscode-extension" / "package.json").read_text())
+    sections = manifest["contributes"]["configuration"]
+    declared = {
+        k: v.get("default")
+        for s in ([sections] if isinstance(sections, dict) else sections)
+        for k, v in s["properties"].items()
+    }
+    documented = {}
+    for line in (root / "docs" / "editors" / "vscode.md").read_text().splitlines():
+        match = re.match(r"^\| `(agentLsp\.[^`]+)` \| `([^`]*)` \|", line)
+        if match:
+            raw = match.group(2)
+            try:
+                documented[match.group(1)] = json.loads(raw)
+            except json.JSONDecodeError:
+                documented[match.group(1)] = raw  # a bare word is a string (`default`, `off`)
+    assert set(documented) == set(declared), set(documented) ^ set(declared)
+    assert {k: v for k, v in documented.items() if declared[k] != v} == {}

@@ -3,7 +3,8 @@
 Routes (the base URL to give a client is ``fake.url``, ending in ``/v1``):
 
     POST /v1/chat/completions   streamed (SSE, ``data: [DONE]`` last) or not, from the script
-    GET  /v1/models             ``{"object": "list", "data": [...]}`` from ``models``
+    GET  /v1/models             ``{"object": "list", "data": [...]}`` from ``models`` (plus ``listed``'s fields)
+    POST /api/show              Ollama's model description, from ``ollama_show`` (404 for any other model)
     anything else               404 with a plain-text body, as Ollama answers a wrong base URL
 
 Script entries are consumed first in, first out:
@@ -174,8 +175,7 @@ def check_chat_request(body: Any, *, require_usage: bool = True) -> list[str]:
                     problems.append(f"{cw}.function.arguments is not JSON")
         elif isinstance(content, list):
             for j, part in enumerate(content):
-                if not isinstance(part, dict) or part.get("type") not in ("text", "image_url"):
-                    problems.append(f"{where}.content[{j}] is not a text or image_url part")
+                problems += _part_problems(part, f"{where}.content[{j}]")
         elif not isinstance(content, str):
             problems.append(f"{where}.content must be a string or a list of parts")
     if pending:
@@ -198,6 +198,22 @@ def check_chat_request(body: Any, *, require_usage: bool = True) -> list[str]:
     if require_usage and body.get("stream") and not (body.get("stream_options") or {}).get("include_usage"):
         problems.append("a streamed request should ask for usage (stream_options.include_usage)")
     return problems
+
+
+def _part_problems(part: Any, where: str) -> list[str]:
+    """A user content part as Chat Completions defines them: text, image_url, input_audio (wav/mp3), file."""
+    kind = part.get("type") if isinstance(part, dict) else None
+    if kind not in ("text", "image_url", "input_audio", "file"):
+        return [f"{where} is not a text, image_url, input_audio or file part"]
+    if kind == "input_audio":
+        audio = part.get("input_audio")
+        if not isinstance(audio, dict) or audio.get("format") not in ("wav", "mp3") or not audio.get("data"):
+            return [f"{where}.input_audio needs data and a format of wav or mp3"]
+    if kind == "file":
+        file = part.get("file")
+        if not isinstance(file, dict) or not str(file.get("file_data", "")).startswith("data:"):
+            return [f"{where}.file needs file_data as a data: URL"]
+    return []
 
 
 def _schema_problems(schema: Any, path: str = "") -> list[str]:
@@ -290,6 +306,7 @@ class _Handler(StreamingHandler):
             for entry in data:
                 if entry["id"] in fake.windows:  # as vLLM reports it
                     entry["max_model_len"] = fake.windows[entry["id"]]
+                entry.update(fake.listed.get(entry["id"], {}))  # e.g. OpenRouter's architecture
             self._send_json(200, {"object": "list", "data": data})
         else:
             self._send_text(404, "404 page not found")
@@ -305,6 +322,9 @@ class _Handler(StreamingHandler):
             body = None
         fake._record(RecordedRequest("POST", path, body, self._headers()))
         if self._refused_key():
+            return
+        if path == "/api/show" and isinstance(body, dict) and body.get("model") in fake.ollama_show:
+            self._send_json(200, fake.ollama_show[body["model"]])  # as Ollama describes a model
             return
         if path != "/v1/chat/completions":
             self._send_text(404, "404 page not found")
@@ -410,6 +430,8 @@ class FakeOpenAI(LocalServer):
         # The keys it accepts (None: any). Another key is answered as OpenAI answers one: 401 invalid_api_key.
         self.api_keys: set[str] | None = None
         self.windows: dict[str, int] = {}  # max_model_len to report per model in GET /v1/models
+        self.listed: dict[str, dict[str, Any]] = {}  # more fields of a model's GET /v1/models entry
+        self.ollama_show: dict[str, dict[str, Any]] = {}  # POST /api/show answers by model, as Ollama gives them
         self._host = host
         self.connections = 0  # TCP connections accepted: a client that keeps its connection opens one
         super().__init__()

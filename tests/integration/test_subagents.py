@@ -66,6 +66,10 @@ def test_the_investigator_runs_in_its_own_history_with_read_only_tools(fake: Fak
     assert json.loads(answer.split("Result:\n", 1)[1]) == REPORT
     assert len(main2["contents"]) == 3
     assert json.loads(result.stdout)["response"] == "It returns 42."
+    # The headless stats count the subagent's two calls too; roles.main is the main conversation's two.
+    models = json.loads(result.stdout)["stats"]["models"].values()
+    assert sum(m["api"]["totalRequests"] for m in models) == 4
+    assert sum(m["roles"]["main"]["totalRequests"] for m in models) == 2
 
 
 def test_a_user_agent_gets_its_tools_its_prompt_and_a_last_turn_at_its_limit(

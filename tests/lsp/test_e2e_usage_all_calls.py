@@ -1,6 +1,6 @@
 """Usage and cost count every model call made for a session: a real LSP server subprocess against the fake Gemini
-API (real google-genai client) runs a compression and a subagent, and the last ``usage_update`` totals exactly the
-usage of the requests the fake server answered, by model."""
+API (real google-genai client) runs a compression, a subagent and a web search (whose tool asks the model itself),
+and the last ``usage_update`` totals exactly the usage of the requests the fake server answered, by model."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ SCRIPT = [
     _call("invoke_agent", {"agent_name": "codebase_investigator", "prompt": "What does main return?"}, 120, 9),
     _call("read_file", {"file_path": "app.py"}, 900, 11),
     _call("complete_task", {"report": REPORT}, 1_100, 60),
+    # Then a web search: the tool asks the model itself (generateContent with the search tool).
+    _call("google_web_search", {"query": "what is 42"}, 500, 8),
+    _response([{"text": "42 is the answer."}], 70, 30),
     _response([{"text": "It returns 42."}], 400, 6),
 ]
 
@@ -47,6 +50,8 @@ async def test_the_session_total_is_every_request_the_server_answered(launch: An
             answer = await editor.request("agent/prompt", {"sessionId": sid, "prompt": text})
             assert answer["stopReason"] == "end_turn"
         served = fake.generation_requests()
+        await editor.request("agent/prompt", {"sessionId": sid, "prompt": "/stats"})  # no model call
+        stats = editor.messages()
     assert fake.remaining == 0 and len(served) == len(SCRIPT)
     kinds = [u["update"].get("sessionUpdate") for u in editor.updates]
     assert "compaction_update" in kinds or any(
@@ -79,6 +84,8 @@ async def test_the_session_total_is_every_request_the_server_answered(launch: An
         assert by_model[model]["inputTokens"] == row["input"]
         assert by_model[model]["cost"] == round(row["cost"], 6)
     total_cost = sum(r["cost"] for r in expected.values())
+    assert f"All model calls of the session ({len(served)})" in stats
+    assert f"Estimated cost: ${total_cost:.4f}" in stats
     assert last["cost"] == {"amount": round(total_cost, 6), "currency": "USD"}
     # The second prompt's share: everything but the first answer (compression and subagent included).
     turn = last["_meta"]["agent-lsp"]["turn"]

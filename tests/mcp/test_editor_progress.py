@@ -69,7 +69,8 @@ async def test_a_servers_sampling_request_is_asked_then_answered_by_the_sessions
         "response": {
             "candidates": [
                 {"content": {"role": "model", "parts": [{"text": "Hi from the model"}]}, "finishReason": "STOP"}
-            ]
+            ],
+            "usageMetadata": {"promptTokenCount": 7_777, "candidatesTokenCount": 11, "totalTokenCount": 7_788},
         },
     }
     script = write_script(
@@ -86,6 +87,9 @@ async def test_a_servers_sampling_request_is_asked_then_answered_by_the_sessions
     finals = [u for u in editor.updates() if u["sessionUpdate"] == "tool_call_update" and u.get("status")]
     done = [u for u in finals if u["status"] == "completed"]
     assert done and "Hi from the model" in json.dumps(done[-1])
+    # The sampling call is one of the session's model calls: counted in its usage (model/metered.py).
+    usage = [u for u in editor.updates() if u["sessionUpdate"] == "usage_update"][-1]["_meta"]["agent-lsp"]["session"]
+    assert usage["requests"] == 3 and usage["inputTokens"] >= 7_777
 
 
 async def test_sampling_is_declined_where_nobody_can_be_asked() -> None:

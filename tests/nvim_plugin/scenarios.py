@@ -113,6 +113,11 @@ CODE_INTEL_AGENT_SCRIPT = [
         "rename", "rename_symbol", {"file_path": "shapes.py", "line": 4, "character": 5, "new_name": "surface"}
     ),
     text_line("Renamed."),
+    # A file the editor had not loaded, with an old error: the edit must not present it as the edit's own.
+    call_with_id(
+        "old", "replace", {"file_path": "old.py", "instruction": "c", "old_string": "# top", "new_string": "# top."}
+    ),
+    text_line("Commented."),
 ]
 
 REPORT = {"SummaryOfFindings": "main.py prints hi.", "ExplorationTrace": [], "RelevantLocations": []}
@@ -285,7 +290,12 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "code_intel": Scenario([], CODE_INTEL_FILES, env=PYRIGHT),
     "code_intel_encoding": Scenario([], CODE_INTEL_FILES),
-    "code_intel_agent": Scenario(CODE_INTEL_AGENT_SCRIPT, CODE_INTEL_FILES, env=PYRIGHT, gemini=True),
+    "code_intel_agent": Scenario(
+        CODE_INTEL_AGENT_SCRIPT,
+        {**CODE_INTEL_FILES, "old.py": "# top\nx = undefined_old_name\n"},
+        env=PYRIGHT,
+        gemini=True,
+    ),
     "custom_command": Scenario(
         [text_line("Committed: ", "the custom command ran.")],
         {

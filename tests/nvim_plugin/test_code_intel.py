@@ -52,5 +52,8 @@ def test_the_agents_lsp_tool_and_edit_diagnostics_come_from_neovims_language_ser
     assert '\\"missing_name\\" is not defined' in answers["break"], answers["break"]
     assert "main.py:9:22" in answers["break"], answers["break"]
     assert "rename" in answers, answers.keys()
+    # old.py was loaded for the question before the edit, so its checker had not reported: no "before" to compare.
+    assert '\\"undefined_old_name\\" is not defined' in answers["old"], answers["old"]
+    assert "Nothing was known about old.py before the edit: older problems may be listed too." in answers["old"]
     declared = json.dumps(result.model_requests()[0].get("tools", []))
     assert "the editor's language features" in declared

@@ -282,7 +282,10 @@ async function main() {
       if (!edit.includes(text)) throw new Error(`the edit's result lacks ${JSON.stringify(text)}: ${edit}`);
     }
     if (!traffic.length || !agentLog(dirs["user-data"]).includes("agent/diagnostics")) throw new Error("no agent/diagnostics request was made");
+    // main.ts was open (and checked) before the extension started: its diagnostics before the edit were known.
+    if (edit.includes("Nothing was known")) throw new Error(`main.ts's diagnostics before the edit were taken as unknown: ${edit}`);
     log("diagnostics ok: the edit's result carries VS Code's TypeScript error src/main.ts:7:14 (2322)");
+    log(`the edit's result: ${JSON.parse(edit).output}`);
     log(`latency (agent/diagnostics, before and after the edit): ${latencies(agentLog(dirs["user-data"]), "agent/diagnostics").join(", ")}`);
     if (shots) {
       await page.locator(".monaco-editor .squiggly-error").first().waitFor();

@@ -68,6 +68,8 @@ export interface IntelEditor {
   onDidChangeDiagnostics(listener: (uris: readonly vscode.Uri[]) => void): vscode.Disposable;
   /** A document's text changed (an edit of the agent's, the user's, an undo). */
   onDidChangeText(listener: (uri: vscode.Uri) => void): vscode.Disposable;
+  /** The documents open now (workspace.textDocuments). */
+  openDocuments(): readonly vscode.Uri[];
 }
 
 /** After the last awaited uri has new diagnostics, how long to wait for more (a checker reports in steps). */
@@ -87,6 +89,11 @@ export class CodeIntel implements vscode.Disposable {
     private readonly editor: IntelEditor,
     private readonly c2p: Code2ProtocolConverter,
   ) {
+    // Documents already open were checked before this started (the extension activates late): what they show is
+    // their checkers' last word until their text changes.
+    for (const uri of editor.openDocuments()) {
+      this.published.set(uri.toString(), { stamp: ++this.stamp, at: 0 });
+    }
     this.subscriptions = [
       editor.onDidChangeText((uri) => this.changed.set(uri.toString(), ++this.stamp)),
       editor.onDidChangeDiagnostics((uris) => {

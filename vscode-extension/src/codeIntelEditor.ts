@@ -11,6 +11,7 @@ export function vscodeIntelEditor(): IntelEditor {
     openDocument: (uri) => vscode.workspace.openTextDocument(uri),
     getDiagnostics: (uri) => vscode.languages.getDiagnostics(uri),
     onDidChangeDiagnostics: (listener) => vscode.languages.onDidChangeDiagnostics((event) => listener(event.uris)),
+    openDocuments: () => vscode.workspace.textDocuments.map((doc) => doc.uri),
     onDidChangeText: (listener) =>
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (event.contentChanges.length > 0) {

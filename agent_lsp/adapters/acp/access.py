@@ -54,6 +54,7 @@ class Access:
         return handshake.initialize_result(
             auth_required=handshake.auth_required(self.env, replay=self._replay),
             terminal_auth=self.client.terminal_auth,
+            prompt=handshake.default_prompt_capabilities(self.env, self.options.launch.model, replay=self._replay),
         )
 
     async def authenticate(self, params: dict[str, Any], ctx: RequestContext) -> Any:

@@ -12,6 +12,7 @@ from agent_lsp.adapters.acp.params import Params, require_str
 from agent_lsp.adapters.acp.session_config import available_commands
 from agent_lsp.adapters.choices import MODE_OPTION, MODEL_OPTION, config_options, mode_state
 from agent_lsp.adapters.live import Refused
+from agent_lsp.model.inputs import table_capabilities
 from agent_lsp.vocabulary import MODES, parse_mode
 
 if TYPE_CHECKING:
@@ -31,11 +32,18 @@ class SessionConfiguration:
         preview = live.opening.preview
         if preview.lists_models and live.models is None and preview.provider == "openai":
             live.models = [(preview.model, preview.model)]
-        return _state(preview.mode, preview.model, live.models)
+        # What this session's model takes (the documented table for now; session_info_update says more once the
+        # settings and the endpoint are read): ACP has no per-session PromptCapabilities, so it travels in _meta.
+        prompt = table_capabilities(preview.provider, preview.model)
+        return {
+            **_state(preview.mode, preview.model, live.models),
+            "_meta": {"agent-lsp": {"promptCapabilities": prompt}},
+        }
 
     def opened(self, live: AcpSession, handle: SessionHandle) -> None:
         """The session is built and its answer is out: its commands, then a model list from the endpoint."""
         self.announce_commands(live, handle)
+        handle.background.append(asyncio.get_running_loop().create_task(self._inputs(live, handle)))
         if handle.lists_models:
             handle.background.append(asyncio.get_running_loop().create_task(self._refresh_models(live, handle)))
 
@@ -53,6 +61,18 @@ class SessionConfiguration:
         live.channel.set_context_size(handle.session.context_window)
         if changed and not live.channel.closed:
             self._send_config(live, handle)
+
+    async def send_inputs(self, live: AcpSession, handle: SessionHandle) -> dict[str, Any]:
+        """What the session's current model takes (settings, then its provider, then the table), sent as a
+        ``session_info_update`` whose ``_meta["agent-lsp"].promptCapabilities`` replaces what initialize said."""
+        prompt = (await handle.model_inputs()).prompt_capabilities()
+        if not live.channel.closed:
+            meta = {"agent-lsp": {"promptCapabilities": prompt, "model": handle.session.model}}
+            live.channel.send_update({"sessionUpdate": "session_info_update", "_meta": meta})
+        return prompt
+
+    async def _inputs(self, live: AcpSession, handle: SessionHandle) -> None:
+        await self.send_inputs(live, handle)
 
     def config_changed(self, live: AcpSession, handle: SessionHandle) -> None:
         """The session's mode or model changed from inside a prompt: the editor's selects follow."""
@@ -87,8 +107,10 @@ class SessionConfiguration:
             live.channel.set_context_size(handle.session.context_window)
             await live.refresh_models(handle)
             self._send_config(live, handle)
-        else:
-            self._apply_mode(live, handle, value, "value")
+            prompt = await self.send_inputs(live, handle)  # the new model's inputs, before the answer
+            options = self.state(live, handle)["configOptions"]
+            return {"configOptions": options, "_meta": {"agent-lsp": {"promptCapabilities": prompt}}}
+        self._apply_mode(live, handle, value, "value")
         return {"configOptions": self.state(live, handle)["configOptions"]}
 
     def _apply_mode(self, live: AcpSession, handle: SessionHandle, value: str, where: str) -> None:

@@ -102,14 +102,29 @@ def check_initialize(params: Any) -> str | None:
     return fields.problems[0] if fields.problems else None
 
 
-def initialize_result(*, auth_required: bool, terminal_auth: bool = False) -> dict[str, Any]:
-    """Our answer. We speak version 1 whatever the client asked for (the client disconnects if it cannot)."""
+def default_prompt_capabilities(env: Mapping[str, str], model: str | None, *, replay: bool) -> dict[str, Any]:
+    """What the default model takes, as ACP's PromptCapabilities: the provider and model the environment and the
+    command line choose (settings files are read only when a session opens), through the documented table
+    (model/inputs.py); each session then says its own in ``_meta`` (docs/protocol-acp.md#prompt-capabilities)."""
+    from agent_lsp.model.inputs import table_capabilities
+
+    openai = bool(env.get("OPENAI_BASE_URL", "").strip() or env.get("OPENAI_MODEL", "").strip())
+    provider = "replay" if replay else "openai" if openai else "gemini"
+    chosen = model or (env.get("OPENAI_MODEL") if openai else env.get("GEMINI_MODEL")) or "auto"
+    return table_capabilities(provider, chosen)
+
+
+def initialize_result(
+    *, auth_required: bool, terminal_auth: bool = False, prompt: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Our answer. We speak version 1 whatever the client asked for (the client disconnects if it cannot).
+    ``prompt``: the default model's PromptCapabilities (default_prompt_capabilities)."""
     methods = [*AUTH_METHODS, LOGIN_TERMINAL_METHOD] if terminal_auth else AUTH_METHODS
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
             "loadSession": True,
-            "promptCapabilities": {"image": True, "audio": True, "embeddedContext": True},
+            "promptCapabilities": dict(prompt) if prompt is not None else {"embeddedContext": True},
             "mcpCapabilities": {"http": True, "sse": True},
             "sessionCapabilities": {
                 "list": {},

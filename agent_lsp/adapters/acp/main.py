@@ -53,8 +53,10 @@ async def _serve(options: AgentOptions, stdin: int, stdout: int) -> int:
         await conn.serve(agent)
     finally:
         await agent.close_all()
-        from agent_lsp.runtime.code_intel import close_language_servers
-
-        await close_language_servers()  # the language servers sessions started end with the connection
+        # The language servers sessions started end with the connection; with no session built, the runtime
+        # (and its pool) was never imported, and closing must not import it (initialize stays light).
+        pool = sys.modules.get("agent_lsp.runtime.code_intel")
+        if pool is not None:
+            await pool.close_language_servers()
         writer.close()
     return 0

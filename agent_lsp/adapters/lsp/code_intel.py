@@ -107,6 +107,8 @@ class ClientCodeIntel:
             if path is None:
                 continue
             found[path] = lsp_json.diagnostics(path, item.get("diagnostics"))
-            if after_edit and item.get("settled") is False:
+            # Unsettled before an edit too: the editor had not heard from the file's checker yet (a file it had just
+            # loaded for this question), so what it had is no "before" to compare with.
+            if item.get("settled") is False:
                 pending.add(path)
         return DiagnosticsReport(found, frozenset(pending))

@@ -25,7 +25,8 @@ from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
 from agent_lsp.adapters.lsp.sign_in import open_sign_in_page
 from agent_lsp.adapters.updates import Update, UpdateState
-from agent_lsp.model.catalog import CHOICE_IDS, takes_images
+from agent_lsp.model.catalog import CHOICE_IDS
+from agent_lsp.model.inputs import table_capabilities
 from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode, stricter_or_same
 
 if TYPE_CHECKING:
@@ -225,7 +226,7 @@ class Sessions:
             },
             "provider": handle.provider_summary() if handle is not None else preview.provider_summary,
             "commands": self.commands(live),
-            "promptCapabilities": image_input(handle.provider if handle is not None else preview.provider, model),
+            "promptCapabilities": table_capabilities(handle.provider if handle else preview.provider, model),
         }
 
     def _announce_commands(self, sid: str) -> None:
@@ -269,8 +270,8 @@ class Sessions:
         except ValueError as exc:
             raise RequestError("invalid_params", f"modelId: {exc}") from exc
         await live.refresh_models(handle)
-        described = self.describe(live)
-        return {"models": described["models"], "promptCapabilities": described["promptCapabilities"]}
+        inputs = (await handle.model_inputs()).prompt_capabilities()  # settings, provider, then table
+        return {"models": self.describe(live)["models"], "promptCapabilities": inputs}
 
     def follow_settings(self) -> None:
         """The editor's model and approval mode, changed in its settings, apply to the running sessions too."""
@@ -333,12 +334,6 @@ async def _close(live: LspSession) -> None:
     except RequestError:
         return  # never built: nothing of it is left open
     await handle.aclose()
-
-
-def image_input(provider: str, model: str) -> dict[str, bool]:
-    """What a prompt to ``model`` may carry, as ACP's promptCapabilities: ``image`` only when the catalog knows."""
-    takes = takes_images(provider, model)
-    return {} if takes is None else {"image": takes}
 
 
 def _command_entries(specs: Any) -> list[dict[str, Any]]:

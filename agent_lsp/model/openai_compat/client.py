@@ -17,6 +17,7 @@ from typing import Any
 
 from agent_lsp.errors import ModelError
 from agent_lsp.model.base import GenerateRequest, ModelChunk, mapped_errors
+from agent_lsp.model.inputs import ModelInputs
 from agent_lsp.model.openai_compat import listing
 from agent_lsp.model.openai_compat.errors import map_error, refuses_stream_options, refuses_streaming
 from agent_lsp.model.openai_compat.keepalive import drain_after_done_hook
@@ -48,6 +49,7 @@ class OpenAIClient:
         self._stream_options = True
         self._streaming = True  # off once the endpoint said it cannot stream
         self._listed_windows: dict[str, int] = {}  # context windows the model list reported
+        self._described: dict[str, ModelInputs | None] = {}  # what the endpoint says each model takes
 
     def __repr__(self) -> str:
         return f"OpenAIClient({self._config!r})"
@@ -161,9 +163,16 @@ class OpenAIClient:
     async def list_models(self, timeout_s: float = 5.0) -> list[str]:
         """The model ids the endpoint offers (``GET /models``), sorted; the context windows it reports are kept
         for :meth:`context_window`."""
-        ids, windows = await listing.list_models(self._config, timeout_s)
+        ids, windows, inputs = await listing.list_models(self._config, timeout_s)
         self._listed_windows.update(windows)
+        self._described.update(inputs)
         return ids
+
+    async def describe_inputs(self, model: str, timeout_s: float = 2.0) -> ModelInputs | None:
+        """What the endpoint says ``model`` takes besides text (None: it does not say); asked once per model."""
+        if model not in self._described:
+            self._described[model] = await listing.describe_model(self._config, model, timeout_s)
+        return self._described[model]
 
     async def aclose(self) -> None:
         sdk, self._sdk = self._sdk, None

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from agent_lsp.model.base import FunctionDeclaration, GenerateRequest, Part
+from agent_lsp.model.inputs import OPENAI_AUDIO
 from agent_lsp.model.provider import OpenAIConfig
 
 
@@ -152,7 +153,15 @@ def _inline_part(part: Part) -> dict[str, Any]:
         return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
     if mime.startswith("text/"):
         return {"type": "text", "text": part.inline_data.data.decode("utf-8", "replace")}
-    return {"type": "text", "text": f"[an attachment of type {mime} was left out: this endpoint takes text and images]"}
+    data = base64.b64encode(part.inline_data.data).decode("ascii")
+    if mime in OPENAI_AUDIO:
+        # Chat Completions' input_audio (wav or mp3); a prompt to a model that takes no audio never gets here
+        # (model/inputs.py refuses it first).
+        return {"type": "input_audio", "input_audio": {"data": data, "format": "mp3" if "mp" in mime else "wav"}}
+    if mime == "application/pdf":
+        return {"type": "file", "file": {"filename": "document.pdf", "file_data": f"data:{mime};base64,{data}"}}
+    # A tool's result of another kind (a video, an .ogg): Chat Completions has no part for it.
+    return {"type": "text", "text": f"[an attachment of type {mime} was left out: Chat Completions cannot carry it]"}
 
 
 def to_tools(declarations: tuple[FunctionDeclaration, ...]) -> list[dict[str, Any]]:

@@ -23,6 +23,8 @@ class FakeEditor {
     [OTHER, "typescript"],
   ]);
   diags = new Map<string, vs.Diagnostic[]>();
+  /** Documents open before CodeIntel started. */
+  openBefore: string[] = [];
   private diagListeners = new Set<Listener<readonly vs.Uri[]>>();
   private textListeners = new Set<Listener<vs.Uri>>();
 
@@ -47,6 +49,7 @@ class FakeEditor {
       getDiagnostics: (uri) => (self.diags.get(uri.toString()) ?? []) as any,
       onDidChangeDiagnostics: (listener) => self.subscribe(self.diagListeners, listener as unknown as Listener<readonly vs.Uri[]>),
       onDidChangeText: (listener) => self.subscribe(self.textListeners, listener as unknown as Listener<vs.Uri>),
+      openDocuments: () => self.openBefore.map((uri) => vs.Uri.parse(uri)) as any,
     };
   }
   private subscribe<T>(set: Set<Listener<T>>, listener: Listener<T>) {
@@ -64,8 +67,9 @@ class FakeEditor {
   }
 }
 
-function setup() {
+function setup(openBefore: string[] = []) {
   const editor = new FakeEditor();
+  editor.openBefore = openBefore;
   const intel = new CodeIntel(editor.api(), createConverter());
   return { editor, intel };
 }
@@ -371,4 +375,19 @@ test("diagnostics: a file VS Code cannot open has none, and the other files are 
       [FILE, ["kept"], true],
     ],
   );
+});
+
+test("diagnostics: a document open before the extension started, unchanged since, is settled (its checker spoke)", async () => {
+  const { editor, intel } = setup([FILE]);
+  editor.diags.set(FILE, [new vs.Diagnostic(range(0, 0, 0, 1), "from before")]);
+  const now = await intel.diagnostics({ uris: [FILE, OTHER], waitMs: 0 });
+  assert.deepEqual(
+    now.items.map((i) => [i.uri, i.settled]),
+    [
+      [FILE, true],
+      [OTHER, false],
+    ],
+  );
+  editor.edit(FILE);
+  assert.equal((await intel.diagnostics({ uris: [FILE], waitMs: 0 })).items[0].settled, false, "until its text changes");
 });

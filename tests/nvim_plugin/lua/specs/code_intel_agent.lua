@@ -2,7 +2,8 @@
 --- experimental.agent.codeIntel, the server asks it (agent/codeIntel, agent/diagnostics) and basedpyright, attached
 --- to the project's buffers in this Neovim, answers; the agent server starts no language server of its own. The test
 --- reads what the tools answered the model from the fake Gemini server's requests. Last, rename_symbol applies
---- basedpyright's rename to both files' buffers.
+--- basedpyright's rename to both files' buffers, and an edit of a file Neovim had not loaded (an old error in it)
+--- does not pass the old error off as the edit's.
 
 local H = require("harness")
 local A = require("intel_ask")
@@ -48,6 +49,10 @@ return function()
   H.contains(text, "return surface(2, 3) + surface(4, 5)", "and its calls")
   local shapes = vim.fn.bufnr(H.project .. "/shapes.py")
   H.eq(vim.api.nvim_buf_get_lines(shapes, 3, 4, false), { "def surface(width: int, height: int) -> int:" }, "shapes.py")
+  require("agent_lsp").prompt("Comment old.py")
+  H.wait(function()
+    return #done == 4
+  end, "the turn editing a file not loaded before", 60000)
 
   -- Who answered: basedpyright runs under Neovim; nothing under the agent server is a language server.
   local agent = vim.lsp.get_clients({ name = "agent-lsp" })[1]
