@@ -2,8 +2,8 @@
 
     AgentError                      base; never raised itself
     ├── ToolError                   a tool failed: becomes a functionResponse the model reads
-    │   └── PathOutsideWorkspace    a path resolved (symlinks too) outside every workspace root
-    ├── StaleFileError              a file changed since the agent read it; the write is refused
+    │   ├── PathOutsideWorkspace    a path resolved (symlinks too) outside every workspace root
+    │   └── StaleFileError          a file changed since the agent read it; the write is refused
     ├── ModelError                  the model request failed; ends the turn with an Error event
     │   ├── ModelStreamInterrupted  the stream broke after it started (retried a few times)
     │   └── AuthError               no usable credentials: the message says what to set

@@ -249,11 +249,13 @@ class UserCancelled:
 class Error:
     """A model or configuration failure that ended the turn; ``message`` is for a person, ``meaning`` what
     went wrong in the shared vocabulary (the error's class decides it; adapters map it to their codes), ``status``
-    the HTTP status when there was one (for stats and telemetry only)."""
+    the HTTP status when there was one (for stats, telemetry and Gemini CLI's JSON exit codes), ``exit_code`` the
+    headless exit code the error's class gives (errors.py: 41 credentials, 52 settings, else 1)."""
 
     message: str
     status: int | None = None
     meaning: ErrorMeaning = "internal"
+    exit_code: int = 1
     kind: Literal["error"] = "error"
 
 

@@ -179,9 +179,8 @@ async def _drive(
     else:
         handle = await runtime.create_session(setup)
     output = _Output(output_format, out, err, handle.session.model, verbose=out is err)
-    for notice in handle.notices:
+    for notice in handle.take_notices():
         output.notice(notice)
-    handle.notices.clear()
     stop = ev.Stop("error")
     try:
         if rewind is not None:
@@ -198,6 +197,7 @@ async def _drive(
         from agent_lsp.runtime.code_intel import close_language_servers
 
         await close_language_servers()
+        await runtime.tasks.aclose()
     return stop, output, handle.session.id
 
 
@@ -239,7 +239,9 @@ def _finish(stop: ev.Stop, output: _Output, session_id: str | None) -> int:
         error = {"type": "Error", "message": message}
         if status:
             error["code"] = status
-        code = status if status and fmt != "text" else EXIT_FAILURE
+        # Gemini CLI exits with an API error's HTTP status in the JSON formats; otherwise the error's class says
+        # (a settings problem 52, missing credentials 41, anything else 1).
+        code = status if status and fmt != "text" else (output.error.exit_code if output.error else EXIT_FAILURE)
     elif stop.reason == "max_turn_requests":
         error = {
             "type": "FatalTurnLimitedError",

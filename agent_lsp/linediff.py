@@ -2,9 +2,11 @@
 
 ``difflib.SequenceMatcher`` is near quadratic on a large reordered or rewritten file, and ``ndiff`` compares
 changed lines character by character (a 5 MB one-line file never finishes). Here the common head and tail are
-cut off, lines unique to both sides anchor the rest (patience diff: the longest increasing run of them), and only
-gaps small enough for a bounded cost go to difflib. A large gap with no anchor becomes one replacement: the diff
-is then correct (it applies) but not minimal, and the counts it gives are "about". Imports nothing of ours.
+cut off (slices compared at C speed), a change of a line or two that the next lines confirm is taken at once (the
+usual edit), lines unique to both sides anchor the rest (patience diff: the longest increasing run of them), and
+only gaps small enough for a bounded cost go to difflib. A large gap with no anchor becomes one replacement: the diff
+is then correct (it applies) but not minimal, and the counts it gives are "about". Imports nothing of ours. The
+project's one line differ: tool diffs, headless counts and the LSP TextEdits (adapters/lsp/edits.py) all use it.
 """
 
 from __future__ import annotations
@@ -30,15 +32,11 @@ def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int,
     stack = [(0, len(a), 0, len(b))]
     while stack:
         alo, ahi, blo, bhi = stack.pop()
-        head = 0
-        while alo + head < ahi and blo + head < bhi and a[alo + head] == b[blo + head]:
-            head += 1
+        head = _same_run(a, b, alo, blo, min(ahi - alo, bhi - blo), 1)
         if head:
             blocks.append((alo, blo, head))
             alo, blo = alo + head, blo + head
-        tail = 0
-        while alo < ahi - tail and blo < bhi - tail and a[ahi - 1 - tail] == b[bhi - 1 - tail]:
-            tail += 1
+        tail = _same_run(a, b, ahi - 1, bhi - 1, min(ahi - alo, bhi - blo), -1)
         if tail:
             blocks.append((ahi - tail, bhi - tail, tail))
             ahi, bhi = ahi - tail, bhi - tail
@@ -51,6 +49,12 @@ def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int,
 
             matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
             blocks += [(alo + i, blo + j, n) for i, j, n in matcher.get_matching_blocks() if n]
+            continue
+        near = _near_resync(a, b, alo, ahi, blo, bhi)
+        if near is not None:
+            # A line or two inserted, deleted or rewritten, and the sides agree again right after: the usual
+            # edit of a large file is settled here, without counting its lines for anchors.
+            stack.append((alo + near[0], ahi, blo + near[1], bhi))
             continue
         budget -= (ahi - alo) + (bhi - blo)
         if budget < 0:
@@ -76,6 +80,48 @@ def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int,
         else:
             merged.append((i, j, n))
     return merged
+
+
+_NEAR = ((0, 1), (1, 0), (0, 2), (1, 1), (2, 0))  # (lines of a, lines of b) changed, the likelier first
+CONFIRM = 3  # equal lines that must follow a near change before it is taken (one equal blank line is no proof)
+
+
+def _near_resync(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int) -> tuple[int, int] | None:
+    """(di, dj) when a[alo:alo+di] becoming b[blo:blo+dj] makes the sides agree for the next CONFIRM lines."""
+    for di, dj in _NEAR:
+        i, j = alo + di, blo + dj
+        if i + CONFIRM <= ahi and j + CONFIRM <= bhi and a[i : i + CONFIRM] == b[j : j + CONFIRM]:
+            return di, dj
+    return None
+
+
+def _same_run(a: Sequence[str], b: Sequence[str], i: int, j: int, limit: int, step: int) -> int:
+    """How many lines are equal from a[i] and b[j] on (``step`` 1) or back (``step`` -1), at most ``limit``:
+    slices compared in doubling, then halving steps, at C speed (a long equal run costs a few comparisons)."""
+    if limit <= 0 or a[i] != b[j]:
+        return 0
+
+    def same(lo: int, hi: int) -> bool:  # a[i ± lo .. i ± hi) == b[j ± lo .. j ± hi)
+        if step > 0:
+            return a[i + lo : i + hi] == b[j + lo : j + hi]
+        return a[i - hi + 1 : i - lo + 1] == b[j - hi + 1 : j - lo + 1]
+
+    lo, width = 1, 1
+    while lo < limit:
+        hi = min(lo + width, limit)
+        if not same(lo, hi):
+            break
+        lo, width = hi, width * 2
+    else:
+        return limit
+    hi = min(lo + width, limit)  # the first difference lies in [lo, hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if same(lo, mid):
+            lo = mid
+        else:
+            hi = mid
+    return hi if same(lo, hi) else lo
 
 
 def _anchors(

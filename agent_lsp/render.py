@@ -1,10 +1,13 @@
-"""Plain-text rendering of the event stream for the terminal (headless runs and the demo)."""
+"""Plain-text rendering of the event stream for the terminal (headless runs and the demo); what is news to a person
+is worded once, in wording.py."""
 
 from __future__ import annotations
 
 from agent_lsp import events as ev
+from agent_lsp.wording import said
 
 _ICON = {"success": "✓", "error": "✗", "cancelled": "⊘"}
+_MARK = {"info": "•", "warning": "⚠", "error": "✗"}
 
 
 def render(event: ev.AgentEvent, *, verbose: bool = True) -> str | None:
@@ -30,29 +33,14 @@ def render(event: ev.AgentEvent, *, verbose: bool = True) -> str | None:
         case ev.Plan(entries=entries):
             marks = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}
             return "\n  Plan:\n" + "".join(f"    {marks[e.status]} {e.content}\n" for e in entries)
-        case ev.Retry(attempt=attempt, reason=reason, delay_s=delay):
-            return f"\n  ↻ retry {attempt} in {delay:.1f}s: {reason}\n"
-        case ev.ModelFallback(from_model=a, to_model=b, reason=reason):
-            return f"\n  ⚠ switching from {a} to {b}: {reason}\n"
-        case ev.ChatCompressed(original_tokens=a, new_tokens=b):
-            return f"\n  ⇣ conversation compressed: {a} → {b} tokens\n"
-        case ev.Compaction(status="failed", error=error):
-            return f"  [warning] {error}\n"  # as the notice it was before compactions had events of their own
-        case ev.LoopDetected(detail=detail):
-            return f"\n  ⚠ loop detected, stopping: {detail}\n"
-        case ev.InvalidStream(reason=reason, detail=detail):
-            return f"\n  ⚠ the model's response was unusable ({reason}): {detail}\n"
-        case ev.Error(message=message):
-            return f"\n  ✗ {message}\n"
-        case ev.Notice(level=level, message=message):
-            return f"  [{level}] {message}\n"
-        case ev.MaxSessionTurns(limit=limit):
-            return f"\n  ⚠ session turn limit ({limit}) reached\n"
-        case ev.ContextWindowWillOverflow(estimated_tokens=need, remaining_tokens=left):
-            return f"\n  ⚠ the message (~{need} tokens) would overflow the context window ({left} left)\n"
-        case ev.UserCancelled():
-            return "\n  ⊘ cancelled\n"
+        case ev.Compaction(status="failed", error=error) if error:
+            return f"  {_MARK['warning']} {error}\n"  # as the notice it was before compactions had events of their own
         case ev.Stop(reason=reason, usage=usage) if verbose:
             tokens = f", {usage.total_tokens} tokens" if usage else ""
             return f"\n\n— {reason}{tokens}\n"
-    return None
+    told = said(event)
+    if told is None:
+        return None
+    if isinstance(event, ev.Notice):
+        return f"  {_MARK[told.level]} {told.text}\n"
+    return f"\n  {_MARK[told.level]} {told.text}\n"

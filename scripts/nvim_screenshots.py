@@ -28,12 +28,19 @@ from tests.nvim_plugin.scenarios import FIX, STATS  # noqa: E402
 from tests.replay_lines import call_line, text_line  # noqa: E402
 
 COLS, ROWS = 130, 34
-SCENES = {"closed": "nvim-chat.png", "open": "nvim-chat-details.png"}
+SCENES = {"closed": "nvim-chat.png", "open": "nvim-chat-details.png", "subagent": "nvim-chat-subagent.png"}
+REPORT = {"SummaryOfFindings": "stats.py has mean().", "ExplorationTrace": [], "RelevantLocations": []}
 SCRIPT = [
     call_line("read_file", {"file_path": "stats.py"}, thought="Reading the code"),
     call_line("replace", FIX),
     call_line("run_shell_command", {"command": "python3 -c 'import stats'", "description": "Check it imports"}),
     text_line("Fixed `mean()`: it divides by `len(values)` now, ", "and the module still imports."),
+    # The second prompt: a subagent, its steps nested under its call (the plugin advertises subagents).
+    call_line("invoke_agent", {"agent_name": "codebase_investigator", "prompt": "What is in stats.py?"}),
+    call_line("list_directory", {"dir_path": "."}, thought="Looking for the code"),
+    call_line("read_file", {"file_path": "stats.py"}, thought="Reading stats"),
+    call_line("complete_task", {"report": REPORT}),
+    text_line("`stats.py` has one function, `mean()`."),
 ]
 SGR = re.compile(r"\x1b\[([0-9;:]*)m")
 XTERM16 = [

@@ -37,6 +37,24 @@ LIBRARIES: dict[str, tuple[str, ...]] = {
 }
 
 
+def who_may_import_what() -> str:
+    """The table docs/architecture.md shows, made from the tables these tests enforce (print it to update the doc:
+    ``python -m tests.test_package_layering``)."""
+    from tests.core.test_layering import CORE_MAY_IMPORT
+
+    rows = ["| package | never imports (lazily or for types included) |", "|---|---|"]
+    rows += [f"| `{p}` | {', '.join(f'`{m}`' for m in mods)} |" for p, mods in sorted(FORBIDDEN.items())]
+    rows.append(f"| `core` | anything of ours but {', '.join(f'`{m}`' for m in CORE_MAY_IMPORT)} |")
+    rows += ["", "| library | only in |", "|---|---|"]
+    rows += [f"| `{lib}` | {', '.join(f'`{p}`' for p in where) or 'tests only'} |" for lib, where in LIBRARIES.items()]
+    return "\n".join(rows) + "\n"
+
+
+def test_the_architecture_doc_shows_the_rules_these_tests_keep() -> None:
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert who_may_import_what() in doc, "docs/architecture.md: paste `python -m tests.test_package_layering`"
+
+
 def _files(package: str) -> list[Path]:
     return sorted((PACKAGE / package).rglob("*.py"))
 
@@ -214,3 +232,7 @@ def test_no_re_export_is_kept_only_for_tests() -> None:
         }
         exported += [(name, item) for item in listed if item in borrowed]
     assert [f"{module}.{item}" for module, item in exported if (module, item) not in imported_through] == []
+
+
+if __name__ == "__main__":
+    print(who_may_import_what(), end="")

@@ -1,12 +1,17 @@
-"""What a session offers to choose, in ACP's shapes, for both adapters: its modes (SessionModeState) and its
-model and approval-mode pickers (SessionConfigOption selects, also sent later as ``config_option_update``)."""
+"""What a session offers to choose, in ACP's shapes, for both adapters: its modes (SessionModeState), its
+model and approval-mode pickers (SessionConfigOption selects, also sent later as ``config_option_update``) and its
+slash commands (AvailableCommand entries)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp.model.catalog import CHOICES
 from agent_lsp.vocabulary import MODES
+
+if TYPE_CHECKING:
+    from agent_lsp.core.commands import CommandSpec
 
 MODELS: tuple[tuple[str, str], ...] = tuple((c.id, c.name) for c in CHOICES)
 MODEL_OPTION = "model"
@@ -46,3 +51,16 @@ def config_options(model: str, mode: str, choices: list[tuple[str, str]] | None 
             "options": [{"value": m.id, "name": m.name, "description": m.description} for m in MODES],
         },
     ]
+
+
+def available_commands(specs: Sequence[CommandSpec] | None = None) -> list[dict[str, Any]]:
+    """ACP AvailableCommand entries: the session's commands (custom ones included), else the built-in ones."""
+    from agent_lsp.core.commands import COMMANDS
+
+    out: list[dict[str, Any]] = []
+    for c in COMMANDS if specs is None else specs:
+        entry: dict[str, Any] = {"name": c.name, "description": c.description}
+        if c.hint:
+            entry["input"] = {"hint": c.hint}
+        out.append(entry)
+    return out

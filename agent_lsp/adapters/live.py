@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from agent_lsp import events as ev
+from agent_lsp.adapters.choices import config_options
 from agent_lsp.adapters.updates import Update, UpdateState, to_updates
 from agent_lsp.core.driving import TurnEnd, drive
 from agent_lsp.model.base import Part
@@ -154,3 +155,14 @@ class LiveSession:
         changed = models != self.models
         self.models = models
         return changed
+
+    async def models_refreshed(self, handle: SessionHandle) -> Update | None:
+        """Ask the endpoints for their models (behind a session's answer); the ``config_option_update`` to send
+        when the picker changed, else None."""
+        if not await self.refresh_models(handle):
+            return None
+        session = handle.session
+        return {
+            "sessionUpdate": "config_option_update",
+            "configOptions": config_options(session.model, session.policy.mode, self.models),
+        }

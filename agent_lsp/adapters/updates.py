@@ -13,6 +13,7 @@ from typing import Any
 
 from agent_lsp import events as ev
 from agent_lsp.model.prices import CURRENCY
+from agent_lsp.wording import said
 
 Update = dict[str, Any]
 MAX_LIVE_OUTPUT = 20_000  # characters of live shell output re-sent with each update (the tail)
@@ -264,23 +265,20 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             # The model switched modes (enter_plan_mode): shown as if the user had picked it. Not when a loaded
             # session is redrawn: it opens in its own mode, whatever an old prompt switched to.
             return ([] if replay else [{"sessionUpdate": "current_mode_update", "currentModeId": mode}]), state
-        case ev.Notice(level=level, message=message):
-            return [_notice(level, message, state)], state
-        case ev.Retry(reason=reason, attempt=attempt):
-            return [_notice("info", f"Retrying the model request (attempt {attempt + 1}): {reason}", state)], state
-        case ev.ModelFallback(from_model=a, to_model=b, reason=reason):
-            return [_notice("warning", f"Switched from {a} to {b}: {reason}", state)], state
-        case ev.ChatCompressed(original_tokens=a, new_tokens=b) if not state.compaction_supported:
-            return [_notice("info", f"Conversation compressed from {a} to about {b} tokens.", state)], state
-        case ev.LoopDetected(detail=detail):
-            return [_notice("warning", f"Stopped: a loop was detected ({detail}).", state)], state
-        case ev.InvalidStream(reason=reason, detail=detail):
-            return [_notice("warning", f"The model's response was unusable ({reason}): {detail}", state)], state
-        case ev.MaxSessionTurns(limit=limit):
-            return [_notice("warning", f"This session reached its turn limit ({limit}).", state)], state
-        case ev.ContextWindowWillOverflow(estimated_tokens=need, remaining_tokens=left):
-            msg = f"The message (~{need} tokens) would overflow the context window ({left} left); try /compress."
-            return [_notice("warning", msg, state)], state
+        case ev.ChatCompressed() if state.compaction_supported:
+            return [], state  # the client draws the compaction from its own events
+        case (
+            ev.Notice()
+            | ev.Retry()
+            | ev.ModelFallback()
+            | ev.ChatCompressed()
+            | ev.LoopDetected()
+            | ev.InvalidStream()
+            | ev.MaxSessionTurns()
+            | ev.ContextWindowWillOverflow()
+        ):
+            told = said(event)
+            return ([_notice(told.level, told.text, state)] if told is not None else []), state
     return [], state
 
 

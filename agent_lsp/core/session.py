@@ -194,7 +194,7 @@ class Session:
             raise
         except (ModelError, ConfigError) as exc:
             history.answer_pending(f"Not run: {exc}")
-            self.emit(ev.Error(str(exc), getattr(exc, "status", None), exc.meaning))
+            self.emit(ev.Error(str(exc), getattr(exc, "status", None), exc.meaning, exc.exit_code))
             stop = "error"
         finally:
             dropped = self.steering.close()

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from agent_lsp.tools.registry import ToolRegistry
 
 Notify = Callable[[ev.Notice], None]
+Spawn = Callable[..., "asyncio.Task[None]"]  # SessionHandle.spawn: (coroutine, *, name) → its tracked task
 
 
 def mcp_server_specs(
@@ -85,13 +86,15 @@ class ExternalTools:
     def start(
         self,
         notify: Notify,
+        spawn: Spawn,
         catalog_changed: Callable[[], None] | None = None,
         sampler: Callable[[str, Any], Awaitable[Any]] | None = None,
         open_url: Callable[[str], Awaitable[None]] | None = None,
         elicitor: Elicitor | None = None,
     ) -> None:
         """Begin connecting; failures (now or later) are told through ``notify``, changed prompts or resources
-        through ``catalog_changed``; servers' forms go to ``elicitor``. Needs a running event loop."""
+        through ``catalog_changed``; servers' forms go to ``elicitor``; background work starts through ``spawn`` (the
+        session's, tracked by the connection's supervisor). Needs a running event loop."""
         self._notify = notify
         if self.specs:
             from agent_lsp.mcp.manager import McpManager
@@ -112,7 +115,7 @@ class ExternalTools:
             )
             self._mcp.start()
         if self.discovery is not None:
-            self._discover = asyncio.get_running_loop().create_task(self._discover_tools(*self.discovery))
+            self._discover = spawn(self._discover_tools(*self.discovery), name="tool-discovery")
 
     async def wait_for_servers(self) -> None:
         """The first prompt waits for MCP servers still connecting (as Gemini CLI waits for discovery), saying so."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +14,7 @@ from agent_lsp.core.commands import COMMANDS, Commands, CommandSpec
 from agent_lsp.core.session import Session
 from agent_lsp.runtime.external import ExternalTools
 from agent_lsp.runtime.temp import remove_temp_dir
+from agent_lsp.supervisor import TaskSupervisor
 from agent_lsp.workspace.roots import Workspace
 
 if TYPE_CHECKING:
@@ -59,7 +60,8 @@ class SessionHandle:
     open_url: Callable[[str], Awaitable[None]] | None = None  # the adapter's: open an MCP sign-in page
     sampler: Callable[[str, Any], Awaitable[Any]] | None = None  # MCP sampling through the session's model
     elicitor: Elicitor | None = None  # the adapter's: MCP servers' forms shown to the user
-    background: list[asyncio.Task[None]] = field(default_factory=list)  # the adapter's tasks, cancelled on close
+    tasks: TaskSupervisor = field(default_factory=TaskSupervisor)  # the connection's (set by the runtime)
+    _own: set[asyncio.Task[Any]] = field(default_factory=set)  # what ``spawn`` started for this session
     processes: BackgroundProcesses | None = None  # the model's is_background commands, stopped on close
 
     @property
@@ -135,6 +137,20 @@ class SessionHandle:
         if mcp is not None:
             mcp.roots_changed()
 
+    def take_notices(self) -> list[ev.Notice]:
+        """The notices said while the session was made (and not yet shown), handed over once: the adapter shows
+        them when the editor knows the session."""
+        notices, self.notices[:] = list(self.notices), []
+        return notices
+
+    def spawn(self, coro: Coroutine[Any, Any, None], *, name: str | None = None) -> asyncio.Task[None]:
+        """Background work of this session (a model list refresh, MCP discovery): tracked by the connection's
+        supervisor, and cancelled when the session closes."""
+        task = self.tasks.spawn(coro, name=name)
+        self._own.add(task)
+        task.add_done_callback(self._own.discard)
+        return task
+
     def notify(self, notice: ev.Notice) -> None:
         """Deliver a notice now (during a prompt, or through the adapter's sink), else keep it for later."""
         if self.session.running:
@@ -149,7 +165,9 @@ class SessionHandle:
     def start(self) -> None:
         """Start what runs in the background (MCP servers, tool discovery). Needs the running event loop."""
         if self.external is not None:
-            self.external.start(self.notify, self.commands_changed, self.sampler, self.open_url, self.elicitor)
+            self.external.start(
+                self.notify, self.spawn, self.commands_changed, self.sampler, self.open_url, self.elicitor
+            )
         if self.processes is not None:
             # A server the model started in the background stopping on its own is worth knowing about.
             self.processes.watch(
@@ -176,7 +194,7 @@ class SessionHandle:
             except Exception:
                 log.exception("SessionEnd hooks failed")
         self.session.cancel()
-        for task in self.background:
+        for task in list(self._own):
             task.cancel()
         if self.processes is not None:
             await self.processes.aclose()

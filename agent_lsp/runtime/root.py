@@ -12,6 +12,7 @@ from agent_lsp.runtime.opening import FirstStep, SessionOpening, SessionPreview
 from agent_lsp.runtime.options import RuntimeOptions, SessionSetup
 from agent_lsp.runtime.policy import start_mode
 from agent_lsp.runtime.trust import load_trusted_settings
+from agent_lsp.supervisor import TaskSupervisor
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,14 +23,17 @@ if TYPE_CHECKING:
     from agent_lsp.model.router import ModelRouter
     from agent_lsp.runtime.handle import SessionHandle
     from agent_lsp.runtime.trust import TrustedSettings
+    from agent_lsp.store.sessions import SessionInfo
 
 
 class Runtime:
     """The composition root: every adapter and the headless command line create sessions only through here."""
 
-    def __init__(self, options: RuntimeOptions | None = None) -> None:
+    def __init__(self, options: RuntimeOptions | None = None, *, tasks: TaskSupervisor | None = None) -> None:
         self.options = options or RuntimeOptions()
         self._clients = ModelClients(self.options)
+        # The connection's background tasks (the adapter's, passed in), else this runtime's own (headless).
+        self.tasks = tasks if tasks is not None else TaskSupervisor("runtime")
 
     def model_client(self, env: Mapping[str, str] | None = None, choice: ProviderChoice | None = None) -> ModelClient:
         """The process's client for these credentials (the replay model when scripted); see ModelClients."""
@@ -62,7 +66,7 @@ class Runtime:
         commands load, and its first prompt waits for them (``SessionOpening.handle``)."""
         # Settings and trust touch the disk, and their first load imports pydantic: keep it off the event loop.
         first = await asyncio.to_thread(self._first_step, setup)
-        built = asyncio.get_running_loop().create_task(self._second_step(first))
+        built = self.tasks.spawn(self._second_step(first), name=f"open-session:{first.preview.session_id}")
         return SessionOpening(first.preview, built)
 
     async def create_session(self, setup: SessionSetup) -> SessionHandle:
@@ -93,6 +97,28 @@ class Runtime:
                 )
             )
         return handle, loaded.events
+
+    @staticmethod
+    async def list_sessions(cwd: Path, cursor: str | None, limit: int) -> tuple[list[SessionInfo], str | None]:
+        """A page of the sessions recorded for ``cwd``, most recent first, and the next page's cursor. A session
+        nobody wrote a prompt in (an editor opens one at start) is not listed: there is nothing in it to resume.
+        Raises ValueError for a cursor this agent did not give out."""
+        from agent_lsp.store.sessions import SessionStore
+
+        def page() -> tuple[list[SessionInfo], str | None]:
+            return SessionStore(cwd.resolve()).list(cursor, limit, prompted_only=True)
+
+        return await asyncio.to_thread(page)
+
+    @staticmethod
+    async def delete_session(session_id: str, cwds: Sequence[Path]) -> bool:
+        """Delete a recorded session from the first of ``cwds`` that has it; False when none does."""
+        from agent_lsp.store.sessions import SessionStore
+
+        def delete() -> bool:
+            return any(SessionStore(cwd.resolve()).delete(session_id) for cwd in cwds)
+
+        return await asyncio.to_thread(delete)
 
     def _first_step(self, setup: SessionSetup) -> FirstStep:
         opts = self.options
@@ -141,6 +167,7 @@ class Runtime:
 
     async def _second_step(self, first: FirstStep) -> SessionHandle:
         handle = await asyncio.to_thread(self._build, first, asyncio.get_running_loop())
+        handle.tasks = self.tasks
         handle.start()
         # Load the model client while the user types: see GeminiClient.warm. The replay model has nothing to
         # warm. Not before the build: both want the one interpreter lock, and a prompt waits for the build.

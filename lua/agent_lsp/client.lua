@@ -11,7 +11,12 @@ M.NAME = "agent-lsp"
 function M.capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = vim.tbl_deep_extend("force", caps.experimental or {}, {
-    agent = { permissionRequests = true, codeIntel = require("agent_lsp.code_intel").capability() },
+    agent = {
+      permissionRequests = true,
+      compaction = true, -- compaction_update items (the server sends them over LSP either way)
+      subagents = true, -- a subagent's updates nested under its call (_meta["agent-lsp"].subagent)
+      codeIntel = require("agent_lsp.code_intel").capability(),
+    },
   })
   return caps
 end

@@ -69,7 +69,8 @@ function M.diffs_of(tool_call)
   end, tool_call.content or {})
 end
 
----The question's one-line prompt: the title, and for commands the command itself.
+---The question's one-line prompt: who asks (the session's agent, or a subagent it runs, whose call carries
+---`_meta["agent-lsp"].subagent`), the title, and for commands the command itself.
 ---@param tool_call table
 ---@return string
 local function question(tool_call)
@@ -82,6 +83,11 @@ local function question(tool_call)
     and not title:find(raw.command, 1, true)
   then
     title = title .. ": " .. raw.command
+  end
+  local meta = type(tool_call._meta) == "table" and tool_call._meta["agent-lsp"] or nil
+  local origin = type(meta) == "table" and type(meta.subagent) == "table" and meta.subagent or nil
+  if origin and type(origin.agent) == "string" then
+    return ("Subagent '%s' wants to: %s"):format(origin.agent, title)
   end
   return "Agent wants to: " .. title
 end

@@ -83,31 +83,54 @@ local function take_back(text)
   end
 end
 
+---A user message as the server is told of it: by its `messageId` (the id its chunks carried) when the chat has one,
+---else by its index among the session's user messages (0 first), the fallback.
+---@class agent_lsp.MessageRef
+---@field index integer
+---@field id string?
+
+---@param ref agent_lsp.MessageRef
+---@param extra table
+---@return table params agent/rewind's or agent/fork's params naming the message
+local function naming(ref, extra)
+  return vim.tbl_extend("force", extra, ref.id and { messageId = ref.id } or { messageIndex = ref.index })
+end
+
+---The server's index for the message an answer is about (it sends `messageIndex`), else the one asked for.
+---@param answer table
+---@param ref agent_lsp.MessageRef
+---@return integer
+local function index_of(answer, ref)
+  return type(answer.messageIndex) == "number" and answer.messageIndex or ref.index
+end
+
 ---@param s agent_lsp.Session
 ---@param client vim.lsp.Client
----@param index integer
+---@param ref agent_lsp.MessageRef
 ---@param edit boolean Put the message in the prompt (replacing it) to change and send again
-local function confirm_and_rewind(s, client, index, edit)
-  local params = { sessionId = s.id, messageIndex = index, dryRun = true }
-  client_mod.request(client, "agent/rewind", params, function(err, plan)
+local function confirm_and_rewind(s, client, ref, edit)
+  client_mod.request(client, "agent/rewind", naming(ref, { sessionId = s.id, dryRun = true }), function(err, plan)
     if err or type(plan) ~= "table" then
       return client_mod.report("agent/rewind", err or "no result")
     end
+    local index = index_of(plan, ref)
     local what = edit and "Edit message %d: rewind to before it?\n%s" or "Rewind to before message %d?\n%s"
     local yes = edit and "Rewind and edit" or "Rewind"
     vim.ui.select({ yes, "Cancel" }, { prompt = what:format(index, M.describe(plan)) }, function(choice)
       if choice ~= yes then
         return
       end
-      client_mod.request(client, "agent/rewind", { sessionId = s.id, messageIndex = index }, function(err2, done)
+      client_mod.request(client, "agent/rewind", naming(ref, { sessionId = s.id }), function(err2, done)
         if err2 or type(done) ~= "table" then
           return client_mod.report("agent/rewind", err2 or "no result")
         end
         local files = changed_files(done)
-        local blocks = view.transcript():cut_at_user(index + 1)
+        local t = view.transcript()
+        local n = ref.id and t:user_with_id(ref.id) or ref.index + 1 -- the message in the chat (1 first)
+        local blocks = t:cut_at_user(n)
         local text = done.text or ""
         local put = to_prompt(text, edit)
-        cut = { blocks = blocks, files = files, prompt = put and text or nil, marks = status.back_to(s, index) }
+        cut = { blocks = blocks, files = files, prompt = put and text or nil, marks = status.back_to(s, n - 1) }
         done.buffers = buffers.follow_disk(files, s.cwd) -- every buffer of a restored file, hidden ones too
         vim.api.nvim_exec_autocmds("User", { pattern = "AgentRewind", data = done, modeline = false })
       end)
@@ -115,11 +138,11 @@ local function confirm_and_rewind(s, client, index, edit)
   end)
 end
 
----Call `fn` with the current session, its client and a message index: `index` when given, else the message under
----the cursor in the chat, else one picked from the session's messages.
+---Call `fn` with the current session, its client and a message: index `index` when given, else the message under
+---the cursor in the chat (by its id when the chat has one), else one picked from the session's messages.
 ---@param index integer?
 ---@param prompt string The picker's title
----@param fn fun(s: agent_lsp.Session, client: vim.lsp.Client, index: integer)
+---@param fn fun(s: agent_lsp.Session, client: vim.lsp.Client, ref: agent_lsp.MessageRef)
 local function with_message(index, prompt, fn)
   local session = require("agent_lsp.session")
   local s = session.current
@@ -127,15 +150,16 @@ local function with_message(index, prompt, fn)
   if not s or not client then
     return vim.notify("agent-lsp: no agent session", vim.log.levels.WARN)
   end
-  if index == nil then
-    local t = view.transcript()
-    if vim.api.nvim_get_current_buf() == t.buf then
-      local at = t:user_at(vim.api.nvim_win_get_cursor(0)[1])
-      index = at and at - 1
-    end
-  end
   if index ~= nil then
-    return fn(s, client, index)
+    return fn(s, client, { index = index })
+  end
+  local t = view.transcript()
+  if vim.api.nvim_get_current_buf() == t.buf then
+    local at = t:user_at(vim.api.nvim_win_get_cursor(0)[1])
+    if at then
+      local block = t:user_block(at)
+      return fn(s, client, { index = at - 1, id = block and block.message_id or nil })
+    end
   end
   client_mod.request(client, "agent/rewind", { sessionId = s.id }, function(err, result)
     if err or type(result) ~= "table" then
@@ -151,9 +175,33 @@ local function with_message(index, prompt, fn)
       end,
     }, function(choice)
       if choice then
-        fn(s, client, choice.index)
+        fn(s, client, { index = choice.index, id = type(choice.messageId) == "string" and choice.messageId or nil })
       end
     end)
+  end)
+end
+
+---After a turn: the ids of the messages typed here, which the server does not echo (it gives them in its rewind
+---listing), put on the chat's messages that have none, so a later rewind or fork names them by id. A message whose
+---text in the chat is not the server's (a code action's, say) keeps none and goes by its index.
+---@param s agent_lsp.Session
+function M.learn_ids(s)
+  local client = vim.lsp.get_client_by_id(s.client_id)
+  if not client then
+    return
+  end
+  client_mod.request(client, "agent/rewind", { sessionId = s.id }, function(err, result)
+    local t = view.transcript()
+    if err or type(result) ~= "table" or require("agent_lsp.session").current ~= s then
+      return
+    end
+    for _, m in ipairs(type(result.messages) == "table" and result.messages or {}) do
+      local block = type(m.index) == "number" and t:user_block(m.index + 1) or nil
+      local same = block and type(m.text) == "string" and vim.trim(table.concat(block.lines, "\n")) == vim.trim(m.text)
+      if same and block.message_id == nil and type(m.messageId) == "string" then
+        block.message_id = m.messageId
+      end
+    end
   end)
 end
 
@@ -161,16 +209,16 @@ end
 ---else a pick from the list of messages. The message goes back in the prompt when that is empty.
 ---@param index integer?
 function M.rewind(index)
-  with_message(index, "Rewind to before", function(s, client, i)
-    confirm_and_rewind(s, client, i, false)
+  with_message(index, "Rewind to before", function(s, client, ref)
+    confirm_and_rewind(s, client, ref, false)
   end)
 end
 
 ---Edit message `index` (as `rewind` picks it): rewind to before it and put it in the prompt to change and send.
 ---@param index integer?
 function M.edit(index)
-  with_message(index, "Edit message", function(s, client, i)
-    confirm_and_rewind(s, client, i, true)
+  with_message(index, "Edit message", function(s, client, ref)
+    confirm_and_rewind(s, client, ref, true)
   end)
 end
 
@@ -199,13 +247,14 @@ end
 ---changed since by a later turn or by you are left alone (listed as kept).
 ---@param index integer?
 function M.revert(index)
-  with_message(index, "Revert the file changes of", function(s, client, i)
-    local params = { sessionId = s.id, messageIndex = i, revertTurn = true }
+  with_message(index, "Revert the file changes of", function(s, client, ref)
+    local params = naming(ref, { sessionId = s.id, revertTurn = true })
     client_mod.request(client, "agent/rewind", params, function(err, done)
       if err or type(done) ~= "table" then
         return client_mod.report("agent/rewind", err or "no result")
       end
       done.buffers = buffers.follow_disk(changed_files(done), s.cwd)
+      local i = index_of(done, ref)
       vim.notify("agent-lsp: reverted message " .. i .. "'s changes\n" .. M.describe(done), vim.log.levels.INFO)
       vim.api.nvim_exec_autocmds("User", { pattern = "AgentRevert", data = done, modeline = false })
     end)
@@ -216,15 +265,14 @@ end
 ---becomes the current one, with the message in the prompt. The files are not touched; the source session stays.
 ---@param index integer?
 function M.fork(index)
-  with_message(index, "Fork from", function(s, client, i)
-    local params = { sessionId = s.id, messageIndex = i, cwd = s.cwd }
-    client_mod.request(client, "agent/fork", params, function(err, result)
+  with_message(index, "Fork from", function(s, client, ref)
+    client_mod.request(client, "agent/fork", naming(ref, { sessionId = s.id, cwd = s.cwd }), function(err, result)
       if err or type(result) ~= "table" then
         return client_mod.report("agent/fork", err or "no result")
       end
       cut = nil
       local fork = require("agent_lsp.session").opened(result.sessionId, client, result)
-      status.inherit(fork, s, i) -- the title and usage of the conversation it holds
+      status.inherit(fork, s, ref.index) -- its title and usage then (marks count the messages in the chat)
       to_prompt(result.messageText or "", true)
       vim.api.nvim_exec_autocmds("User", { pattern = "AgentFork", data = result, modeline = false })
     end)

@@ -32,6 +32,9 @@ local function finish(s, err, result)
     elseif stop and STOP_NOTICES[stop] then
       t:notice(STOP_NOTICES[stop])
     end
+    if not err then
+      require("agent_lsp.rewind").learn_ids(s)
+    end
     status.refresh()
   end
   session.emit("AgentTurnDone", { sessionId = s.id, stopReason = stop, error = err and err.message or nil })
@@ -105,7 +108,9 @@ function M.steer(s, text, prompt, attached)
     end
     local t = view.transcript()
     status.mark(s, t:user_count())
-    t:add_steered(text, attached)
+    local meta = type(result) == "table" and type(result._meta) == "table" and result._meta["agent-lsp"] or nil
+    local id = type(meta) == "table" and type(meta.messageId) == "string" and meta.messageId or nil
+    t:add_steered(text, attached, id) -- the id names it to a later rewind or fork
     session.emit("AgentSteer", { sessionId = s.id, outcome = outcome })
   end)
 end

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 
 from agent_lsp import events as ev
 from agent_lsp.adapters.lsp import code_actions, context, permissions, progress
 from agent_lsp.adapters.lsp.config import merge, parse_config
+from agent_lsp.adapters.permissions import PermissionQuestion
 from agent_lsp.model.base import Part
-from tests.acp_schema import validate
 
 EDIT = ev.ConfirmationDetails(
     type="edit",
@@ -43,64 +44,48 @@ def test_progress_tracker_names_the_running_tool_and_its_place() -> None:
     }
 
 
-def test_permission_request_is_acp_shaped_and_answers_map_back() -> None:
-    request = permissions.permission_request("s1", CALL, EDIT)
-    validate("RequestPermissionRequest", request)
-    assert request["toolCall"]["content"][0]["type"] == "diff"
-    selected = {"outcome": {"outcome": "selected", "optionId": "proceed_always"}}
-    assert permissions.outcome_from_permission(selected, EDIT) == "proceed_always"
-    assert permissions.outcome_from_permission({"outcome": {"outcome": "cancelled"}}, EDIT) == "cancel"
-    rejected = {"outcome": {"outcome": "selected", "optionId": "reject"}}
-    assert permissions.outcome_from_permission(rejected, EDIT) == "reject"
-    bogus = {"outcome": {"outcome": "selected", "optionId": "proceed_always_server"}}
-    assert permissions.outcome_from_permission(bogus, EDIT) == "reject"  # not offered for an edit
-    assert permissions.outcome_from_permission(None, EDIT) == "cancel"
-    mcp = ev.ConfirmationDetails(type="mcp", title="t", server="srv", tool="tool", savable=True)
-    ids = [o["optionId"] for o in permissions.permission_options(mcp)]
-    assert ids == ["proceed_once", "proceed_always", "proceed_always_server", "proceed_always_and_save", "reject"]
-    saved = {"outcome": {"outcome": "selected", "optionId": "proceed_always_and_save"}}
-    assert permissions.outcome_from_permission(saved, mcp) == "proceed_always_save"
-
-
 def test_show_message_request_fallback() -> None:
-    payload = permissions.show_message_request(EDIT)
+    edit = PermissionQuestion("s1", CALL, EDIT)
+    payload = permissions.show_message_request(edit)
     # The same choices as agent/requestPermission offers, by title.
     assert [a["title"] for a in payload["actions"]] == ["Allow once", "Allow all edits this session", "Reject"]
     assert "a.py" in payload["message"] and "+x = 2" in payload["message"]
     shell = ev.ConfirmationDetails(type="exec", title="Shell", command="rm -rf build", root_commands=("rm",))
-    assert permissions.show_message_request(shell)["type"] == 2 and "rm -rf build" in permissions.permission_message(
-        shell
-    )
-    assert permissions.outcome_from_action({"title": "Allow all edits this session"}, EDIT) == "proceed_always"
-    assert permissions.outcome_from_action({"title": "Reject"}, EDIT) == "reject"
-    assert permissions.outcome_from_action({"title": "Allow for this session"}, EDIT) == "reject"  # not offered
-    assert permissions.outcome_from_action(None, EDIT) == "cancel"
+    asked = permissions.show_message_request(PermissionQuestion("s1", CALL, shell))
+    assert asked["type"] == 2 and "rm -rf build" in permissions.permission_message(shell)
+    assert permissions.outcome_from_action({"title": "Allow all edits this session"}, edit) == "proceed_always"
+    assert permissions.outcome_from_action({"title": "Reject"}, edit) == "reject"
+    assert permissions.outcome_from_action({"title": "Allow for this session"}, edit) == "reject"  # not offered
+    assert permissions.outcome_from_action(None, edit) == "cancel"
     savable = ev.ConfirmationDetails(type="exec", title="Shell", command="ls", root_commands=("ls",), savable=True)
-    titles = [a["title"] for a in permissions.show_message_request(savable)["actions"]]
+    titles = [a["title"] for a in permissions.show_message_request(PermissionQuestion("s1", CALL, savable))["actions"]]
     assert "Allow this command in all future sessions" in titles
     chosen = {"title": "Allow this command in all future sessions"}
-    assert permissions.outcome_from_action(chosen, savable) == "proceed_always_save"
+    assert permissions.outcome_from_action(chosen, PermissionQuestion("s1", CALL, savable)) == "proceed_always_save"
 
 
-def test_prompt_input_keeps_text_prompts_strings_and_builds_parts() -> None:
-    assert context.prompt_input("/memory show") == ("/memory show", [])
-    blocks = [
-        {"type": "text", "text": "look at"},
-        {"type": "resource_link", "uri": "file:///p/my%20file.py", "name": "my file.py"},
-    ]
-    assert context.prompt_input(blocks) == ("look at @/p/my\\ file.py ", [])
+async def _unread(path: Path) -> str:
+    raise AssertionError(f"{path} was not to be read")
+
+
+async def test_prompt_input_keeps_text_prompts_strings_and_builds_parts(tmp_path: Path) -> None:
+    assert await context.prompt_input("/memory show", None, _unread) == ("/memory show", [])
+    folder = tmp_path / "my dir"
+    folder.mkdir()
+    blocks = [{"type": "text", "text": "look at"}, {"type": "resource_link", "uri": folder.as_uri(), "name": "my dir"}]
+    assert await context.prompt_input(blocks, None, _unread) == (f"look at @{tmp_path}/my\\ dir ", [])
     image = base64.b64encode(b"\x89PNG").decode()
-    parts, _ = context.prompt_input(
-        [{"type": "text", "text": "see"}, {"type": "image", "mimeType": "image/png", "data": image}]
+    parts, _ = await context.prompt_input(
+        [{"type": "text", "text": "see"}, {"type": "image", "mimeType": "image/png", "data": image}], None, _unread
     )
     assert isinstance(parts, list) and isinstance(parts[1], Part)
     assert parts[1].inline_data is not None and parts[1].inline_data.data == b"\x89PNG"
 
 
-def test_editor_context_and_embedded_resources_are_attachments_never_scanned_for_mentions() -> None:
+async def test_editor_context_and_embedded_resources_are_attachments_never_scanned_for_mentions() -> None:
     """Selected code such as ``@decorator`` or ``user@host`` is code, not a file for the mention expander."""
-    prompt, attached = context.prompt_input(
-        "why?", {"uri": "file:///p/a.py", "range": _rng(2, 0, 4, 0), "selectedText": "@cache\ny = 2\n"}
+    prompt, attached = await context.prompt_input(
+        "why?", {"uri": "file:///p/a.py", "range": _rng(2, 0, 4, 0), "selectedText": "@cache\ny = 2\n"}, _unread
     )
     assert prompt == "why?"
     (extra,) = attached
@@ -109,10 +94,10 @@ def test_editor_context_and_embedded_resources_are_attachments_never_scanned_for
         {"type": "text", "text": "explain"},
         {"type": "resource", "resource": {"uri": "file:///p/b.py", "text": "send to @admin"}},
     ]
-    prompt, attached = context.prompt_input(blocks, {"uri": "file:///p/b.py"})
+    prompt, attached = await context.prompt_input(blocks, {"uri": "file:///p/b.py"}, _unread)
     assert prompt == "explain"
-    assert [p.text and p.text.split(":")[0].strip() for p in attached] == [
-        "Content of file",
+    assert [p.text and p.text.strip().split(":")[0].split(" ---")[0] for p in attached] == [
+        "--- Content from file",
         "Editor context",
     ]
     assert attached[0].text is not None and "@admin" in attached[0].text

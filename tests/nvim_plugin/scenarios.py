@@ -132,6 +132,11 @@ SCENARIOS: dict[str, Scenario] = {
             call_line("read_file", {"file_path": "main.py"}, thought="Reading main"),
             call_line("complete_task", {"report": REPORT}),
             text_line("The project ", "has one file."),
+            # A subagent that edits: its write_file asks the session's question, marked as the subagent's.
+            call_line("invoke_agent", {"agent_name": "generalist", "prompt": "Write notes.txt"}),
+            call_line("write_file", {"file_path": "notes.txt", "content": "notes\n"}),
+            call_line("complete_task", {"result": {"response": "written"}}),
+            text_line("Wrote notes.txt."),
         ],
         {"main.py": "print('hi')\n"},
     ),
@@ -183,9 +188,11 @@ SCENARIOS: dict[str, Scenario] = {
     "sessions": Scenario([text_line("Hello ", "back.")]),
     "rewind": Scenario(
         [
-            call_line("write_file", {"file_path": "one.txt", "content": "agent one\n"}),
+            # Call ids of their own: with one id for both, a rewind after a rewind reads the wrong file record
+            # (store/checkpoints/rewind.py takes an id's last records, the rewound call's among them).
+            call_with_id("write-one", "write_file", {"file_path": "one.txt", "content": "agent one\n"}),
             text_line("Wrote one."),
-            call_line("write_file", {"file_path": "two.txt", "content": "agent two\n"}),
+            call_with_id("write-two", "write_file", {"file_path": "two.txt", "content": "agent two\n"}),
             text_line("Wrote two."),
             text_line("Wrote three."),  # the edited second message, sent again after the rewind
         ],
@@ -275,6 +282,7 @@ SCENARIOS: dict[str, Scenario] = {
     "endpoint_models": Scenario([], openai_models=ENDPOINT_MODELS),
     "login": Scenario([], openai_models=("coder",)),
     "server_lists": Scenario([], env={"AGENT_NVIM_MODES": ",".join(APPROVAL_MODES)}),
+    "own_mode": Scenario([]),
     "mention": Scenario(
         [text_line("Read ", "main.py."), text_line("A small picture; one warning.")],
         {

@@ -101,7 +101,7 @@ function attachment(kind: AttachmentKind, label: string, block: ContentBlock, de
   return { id: `att-${Date.now().toString(36)}-${counter}`, kind, label, block, ...(detail ? { detail } : {}) };
 }
 
-/** A file or folder: a resource link the server reads like an @path mention (folders recursively). */
+/** A file or folder: a resource link; the server attaches a file's text and reads a folder like an @path mention. */
 export function pathAttachment(kind: "file" | "folder", uri: string, path: string): Attachment {
   return attachment(kind, path, { type: "resource_link", uri, name: path });
 }

@@ -14,6 +14,7 @@ from agent_lsp.adapters.acp import handshake
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
 from agent_lsp.adapters.acp.params import require_str
 from agent_lsp.adapters.launch import LaunchOptions
+from agent_lsp.supervisor import TaskSupervisor
 
 if TYPE_CHECKING:
     from agent_lsp.runtime import Runtime
@@ -41,6 +42,7 @@ class Access:
         self._launch_env = dict(self.env)  # what ``logout`` returns to: keys ``authenticate`` took are forgotten
         self.client = handshake.ClientCapabilities()
         self._runtime: Runtime | None = None
+        self.tasks = TaskSupervisor("acp")  # this connection's background tasks (every Runtime it builds shares it)
 
     @property
     def _replay(self) -> bool:
@@ -108,7 +110,8 @@ class Access:
                     checkpointing=True,
                     chunk_delay=replay_delay(self.env),
                     env=self.env,
-                )
+                ),
+                tasks=self.tasks,
             )
         return self._runtime
 

@@ -38,7 +38,7 @@ class AcpAgent:
         self.lifecycle = SessionLifecycle(conn, self.access, self.sessions, self.configuration)
         self.turns = PromptRuns(self.sessions, self.configuration)
         self.rewinds = Rewinds(self.sessions)
-        self.steering = Steering(self.sessions, self.turns)
+        self.steering = Steering(self.sessions, self.turns, self.access.tasks)
 
     def dispatch(self, method: str, params: Any, ctx: RequestContext) -> Awaitable[Any]:
         """Runs synchronously as each request arrives (so bookkeeping happens in arrival order)."""
@@ -56,6 +56,7 @@ class AcpAgent:
     async def close_all(self) -> None:
         """End every open session (the connection is closing)."""
         await self.lifecycle.close_all()
+        await self.access.tasks.aclose()  # whatever background work is left of this connection
 
 
 _ROUTES: dict[str, Callable[[AcpAgent], Method]] = {

@@ -3,14 +3,12 @@ modes, config options (the model picker) and slash commands."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 from agent_lsp.adapters.acp.params import Params, require_str
-from agent_lsp.adapters.acp.session_config import available_commands
-from agent_lsp.adapters.choices import MODE_OPTION, MODEL_OPTION, config_options, mode_state
+from agent_lsp.adapters.choices import MODE_OPTION, MODEL_OPTION, available_commands, config_options, mode_state
 from agent_lsp.adapters.live import Refused
 from agent_lsp.model.inputs import table_capabilities
 from agent_lsp.vocabulary import MODES, parse_mode
@@ -43,9 +41,9 @@ class SessionConfiguration:
     def opened(self, live: AcpSession, handle: SessionHandle) -> None:
         """The session is built and its answer is out: its commands, then a model list from the endpoint."""
         self.announce_commands(live, handle)
-        handle.background.append(asyncio.get_running_loop().create_task(self._inputs(live, handle)))
+        handle.spawn(self._inputs(live, handle), name=f"inputs:{live.id}")
         if handle.lists_models:
-            handle.background.append(asyncio.get_running_loop().create_task(self._refresh_models(live, handle)))
+            handle.spawn(self._refresh_models(live, handle), name=f"refresh-models:{live.id}")
 
     def state(self, live: AcpSession, handle: SessionHandle) -> dict[str, Any]:
         session = handle.session
@@ -56,11 +54,11 @@ class SessionConfiguration:
         live.channel.send_update({"sessionUpdate": "available_commands_update", "availableCommands": commands})
 
     async def _refresh_models(self, live: AcpSession, handle: SessionHandle) -> None:
-        changed = await live.refresh_models(handle)
+        update = await live.models_refreshed(handle)
         # The model list may have told the context window (vLLM, OpenRouter do).
         live.channel.set_context_size(handle.session.context_window)
-        if changed and not live.channel.closed:
-            self._send_config(live, handle)
+        if update is not None:
+            live.channel.send_update(update)
 
     async def send_inputs(self, live: AcpSession, handle: SessionHandle) -> dict[str, Any]:
         """What the session's current model takes (settings, then its provider, then the table), sent as a

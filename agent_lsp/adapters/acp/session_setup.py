@@ -110,7 +110,7 @@ def system_prompt_text(value: Any) -> str:
 
 def _announce_commands(channel: SessionChannel, sessions: SessionTable, sid: str) -> None:
     """The session's commands changed on their own (an MCP server's prompts arrived): the menu again."""
-    from agent_lsp.adapters.acp.session_config import available_commands
+    from agent_lsp.adapters.choices import available_commands
 
     live = sessions.get(sid)
     handle = live.opening.ready if live is not None else None

@@ -32,7 +32,6 @@ class SessionLifecycle:
         self.access = access
         self.sessions = sessions
         self.configuration = configuration
-        self._announcing: set[asyncio.Task[None]] = set()
 
     async def new(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         """Answered once the session's mode, model and credentials are known; its tools, memory and commands
@@ -118,7 +117,6 @@ class SessionLifecycle:
 
     async def list(self, params: dict[str, Any], ctx: RequestContext) -> Any:
         from agent_lsp.adapters.acp.session_setup import absolute_dir
-        from agent_lsp.store.sessions import SessionStore
 
         raw = optional_str(params, "cwd")
         cwds = self.sessions.cwds
@@ -127,9 +125,7 @@ class SessionLifecycle:
         size = meta(params).get("pageSize")
         limit = size if isinstance(size, int) and size > 0 else LIST_PAGE_SIZE
         try:
-            page, cursor = await asyncio.to_thread(
-                SessionStore(cwd.resolve()).list, optional_str(params, "cursor"), limit
-            )
+            page, cursor = await self.access.runtime().list_sessions(cwd, optional_str(params, "cursor"), limit)
         except ValueError as exc:
             raise RpcError.invalid_params("cursor", "is not a cursor this agent gave out") from exc
         sessions = [{"sessionId": s.id, "cwd": s.cwd, "title": s.title, "updatedAt": s.updated} for s in page]
@@ -140,15 +136,12 @@ class SessionLifecycle:
         return {}
 
     async def delete(self, params: dict[str, Any], ctx: RequestContext) -> Any:
-        from agent_lsp.store.sessions import SessionStore
-
         sid = require_str(params, "sessionId")
         live = self.sessions.get(sid)
         if live is not None:
             await self._shut(live)
-        for cwd in [*self.sessions.cwds, Path.cwd()]:
-            if await asyncio.to_thread(SessionStore(cwd.resolve()).delete, sid):
-                return {}
+        if await self.access.runtime().delete_session(sid, [*self.sessions.cwds, Path.cwd()]):
+            return {}
         raise RpcError.of("not_found", f"No saved session {sid!r}")
 
     async def close_all(self) -> None:
@@ -183,9 +176,7 @@ class SessionLifecycle:
         """The modes/configOptions answer; the command list and held notices follow once the session is built."""
 
         def after() -> None:
-            task = asyncio.get_running_loop().create_task(self._opened(live))
-            self._announcing.add(task)  # held until done: the loop keeps only a weak reference
-            task.add_done_callback(self._announcing.discard)
+            self.access.tasks.spawn(self._opened(live), name=f"opened:{live.id}")
 
         ctx.after_response.append(after)
         return self.configuration.offer(live)
@@ -201,7 +192,7 @@ class SessionLifecycle:
             return
         # No await from here on: a prompt waiting for the same session resumes after its commands and notices.
         self.configuration.opened(live, handle)
-        live.channel.open(start_up=handle.notices)
+        live.channel.open(start_up=handle.take_notices())
 
     async def _shut(self, live: AcpSession) -> None:
         live.cancel()

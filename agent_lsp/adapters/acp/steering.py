@@ -3,7 +3,6 @@ in adapters/steering.py. A turn started for an idle session streams like any pro
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -12,6 +11,7 @@ from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
 from agent_lsp.adapters.acp.live import SessionTable
 from agent_lsp.adapters.acp.params import require_list, require_str
 from agent_lsp.adapters.acp.turns import PromptRuns
+from agent_lsp.adapters.content import BlockError, read_blocks
 from agent_lsp.adapters.steering import (
     PROMPT_REQUIRED,
     STARTED,
@@ -20,20 +20,19 @@ from agent_lsp.adapters.steering import (
     injected,
     steer_running,
 )
+from agent_lsp.supervisor import TaskSupervisor
 
 METHOD = "_session/steering"
 log = logging.getLogger(__name__)
 
 
 class Steering:
-    def __init__(self, sessions: SessionTable, turns: PromptRuns) -> None:
+    def __init__(self, sessions: SessionTable, turns: PromptRuns, tasks: TaskSupervisor) -> None:
         self.sessions = sessions
         self.turns = turns
-        self._started: set[asyncio.Task[Any]] = set()
+        self.tasks = tasks  # the connection's: the started turn is its background work
 
     async def steer(self, params: dict[str, Any], ctx: RequestContext) -> Any:
-        from agent_lsp.adapters.acp.prompt import prompt_from_blocks
-
         sid = require_str(params, "sessionId")
         live = self.sessions.require(sid)
         blocks = require_list(params, "prompt")
@@ -42,7 +41,10 @@ class Steering:
         except BadSteerParams as exc:
             raise RpcError.invalid_params(exc.field, exc.why) from exc
         handle = await opened(live)
-        prompt, attachments = await prompt_from_blocks(blocks, live.fs.read_text)
+        try:
+            prompt, attachments = await read_blocks(blocks, live.fs.read_text)
+        except BlockError as exc:
+            raise RpcError.invalid_params(exc.where, exc.why) from exc
         message_id = await steer_running(live, handle.session, prompt, attachments)
         if message_id is not None:
             return injected(message_id)
@@ -50,12 +52,12 @@ class Steering:
             return PROMPT_REQUIRED
         # Claimed now, before this answer: a session/prompt right behind it is refused as busy, not raced.
         run = self.turns.prompt({"sessionId": sid, "prompt": blocks}, RequestContext(ctx.request_id, "session/prompt"))
-        task = asyncio.ensure_future(run)
-        self._started.add(task)
-        task.add_done_callback(self._done)
-        return STARTED
 
-    def _done(self, task: asyncio.Task[Any]) -> None:
-        self._started.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.warning("the turn a steered message started failed: %s", task.exception())
+        async def started() -> None:
+            try:
+                await run
+            except Exception as exc:  # answered to nobody: the editor saw the turn's updates
+                log.warning("the turn a steered message started failed: %s", exc)
+
+        self.tasks.spawn(started(), name=f"steered-turn:{sid}")
+        return STARTED

@@ -10,6 +10,7 @@ from agent_lsp.adapters.acp.configuration import SessionConfiguration
 from agent_lsp.adapters.acp.jsonrpc import RequestContext, RpcError
 from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 from agent_lsp.adapters.acp.params import require_list, require_str
+from agent_lsp.adapters.content import BlockError, read_blocks
 from agent_lsp.adapters.live import BUSY, Refused
 
 if TYPE_CHECKING:
@@ -35,8 +36,6 @@ class PromptRuns:
             live.cancel()
 
     async def _run(self, live: AcpSession, claimed: bool, params: dict[str, Any], ctx: RequestContext) -> Any:
-        from agent_lsp.adapters.acp.prompt import prompt_from_blocks
-
         if not claimed:
             raise RpcError.of("busy", BUSY)
         ctx.on_cancel = live.cancel
@@ -54,13 +53,15 @@ class PromptRuns:
 
         try:
             end = await live.run_prompt(
-                lambda: prompt_from_blocks(require_list(params, "prompt"), live.fs.read_text),
+                lambda: read_blocks(require_list(params, "prompt"), live.fs.read_text),
                 deliver,
                 prepare=prepare,
                 commands_changed=lambda handle: self.configuration.announce_commands(live, handle),
             )
         except Refused as exc:
             raise RpcError.of(exc.meaning, str(exc)) from exc
+        except BlockError as exc:
+            raise RpcError.invalid_params(exc.where, exc.why) from exc
         if end.stop == "error":
             if end.error is None:
                 raise RpcError.of("internal", "The turn failed.")

@@ -56,7 +56,7 @@ class EditorCommands:
             return await self._turn(command, arguments, request_id)
         # Any other client waits for this answer with a timeout (Eglot: 10 s) while the turn, and the
         # permission questions in it, can take minutes: answer now, let progress and messages tell the rest.
-        task = asyncio.create_task(self._background_turn(command, arguments))
+        task = self.sessions.config.tasks.spawn(self._background_turn(command, arguments), name=command)
         self._turns.add(task)
         task.add_done_callback(self._turns.discard)
         return None

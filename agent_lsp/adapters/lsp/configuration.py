@@ -20,6 +20,7 @@ from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
 from agent_lsp.adapters.lsp.config import LspConfig, merge, parse_config
 from agent_lsp.adapters.lsp.documents import canonical, uri_to_path
 from agent_lsp.adapters.lsp.messages import show_message
+from agent_lsp.supervisor import TaskSupervisor
 
 if TYPE_CHECKING:
     from agent_lsp.runtime import Runtime
@@ -36,6 +37,7 @@ class Configuration:
         self.config = LspConfig()
         self.roots: list[Path] = []
         self._runtime: Runtime | None = None
+        self.tasks = TaskSupervisor("lsp")  # this connection's background tasks (every Runtime it builds shares it)
         self._runtime_lock = threading.Lock()
 
     def initialize(self, params: Mapping[str, Any]) -> None:
@@ -114,7 +116,8 @@ class Configuration:
                         approval_mode=self.options.approval_mode,
                         checkpointing=True,
                         chunk_delay=replay_delay(os.environ),
-                    )
+                    ),
+                    tasks=self.tasks,
                 )
             return self._runtime
 

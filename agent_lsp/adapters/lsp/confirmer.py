@@ -15,7 +15,7 @@ from agent_lsp.adapters.lsp import client as caps
 from agent_lsp.adapters.lsp import permissions
 from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
 from agent_lsp.adapters.lsp.documents import path_to_uri
-from agent_lsp.adapters.updates import edited_proposal
+from agent_lsp.adapters.permissions import PermissionQuestion
 from agent_lsp.core.ports import ConfirmationResult
 
 log = logging.getLogger(__name__)
@@ -27,25 +27,21 @@ class LspConfirmer:
         self.session_id = session_id
 
     async def confirm(self, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> ConfirmationResult:
+        question = PermissionQuestion(self.session_id, call, details)
         if caps.wants_permission_requests(self.client.capabilities):
-            params = permissions.permission_request(self.session_id, call, details)
             try:
-                answer = await self.client.request("agent/requestPermission", params)
+                answer = await self.client.request("agent/requestPermission", question.request())
             except ClientRequestError as exc:
                 log.warning("agent/requestPermission failed, treating as a rejection: %s", exc)
                 return ConfirmationResult("reject")
-            outcome = permissions.outcome_from_permission(answer, details)
-            edited = edited_proposal(answer, details)
-            if outcome not in ("reject", "cancel") and edited is not None:
-                return ConfirmationResult("modify", edited)
-            return ConfirmationResult(outcome)
+            return question.result(answer)
         await self._show_file(details)
         try:
-            answer = await self.client.request("window/showMessageRequest", permissions.show_message_request(details))
+            answer = await self.client.request("window/showMessageRequest", permissions.show_message_request(question))
         except ClientRequestError as exc:
             log.warning("window/showMessageRequest failed, treating as a rejection: %s", exc)
             return ConfirmationResult("reject")
-        return ConfirmationResult(permissions.outcome_from_action(answer, details))
+        return ConfirmationResult(permissions.outcome_from_action(answer, question))
 
     async def _show_file(self, details: ev.ConfirmationDetails) -> None:
         path = details.diff.path if details.diff is not None else details.path

@@ -1,69 +1,31 @@
-"""Editor context for a prompt: content blocks and ``{uri, range, selectedText, diagnostics}`` → Session.send.
+"""Editor context for a prompt: ``{uri, range, selectedText, diagnostics}`` beside its content blocks → Session.send.
 
-Pure: each function is unit-tested on its own; a bad field raises ValueError naming it.
+Each function is unit-tested on its own; a bad field raises ValueError naming it.
 """
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
+from agent_lsp.adapters.content import TextReader, read_blocks
 from agent_lsp.adapters.lsp.documents import uri_to_path
 from agent_lsp.fields import Fields, conforms
-from agent_lsp.model.base import InlineData, Part
+from agent_lsp.model.base import Part
 
 
-def prompt_input(prompt: Any, context: Any = None) -> tuple[str | list[Part], list[Part]]:
-    """``(prompt, attachments)`` for Session.send, from a string or ACP-like content blocks plus optional context.
-
-    What the user typed stays the prompt: a plain string when it is only text, so slash commands keep working;
-    file links become ``@path`` mentions there (read by the session's mention expander). Embedded resources and
-    the editor context (selection, diagnostics) are attachments, never scanned for mentions: an ``@`` in
-    selected code is code, not a file to read."""
+async def prompt_input(prompt: Any, context: Any, read_text: TextReader) -> tuple[str | list[Part], list[Part]]:
+    """``(prompt, attachments)`` for Session.send, from a string or content blocks (adapters/content.py, the
+    reader both front ends share) plus optional editor context, which is attached after them (the selection and
+    diagnostics are never scanned for mentions: an ``@`` in selected code is code, not a file to read). Raises
+    ValueError naming a bad field."""
     check_context(context)
     extra = context_text(context) if context else ""
     editor = [Part(text=extra)] if extra else []
     if isinstance(prompt, str):
         return prompt, editor
-    if not isinstance(prompt, Sequence):
-        raise ValueError("prompt must be a string or a list of content blocks")
-    parts: list[Part] = []
-    embedded: list[Part] = []
-    for block in prompt:
-        if not isinstance(block, Mapping):
-            raise ValueError("each content block must be an object")
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(Part(text=str(block.get("text", ""))))
-        elif kind == "resource_link":
-            parts.append(Part(text=_mention(str(block.get("uri", "")), str(block.get("name", "")))))
-        elif kind == "resource":
-            embedded.append(_embedded(block.get("resource") or {}))
-        elif kind in ("image", "audio"):
-            parts.append(Part(inline_data=InlineData(str(block.get("mimeType")), base64.b64decode(block["data"]))))
-        else:
-            raise ValueError(f"unsupported content block type {kind!r}")
-    if all(p.text is not None for p in parts):
-        return "".join(p.text or "" for p in parts), embedded + editor
-    return parts, embedded + editor
-
-
-def _embedded(res: Mapping[str, Any]) -> Part:
-    if "text" in res:
-        return Part(text=f"\nContent of {res.get('uri', 'a resource')}:\n```\n{res['text']}\n```\n")
-    if "blob" in res:
-        mime = str(res.get("mimeType") or "application/octet-stream")
-        return Part(inline_data=InlineData(mime, base64.b64decode(res["blob"])))
-    raise ValueError("an embedded resource needs text or blob")
-
-
-def _mention(uri: str, name: str) -> str:
-    path = uri_to_path(uri)
-    if path is None:
-        return f" {name or uri} "
-    shown = str(path).replace(" ", "\\ ")
-    return f" @{shown} "
+    typed, attached = await read_blocks(prompt, read_text)
+    return typed, attached + editor
 
 
 def check_range(rng: Any, where: str = "range") -> None:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_lsp.adapters.lsp.documents import EOL, line_starts, utf16_len
+from agent_lsp.linediff import opcodes
 
 TextEdit = dict[str, Any]
 ANNOTATION_ID = "agent-lsp"
@@ -90,99 +91,10 @@ def _lines(text: str) -> tuple[list[str], bool]:
     return lines, terminated
 
 
-RESYNC_CONFIRM = 2  # equal lines needed after a candidate match before we trust it (blank lines, braces)
-
-
 def _changed_regions(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
-    """(i1, i2, j1, j2) spans where a[i1:i2] must become b[j1:j2], in order.
-
-    Walks both sequences, skipping equal runs with C-speed slice comparisons, and at each difference looks
-    for the nearest resynchronisation point in a growing window. Not a minimal diff for moved blocks, but
-    always correct (the spans cover every difference) and linear in practice, which a 20k-line file needs.
-    """
-    regions: list[tuple[int, int, int, int]] = []
-    i = j = 0
-    n, m = len(a), len(b)
-    while i < n and j < m:
-        run = _common_run(a, b, i, j)
-        i += run
-        j += run
-        if i >= n or j >= m:
-            break
-        di, dj = _resync(a, b, i, j)
-        regions.append((i, i + di, j, j + dj))
-        i += di
-        j += dj
-    if i < n or j < m:
-        regions.append((i, n, j, m))
-    return regions
-
-
-def _common_run(a: list[str], b: list[str], i: int, j: int) -> int:
-    """How many lines are equal from a[i] and b[j] on (galloping, then bisecting, on slice equality)."""
-    limit = min(len(a) - i, len(b) - j)
-    if limit == 0 or a[i] != b[j]:
-        return 0
-    lo, step = 1, 1
-    while lo < limit:
-        hi = min(lo + step, limit)
-        if a[i + lo : i + hi] != b[j + lo : j + hi]:
-            break
-        lo = hi
-        step *= 2
-    else:
-        return limit
-    hi = min(lo + step, limit)  # a[i+lo:i+hi] holds the first difference
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if a[i + lo : i + mid] == b[j + lo : j + mid]:
-            lo = mid
-        else:
-            hi = mid
-    return lo if a[i + lo] != b[j + lo] else hi
-
-
-_NEAR = ((0, 1), (1, 0), (0, 2), (1, 1), (2, 0))
-
-
-def _resync(a: list[str], b: list[str], i: int, j: int) -> tuple[int, int]:
-    """The smallest (di, dj) such that a[i+di:] and b[j+dj:] start with equal lines again."""
-    n, m = len(a) - i, len(b) - j
-    # The usual difference is a line or two inserted, deleted or rewritten: tried first, in the window search's
-    # order of preference, so a 50,000-line rewrite does not build a window for each of its 16,000 changes.
-    for near_a, near_b in _NEAR:
-        if near_a < n and near_b < m and a[i + near_a] == b[j + near_b] and _confirmed(a, b, i + near_a, j + near_b):
-            return near_a, near_b
-    window = 32
-    while True:
-        wa, wb = min(window, n), min(window, m)
-        first_in_b: dict[str, int] = {}
-        for k in range(wb - 1, -1, -1):
-            first_in_b[b[j + k]] = k
-        best: tuple[int, int] | None = None
-        for di in range(wa):
-            if best is not None and di >= best[0] + best[1]:
-                break
-            dj = first_in_b.get(a[i + di])
-            if dj is None or (best is not None and di + dj >= best[0] + best[1]):
-                continue
-            if _confirmed(a, b, i + di, j + dj):
-                best = (di, dj)
-        if best is not None:
-            return best
-        if wa >= n and wb >= m:
-            return n, m
-        window *= 4
-
-
-def _confirmed(a: list[str], b: list[str], i: int, j: int) -> bool:
-    k = RESYNC_CONFIRM
-    tail_a, tail_b = a[i : i + k + 1], b[j : j + k + 1]
-    if tail_a == tail_b:
-        return True
-    # Near the end a shorter equal run is all there can be.
-    short = min(len(tail_a), len(tail_b))
-    return short < k + 1 and tail_a[:short] == tail_b[:short] and len(tail_a) == len(tail_b)
+    """(i1, i2, j1, j2) spans where a[i1:i2] must become b[j1:j2], in order: the project's one line differ
+    (linediff.py, bounded time), whose changes are then trimmed to the characters that really changed."""
+    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in opcodes(a, b) if tag != "equal"]
 
 
 def _common_length(x: str, y: str, limit: int, *, from_end: bool) -> int:

@@ -1,7 +1,7 @@
-"""Permission questions over LSP, in the shared vocabulary's choices (``vocabulary.permission_choices``).
+"""Permission questions to plain LSP clients: ``window/showMessageRequest`` offers the question's choices by title.
 
-``agent/requestPermission`` (ACP's RequestPermissionRequest) offers them by option id; a plain client's
-``window/showMessageRequest`` offers the same choices by title. Reject, or a choice never offered, is a no the
+``agent/requestPermission`` is ACP's RequestPermissionRequest, built and read by adapters/permissions.py for both
+front ends; this module holds only what a plain client is shown. Reject, or a choice never offered, is a no the
 model hears; a dismissed question is the user's Stop.
 """
 
@@ -12,34 +12,8 @@ from typing import Any
 
 from agent_lsp import events as ev
 from agent_lsp.adapters.lsp.messages import MESSAGE_TYPE
-from agent_lsp.adapters.updates import permission_tool_call
+from agent_lsp.adapters.permissions import PermissionQuestion
 from agent_lsp.core.ports import Outcome
-from agent_lsp.vocabulary import outcome_for, permission_choices
-
-
-def permission_options(details: ev.ConfirmationDetails) -> list[dict[str, Any]]:
-    """ACP PermissionOptions, Gemini CLI's option ids."""
-    return [{"optionId": c.option_id, "name": c.name, "kind": c.kind} for c in permission_choices(details)]
-
-
-def permission_request(session_id: str, call: ev.ToolCallInfo, details: ev.ConfirmationDetails) -> dict[str, Any]:
-    """``agent/requestPermission`` params: ACP's RequestPermissionRequest, the diff in ``toolCall.content``."""
-    return {
-        "sessionId": session_id,
-        "toolCall": permission_tool_call(call, details),
-        "options": permission_options(details),
-    }
-
-
-def outcome_from_permission(response: Any, details: ev.ConfirmationDetails) -> Outcome:
-    """The Confirmer outcome for an ``agent/requestPermission`` answer: ``cancelled`` (or no answer) is the
-    user's Stop; Reject, or an option we never offered, is a no the model hears."""
-    if not isinstance(response, Mapping):
-        return "cancel"
-    outcome = response.get("outcome")
-    if not isinstance(outcome, Mapping) or outcome.get("outcome") != "selected":
-        return "cancel"
-    return outcome_for(outcome.get("optionId"), permission_choices(details))
 
 
 def permission_message(details: ev.ConfirmationDetails) -> str:
@@ -70,20 +44,16 @@ def _short_diff(diff: ev.FileDiff, limit: int = 30) -> str:
     return "\n".join(lines)
 
 
-def show_message_request(details: ev.ConfirmationDetails) -> dict[str, Any]:
+def show_message_request(question: PermissionQuestion) -> dict[str, Any]:
+    details = question.details
     return {
         "type": MESSAGE_TYPE["warning"] if details.type == "exec" else MESSAGE_TYPE["info"],
         "message": permission_message(details),
-        "actions": [{"title": c.name} for c in permission_choices(details)],
+        "actions": [{"title": c.name} for c in question.offered],
     }
 
 
-def outcome_from_action(response: Any, details: ev.ConfirmationDetails) -> Outcome:
+def outcome_from_action(response: Any, question: PermissionQuestion) -> Outcome:
     """The chosen title's outcome; Reject (or an unknown title) is a no the model hears; a dismissed question
     (null) is the user's Stop."""
-    title = response.get("title") if isinstance(response, Mapping) else None
-    if not isinstance(title, str):
-        return "cancel"
-    offered = permission_choices(details)
-    chosen = next((c.option_id for c in offered if c.name == title), None)
-    return outcome_for(chosen, offered)
+    return question.outcome_of_title(response.get("title") if isinstance(response, Mapping) else None)

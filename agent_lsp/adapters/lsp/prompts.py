@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp import events as ev
@@ -16,12 +17,13 @@ from agent_lsp.adapters.live import BUSY, PromptInput, Refused, send_event
 from agent_lsp.adapters.lsp import client as caps
 from agent_lsp.adapters.lsp import progress
 from agent_lsp.adapters.lsp.client import ClientRequestError, LspClient
-from agent_lsp.adapters.lsp.context import prompt_input
+from agent_lsp.adapters.lsp.context import check_context, prompt_input
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError
 from agent_lsp.adapters.lsp.sessions import LspSession, LspWire, Sessions
 
 if TYPE_CHECKING:
+    from agent_lsp.model.base import Part
     from agent_lsp.runtime import SessionHandle
 
 log = logging.getLogger(__name__)
@@ -36,9 +38,10 @@ class Prompts:
     async def prompt(self, params: Mapping[str, Any], request_id: Any = None, summary: str = "") -> dict[str, Any]:
         """Run one turn. ``summary``: what it is about in words, for progress (else the prompt's first line)."""
         live = self.sessions.live(params)
+        given, context = params.get("prompt", ""), params.get("context")
         try:
-            prompt, attachments = prompt_input(params.get("prompt", ""), params.get("context"))
-        except (ValueError, KeyError, TypeError) as exc:
+            check_context(context)  # said before the session is claimed; the blocks are read once it is
+        except ValueError as exc:
             raise RequestError("invalid_params", f"bad prompt: {exc}") from exc
         token = params.get("workDoneToken")
         if token is not None and (not isinstance(token, int | str) or isinstance(token, bool)):
@@ -48,21 +51,30 @@ class Prompts:
             raise RequestError("busy", BUSY)
         live.request_id = request_id
         try:
-            return await self._run(live, (prompt, attachments), token, summary)
+            return await self._run(
+                live, partial(prompt_input, given, context, self.sessions.fs.read_text), token, summary
+            )
         except Refused as exc:
             raise RequestError(exc.meaning, str(exc)) from exc
+        except ValueError as exc:  # a bad content block (adapters/content.BlockError)
+            raise RequestError("invalid_params", f"bad prompt: {exc}") from exc
         finally:
             live.request_id = live.token = None
 
-    async def _run(self, live: LspSession, given: PromptInput, token: Any, summary: str) -> dict[str, Any]:
-        prompt = given[0]
+    async def _run(
+        self, live: LspSession, read: Callable[[], Awaitable[PromptInput]], token: Any, summary: str
+    ) -> dict[str, Any]:
+        typed: list[str | list[Part]] = []
+
+        async def read_prompt() -> PromptInput:
+            given = await read()
+            typed.append(given[0])
+            return given
+
         wire = LspWire(self.client, live.id)
         tracker = progress.ProgressTracker()
         reply: list[str] = []
         begun = False
-
-        async def read() -> PromptInput:
-            return given
 
         async def prepare(handle: SessionHandle) -> None:
             nonlocal begun
@@ -71,6 +83,7 @@ class Prompts:
             if token is None and caps.capability(self.client.capabilities, "window.workDoneProgress"):
                 live.token = await self._create_progress()
             if live.token is not None:
+                prompt = typed[0]
                 text = prompt if isinstance(prompt, str) else " ".join(p.text for p in prompt if p.text)
                 about = summary or text
                 begin = progress.progress_begin(progress.progress_title(about), progress.progress_summary(about))
@@ -96,7 +109,7 @@ class Prompts:
 
         stop: str = "cancelled"
         try:
-            end = await live.run_prompt(read, deliver, prepare=prepare, commands_changed=commands_changed)
+            end = await live.run_prompt(read_prompt, deliver, prepare=prepare, commands_changed=commands_changed)
             stop = end.stop
         finally:
             if begun:

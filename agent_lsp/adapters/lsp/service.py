@@ -47,3 +47,4 @@ class AgentService:
         from agent_lsp.runtime.code_intel import close_language_servers
 
         await close_language_servers()  # the language servers sessions started end with the editor's connection
+        await self.config.tasks.aclose()  # whatever background work is left of this connection

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_lsp.adapters.choices import config_options
+from agent_lsp.adapters.choices import available_commands
 from agent_lsp.adapters.live import LiveSession, Refused, replay
 from agent_lsp.adapters.lsp.client import LspClient, capability
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
@@ -31,7 +31,7 @@ from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode, stricter_or_sa
 
 if TYPE_CHECKING:
     from agent_lsp.core.code_intel import CodeIntel
-    from agent_lsp.runtime import SessionHandle, SessionOpening, SessionSetup
+    from agent_lsp.runtime import Runtime, SessionHandle, SessionOpening, SessionSetup
 
 
 @dataclass(kw_only=True)
@@ -85,7 +85,6 @@ class Sessions:
         self.open: dict[str, LspSession] = {}
         self.current: str | None = None
         self._lock = asyncio.Lock()
-        self._tasks: set[asyncio.Task[None]] = set()  # held until done: the loop keeps only weak references
 
     def live(self, params: Mapping[str, Any]) -> LspSession:
         sid = session_id(params)
@@ -174,9 +173,7 @@ class Sessions:
         built = live.ready is not None  # a loaded session: the answer already lists its custom commands
 
         # Set going by this request: written behind its answer (ordering.py).
-        task = asyncio.get_running_loop().create_task(self._opened(live, announce_commands=not built))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.config.tasks.spawn(self._opened(live, announce_commands=not built), name=f"opened:{live.id}")
         return self.describe(live)
 
     async def _opened(self, live: LspSession, *, announce_commands: bool) -> None:
@@ -185,25 +182,21 @@ class Sessions:
         except RequestError as exc:
             self.client.notify("window/showMessage", show_message("error", f"Agent: {exc}"))
             return
-        for notice in handle.notices:  # said while the session was being made
+        for notice in handle.take_notices():  # said while the session was being made
             self.client.notify("window/showMessage", notice_message(notice))
-        handle.notices.clear()
         if live.id not in self.open:
             return
         commands = self.commands(live)
-        if announce_commands and commands != _builtin_commands():
+        if announce_commands and commands != available_commands():
             update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
             self.client.notify("agent/update", {"sessionId": live.id, "update": update})
         if handle.lists_models:
-            handle.background.append(asyncio.get_running_loop().create_task(self._refresh_models(live, handle)))
+            handle.spawn(self._refresh_models(live, handle), name=f"refresh-models:{live.id}")
 
     async def _refresh_models(self, live: LspSession, handle: SessionHandle) -> None:
-        if not await live.refresh_models(handle) or live.id not in self.open:
-            return
-        session = handle.session
-        options = config_options(session.model, session.policy.mode, live.models)
-        update = {"sessionUpdate": "config_option_update", "configOptions": options}
-        self.client.notify("agent/update", {"sessionId": live.id, "update": update})
+        update = await live.models_refreshed(handle)
+        if update is not None and live.id in self.open:
+            self.client.notify("agent/update", {"sessionId": live.id, "update": update})
 
     def describe(self, live: LspSession) -> dict[str, Any]:
         """The session as an answer: the built session's state, else its preview (just opened)."""
@@ -239,12 +232,12 @@ class Sessions:
     def commands(self, live: LspSession) -> list[dict[str, Any]]:
         """The session's slash commands, custom ones included; the built-in ones while it is being built."""
         handle = live.ready
-        return _command_entries(handle.command_specs()) if handle is not None else _builtin_commands()
+        return available_commands(handle.command_specs() if handle is not None else None)
 
     async def list_sessions(self, params: Mapping[str, Any]) -> dict[str, Any]:
         raw_cwd = opt_str(params, "cwd")
         cwd = Path(raw_cwd) if raw_cwd else self.config.default_cwd()
-        return await _list_sessions(cwd.resolve(), params)
+        return await _list_sessions(self.config.runtime(), cwd, params)
 
     async def set_mode(self, params: Mapping[str, Any]) -> dict[str, Any]:
         live = self.live(params)
@@ -313,8 +306,7 @@ class Sessions:
             if handle is not None:
                 change(handle)
             else:
-                self._tasks.add(task := asyncio.get_running_loop().create_task(_when_built(live, change)))
-                task.add_done_callback(self._tasks.discard)
+                self.config.tasks.spawn(_when_built(live, change), name=f"when-built:{live.id}")
 
     async def close_all(self) -> None:
         for live in list(self.open.values()):
@@ -336,39 +328,17 @@ async def _close(live: LspSession) -> None:
     await handle.aclose()
 
 
-def _command_entries(specs: Any) -> list[dict[str, Any]]:
-    return [
-        {"name": c.name, "description": c.description, **({"input": {"hint": c.hint}} if c.hint else {})} for c in specs
-    ]
-
-
-def _builtin_commands() -> list[dict[str, Any]]:
-    from agent_lsp.core.commands import COMMANDS
-
-    return _command_entries(COMMANDS)
-
-
-async def _list_sessions(cwd: Path, params: Mapping[str, Any]) -> dict[str, Any]:
-    """``agent/listSessions``: the folder's recorded sessions that someone wrote in, a page at a time."""
-    from agent_lsp.store.sessions import SessionStore
-
-    store = SessionStore(cwd)
+async def _list_sessions(runtime: Runtime, cwd: Path, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``agent/listSessions``: a page of the folder's sessions (``Runtime.list_sessions`` says which)."""
     cursor_in, limit = opt_str(params, "cursor"), opt_int(params, "limit", 50)
     try:
-        infos, cursor = await asyncio.to_thread(store.list, cursor_in, limit)
+        infos, cursor = await runtime.list_sessions(cwd, cursor_in, limit)
     except ValueError as exc:
         raise RequestError("invalid_params", f"bad cursor: {exc}") from exc
     sessions = [
-        {
-            "sessionId": i.id,
-            "title": i.title,
-            "cwd": i.cwd,
-            "createdAt": i.created,
-            "updatedAt": i.updated,
-            "promptCount": i.prompt_count,
-        }
+        {"sessionId": i.id, "title": i.title, "cwd": i.cwd, "createdAt": i.created, "updatedAt": i.updated}
+        | {"promptCount": i.prompt_count}
         for i in infos
-        if i.prompt_count  # a chat nobody wrote in (an editor opens one at start) is nothing to resume
     ]
     return {"sessions": sessions, "nextCursor": cursor}
 

@@ -3,7 +3,6 @@ adapters/steering.py; a turn it starts for an idle session streams like any ``ag
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -28,13 +27,14 @@ class Steering:
     def __init__(self, sessions: Sessions, prompts: Prompts) -> None:
         self.sessions = sessions
         self.prompts = prompts
-        self._started: set[asyncio.Task[Any]] = set()
 
     async def steer(self, params: Mapping[str, Any]) -> dict[str, Any]:
         live = self.sessions.live(params)
         try:
             behavior = idle_behavior(params)
-            prompt, attachments = prompt_input(params.get("prompt", ""), params.get("context"))
+            prompt, attachments = await prompt_input(
+                params.get("prompt", ""), params.get("context"), self.sessions.fs.read_text
+            )
         except BadSteerParams as exc:
             raise RequestError("invalid_params", str(exc)) from exc
         except (ValueError, KeyError, TypeError) as exc:
@@ -46,12 +46,12 @@ class Steering:
         if behavior == "promptRequired":
             return PROMPT_REQUIRED
         turn = {"sessionId": live.id, "prompt": params.get("prompt", ""), "context": params.get("context")}
-        task = asyncio.ensure_future(self.prompts.prompt(turn))
-        self._started.add(task)
-        task.add_done_callback(self._done)
-        return STARTED
 
-    def _done(self, task: asyncio.Task[Any]) -> None:
-        self._started.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.warning("the turn a steered message started failed: %s", task.exception())
+        async def started() -> None:
+            try:
+                await self.prompts.prompt(turn)
+            except Exception as exc:  # answered to nobody: the editor saw the turn's updates
+                log.warning("the turn a steered message started failed: %s", exc)
+
+        self.sessions.config.tasks.spawn(started(), name=f"steered-turn:{live.id}")  # the connection's
+        return STARTED

@@ -46,8 +46,11 @@ class SessionStore:
             return False
         return True
 
-    def list(self, cursor: str | None = None, limit: int = 50) -> tuple[list[SessionInfo], str | None]:
+    def list(
+        self, cursor: str | None = None, limit: int = 50, *, prompted_only: bool = False
+    ) -> tuple[list[SessionInfo], str | None]:
         """A page of sessions, most recently updated first, and the cursor of the next page (None at the end).
+        ``prompted_only`` leaves out sessions nobody wrote a prompt in (a full page is still filled).
 
         The cursor names the last session shown rather than an offset, so sessions updated while paging do
         not shift later pages onto entries already seen.
@@ -71,9 +74,12 @@ class SessionStore:
         for mtime_ns, sid, path in entries:
             used += 1
             try:
-                page.append(summarize(path, sid, self.project_root, mtime_ns))
+                info = summarize(path, sid, self.project_root, mtime_ns)
             except FileNotFoundError:
                 continue
+            if prompted_only and not info.prompt_count:
+                continue
+            page.append(info)
             if len(page) >= max(1, limit):
                 break
         more = used < len(entries)

@@ -103,9 +103,10 @@ end
 ---A message sent into the running turn: shown where it went in, the turn's answer going on under it.
 ---@param text string
 ---@param attached string[]?
-function Transcript:add_steered(text, attached)
+---@param message_id string? The id the server gave it (the steering answer's `_meta["agent-lsp"].messageId`)
+function Transcript:add_steered(text, attached, message_id)
   local lines = vim.split(text, "\n", { plain = true })
-  self:_push({ kind = "user", lines = lines, attached = attached, steered = true })
+  self:_push({ kind = "user", lines = lines, attached = attached, steered = true, message_id = message_id })
 end
 
 ---How many user messages the chat shows.
@@ -133,6 +134,36 @@ function Transcript:user_at(line)
     end
   end
   return users > 0 and users or nil
+end
+
+---User message `n` (1 first) as the chat holds it (its `message_id` names it to the server), or nil.
+---@param n integer
+---@return agent_lsp.Block?
+function Transcript:user_block(n)
+  local users = 0
+  for _, block in ipairs(self.blocks) do
+    users = users + (block.kind == "user" and 1 or 0)
+    if block.kind == "user" and users == n then
+      return block
+    end
+  end
+  return nil
+end
+
+---Which user message (1 first) carries `message_id`; nil when none does.
+---@param message_id string
+---@return integer?
+function Transcript:user_with_id(message_id)
+  local users = 0
+  for _, block in ipairs(self.blocks) do
+    if block.kind == "user" then
+      users = users + 1
+      if block.message_id == message_id then
+        return users
+      end
+    end
+  end
+  return nil
 end
 
 ---Drop user message `n` (1 first) and everything after it: the chat after a rewind.
@@ -277,6 +308,9 @@ function Transcript:_nested(update, origin)
     child.status = update.status or child.status or "pending"
     child.tool_kind = update.kind or child.tool_kind
     child.path = first_path(update) or child.path
+    if child.status == "failed" then
+      child.detail = render.content_text(update.content) or child.detail -- why, on its step line as on a call's
+    end
     if type(update.content) == "table" then
       local _, added, removed = render.tool_details(update.content)
       child.added, child.removed = added, removed
@@ -354,8 +388,7 @@ function Transcript:apply(update)
       user.message_id = user.message_id or id
       self:_redraw(at)
     elseif steered then
-      self:add_steered(content_text(update.content))
-      self.blocks[#self.blocks].message_id = id
+      self:add_steered(content_text(update.content), nil, id)
     else
       self:add_user(content_text(update.content), nil, id)
     end

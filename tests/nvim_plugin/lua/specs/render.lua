@@ -88,6 +88,11 @@ return function()
   local parent = line_of("◐ Delegating to agent 'investigator' · running")
   H.eq(line_of("  ┆ ✓ Read main.py · done"), parent + 1, "its tool call, one step line, updated in place")
   H.eq(line_of("  ┆ Found it."), parent + 2, "its message, one step line")
+  local failed = { sessionUpdate = "tool_call", toolCallId = "c2", kind = "read", title = "gone.py", _meta = META }
+  send(vim.tbl_extend("force", failed, { locations = { { path = H.project .. "/gone.py" } } }))
+  local why = { { type = "content", content = text("File not found: gone.py") } }
+  send({ sessionUpdate = "tool_call_update", toolCallId = "c2", status = "failed", content = why, _meta = META })
+  H.eq(line_of("  ┆ ✗ Read gone.py · failed: File not found: gone.py"), parent + 3, "a failed one says why")
   H.ok(not H.chat_text():find("\nFound it.", 1, true), "not a message of the main chat")
 
   -- A tool call: one line (icon, verb, target, +/−, state), its diff folded under it.

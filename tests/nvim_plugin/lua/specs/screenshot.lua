@@ -1,5 +1,6 @@
 --- Not a test: the scene scripts/nvim_screenshots.py photographs in a real terminal (tmux). A prompt whose turn reads,
---- edits and runs a command; the chat with its folds closed, then the edit's fold opened. Between scenes it waits
+--- edits and runs a command; the chat with its folds closed, then the edit's fold opened; then a prompt that runs a
+--- subagent, its fold opened on the subagent's nested steps. Between scenes it waits
 --- for the file named by AGENT_NVIM_SHOT_FLAG to say the picture was taken.
 
 local H = require("harness")
@@ -39,4 +40,22 @@ return function()
   end
   vim.api.nvim_win_set_cursor(twin, { 1, 0 })
   pose("open")
+
+  require("agent_lsp").prompt("what is in stats.py? ask the investigator")
+  H.wait(function()
+    return #done == 2
+  end, "the subagent's turn")
+  vim.api.nvim_set_current_win(twin)
+  local lines = vim.api.nvim_buf_get_lines(t.buf, 0, -1, false)
+  for i = #lines, 1, -1 do
+    if lines[i]:find("Delegating to agent", 1, true) then
+      vim.api.nvim_win_set_cursor(twin, { i, 0 })
+      vim.cmd("normal! zo")
+    elseif lines[i] == "## You" then
+      vim.api.nvim_win_set_cursor(twin, { i, 0 })
+      vim.cmd("normal! zt")
+      break
+    end
+  end
+  pose("subagent")
 end
