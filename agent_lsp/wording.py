@@ -24,8 +24,9 @@ def said(event: ev.AgentEvent) -> Said | None:
     match event:
         case ev.Notice(level=level, message=message):
             return Said(level, message)
-        case ev.Retry(reason=reason, attempt=attempt):
-            return Said("info", f"Retrying the model request (attempt {attempt + 1}): {reason}")
+        case ev.Retry(reason=reason, attempt=attempt, delay_s=delay):
+            # How long the wait is matters to a person watching (headless tells it on stderr in every format).
+            return Said("info", f"Retrying the model request in {round(delay, 1):g}s (attempt {attempt + 1}): {reason}")
         case ev.ModelFallback(from_model=a, to_model=b, reason=reason):
             return Said("warning", f"Switched from {a} to {b}: {reason}")
         case ev.ChatCompressed(original_tokens=a, new_tokens=b):

@@ -299,7 +299,9 @@ def test_json_output_shape_and_file_stats(project: Path, home: Path) -> None:
     out = json.loads(result.stdout)
     assert list(out) == ["session_id", "response", "stats"]
     model = out["stats"]["models"]["gemini-2.5-pro"]
-    assert set(model) == {"api", "tokens", "roles"}
+    # Gemini CLI's keys, and our documented estimate beside them (a reader of Gemini CLI's shape ignores it).
+    assert set(model) == {"api", "tokens", "roles", "cost"}
+    assert model["cost"]["currency"] == "USD" and model["cost"]["amount"] > 0
     assert set(model["api"]) == {"totalRequests", "totalErrors", "totalLatencyMs", "errorsByType"}
     assert model["tokens"] == {
         "input": 20,

@@ -142,7 +142,7 @@ def test_headless_tells_a_retry_on_stderr_in_every_format(tmp_path: Path) -> Non
                 timeout=60,
             )
         assert result.returncode == 0, result.stderr
-        retry_lines = [line for line in result.stderr.splitlines() if "retry" in line]
+        retry_lines = [line for line in result.stderr.splitlines() if "retry" in line.lower()]
         assert len(retry_lines) == 1 and "0.2s" in retry_lines[0] and "503" in retry_lines[0], result.stderr
         # stdout stays the chosen format: one JSON document, or JSON lines.
         if fmt == "json":
