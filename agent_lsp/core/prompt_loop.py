@@ -194,6 +194,13 @@ class PromptLoop:
         now = meter()
         return now, (now.since(start) if start is not None else None)
 
+    def context_usage(self) -> ev.ContextUsage:
+        """The context the next request will carry, estimated as compression estimates the history, plus the
+        fixed part the last real request showed; against the current model's window, with the cost spent."""
+        state = self.state
+        used = state.fixed_tokens + estimate_tokens(state.history.contents())
+        return ev.ContextUsage(used, self.deps.options.token_limit(state.model), self.usage_readings()[0])
+
     def _account(self, result: TurnResult) -> None:
         state = self.state
         usage = result.usage
@@ -204,6 +211,8 @@ class PromptLoop:
             return
         if usage.prompt_tokens:
             state.last_prompt_tokens = usage.prompt_tokens
+            # The history is still the request's (the answer is added after): the rest was the fixed part.
+            state.fixed_tokens = max(0, usage.prompt_tokens - estimate_tokens(state.history.contents()))
         state.usage = state.usage + usage
 
     async def maybe_compress(self, *, force: bool = False) -> ev.ChatCompressed | None:
@@ -251,6 +260,7 @@ class PromptLoop:
         state.history.replace(result.contents)
         state.last_prompt_tokens = result.new_tokens
         self.emit(replace(compaction, status="completed", summary=result.summary, tokens_after=result.new_tokens))
-        event = ev.ChatCompressed(result.original_tokens, result.new_tokens)
+        event = ev.ChatCompressed(result.original_tokens, result.new_tokens, compaction.compaction_id)
         self.emit(event)
+        self.emit(self.context_usage())  # the smaller context, before the next request (if any) measures it
         return event

@@ -102,7 +102,7 @@ class SessionConfiguration:
                 handle.set_model(value.strip())
             except ValueError as exc:
                 raise RpcError.invalid_params("value", str(exc)) from exc
-            live.channel.set_context_size(handle.session.context_window)
+            live.channel.send_event(handle.session.context_usage())  # the new window, the same conversation
             await live.refresh_models(handle)
             self._send_config(live, handle)
             prompt = await self.send_inputs(live, handle)  # the new model's inputs, before the answer
