@@ -71,7 +71,7 @@ async def rewind_answer(
     rewinds, index = session.rewinds, params.index
     if params.undo:
         undone = await rewinds.undo()
-        announce(session.context_usage())
+        announce(context_usage(session))
         return {"messageIndex": undone, "undone": True}
     if params.message_id is not None:
         index = rewinds.index_of(params.message_id)
@@ -89,7 +89,7 @@ async def rewind_answer(
         text = rewinds.targets()[index].text
         return {"messageIndex": index, **message_id, "text": text, "dryRun": True, **_files(plan)}
     result = await rewinds.rewind(index)
-    announce(session.context_usage())
+    announce(context_usage(session))
     return {
         "messageIndex": index,
         **message_id,
@@ -159,8 +159,16 @@ def copy_for_fork(source: SessionHandle, new_id: str, cwd: Path, at: ForkPoint |
             recorder.close()
 
 
+def context_usage(session: Session) -> ev.ContextUsage:
+    """The context ``session``'s next request will carry (an estimate, core/context_usage.py)."""
+    from agent_lsp.core.context_usage import context_usage as estimate
+
+    return estimate(session.state, session.deps)
+
+
 def fork_usage(source: Session, fork: Session) -> ev.ContextUsage:
     """What a fork starts with: its copied history's context, with the source's fixed part (system prompt, tools)
     the fork has not measured yet, against its model's window."""
-    fork.fixed_like(source)
-    return fork.context_usage()
+    from agent_lsp.core.context_usage import fork_usage as estimate
+
+    return estimate(source.state, fork.state, fork.deps)

@@ -11,6 +11,7 @@ from typing import Literal
 from agent_lsp import events as ev
 from agent_lsp.core.agent_hooks import after_agent, emit_notices, model_stream
 from agent_lsp.core.compression import CompressionFailed, compress
+from agent_lsp.core.context_usage import context_usage
 from agent_lsp.core.history import estimate_tokens
 from agent_lsp.core.hook_points import HookStopped, Streamed
 from agent_lsp.core.loop_detection import LoopDetector
@@ -194,13 +195,6 @@ class PromptLoop:
         now = meter()
         return now, (now.since(start) if start is not None else None)
 
-    def context_usage(self) -> ev.ContextUsage:
-        """The context the next request will carry, estimated as compression estimates the history, plus the
-        fixed part the last real request showed; against the current model's window, with the cost spent."""
-        state = self.state
-        used = state.fixed_tokens + estimate_tokens(state.history.contents())
-        return ev.ContextUsage(used, self.deps.options.token_limit(state.model), self.usage_readings()[0])
-
     def _account(self, result: TurnResult) -> None:
         state = self.state
         usage = result.usage
@@ -262,5 +256,5 @@ class PromptLoop:
         self.emit(replace(compaction, status="completed", summary=result.summary, tokens_after=result.new_tokens))
         event = ev.ChatCompressed(result.original_tokens, result.new_tokens, compaction.compaction_id)
         self.emit(event)
-        self.emit(self.context_usage())  # the smaller context, before the next request (if any) measures it
+        self.emit(context_usage(state, self.deps))  # the smaller context, before the next request (if any) measures it
         return event

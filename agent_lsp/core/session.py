@@ -112,16 +112,7 @@ class Session:
         """Tokens the current model can read."""
         return self.deps.options.token_limit(self.state.model)
 
-    def context_usage(self) -> ev.ContextUsage:
-        """The context the next request will carry (an estimate; prompt_loop.py), as a rewind, fork or model switch
-        leaves it."""
-        return self._turns.context_usage()
-
     # --- what changes the state from outside a prompt ------------------------------------------------------
-
-    def fixed_like(self, source: Session) -> None:
-        """A fork: its requests' fixed part (system prompt, tools) is taken as its source's until one is measured."""
-        self.state.fixed_tokens = source.state.fixed_tokens
 
     def switch_model(
         self, model: str, client: ModelClient | None = None, *, allow_fallback: bool | None = None

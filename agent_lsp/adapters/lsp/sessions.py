@@ -24,6 +24,7 @@ from agent_lsp.adapters.lsp.elicitation import LspElicitor
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
 from agent_lsp.adapters.lsp.sign_in import open_sign_in_page
+from agent_lsp.adapters.rewind import context_usage
 from agent_lsp.adapters.updates import Update, UpdateState
 from agent_lsp.model.catalog import CHOICE_IDS
 from agent_lsp.model.inputs import table_capabilities
@@ -267,7 +268,7 @@ class Sessions:
             handle.set_model(model)
         except ValueError as exc:
             raise RequestError("invalid_params", f"modelId: {exc}") from exc
-        self.announce(live, handle.session.context_usage())  # the new window, the same conversation
+        self.announce(live, context_usage(handle.session))  # the new window, the same conversation
         await live.refresh_models(handle)
         inputs = (await handle.model_inputs()).prompt_capabilities()  # settings, provider, then table
         return {"models": self.describe(live)["models"], "promptCapabilities": inputs}
