@@ -71,12 +71,12 @@ class McpManager:
                 logger.warning("MCP server %r is configured twice; the later entry wins", spec.name)
             self._specs[spec.name] = spec
         self._tools: dict[str, list[str]] = {name: [] for name in self._specs}  # registry names, per server
+        self._started = False
+        self._closed = False
         # This session's lease of each server; leased at once, so a server already running hands its tools over.
         self._shared: dict[str, SharedServer] = {}
         for name, spec in self._specs.items():
             self._shared[name] = self._pool.lease(spec, roots() if roots is not None else None, self)
-        self._started = False
-        self._closed = False
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
