@@ -53,6 +53,7 @@ class SharedServer:
         self.spec, self.key_roots, self._pool = spec, roots, pool
         self.leases: list[Lease] = []  # in order of use: the last is the one a person is asked through
         self.listed: list[Any] | None = None  # the tool list as last reported, replayed to a late lease
+        self.restarting = asyncio.Lock()  # one restart at a time: two at once would each start a connection
         self.conn = self._fresh()
 
     def _fresh(self) -> ServerConnection:
@@ -177,12 +178,15 @@ class McpPool:
 
     async def restart(self, shared: SharedServer) -> None:
         """Stop the server and connect it again for every lease (``/mcp refresh`` in any of its sessions)."""
-        if shared not in self._shared:
-            return
-        old = shared.conn
-        await self._stop(old)
-        shared.conn = shared._fresh()
-        shared.conn.start()
+        asked = shared.conn
+        async with shared.restarting:
+            if shared not in self._shared or shared.conn is not asked:
+                return  # released, or restarted meanwhile by another session: that restart answers this one too
+            await self._stop(asked)
+            if shared not in self._shared:
+                return  # the last lease ended while it stopped: nothing to start again
+            shared.conn = shared._fresh()
+            shared.conn.start()
 
     async def aclose(self) -> None:
         """Stop every server still leased (the runtime is ending)."""
