@@ -257,7 +257,8 @@ class Server:
         try:
             code = await asyncio.wait_for(self.proc.wait(), 20)
         except TimeoutError:
-            self.proc.send_signal(signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):  # it may exit between the wait and the signal
+                self.proc.send_signal(signal.SIGKILL)
             await self.proc.wait()
             raise AssertionError(f"the server did not exit at end of input:\n{self.stderr[-3000:]}") from None
         for task in self._tasks:

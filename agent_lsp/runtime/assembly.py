@@ -20,6 +20,7 @@ from agent_lsp.runtime.sampling import SessionSampler
 from agent_lsp.runtime.session import build_session
 from agent_lsp.runtime.tools import SessionTools, build_tools
 from agent_lsp.runtime.workspace import build_workspace
+from agent_lsp.store.checkpoints.roots import RootsCheckpointer
 from agent_lsp.workspace.filesystem import LocalFileSystem
 
 if TYPE_CHECKING:
@@ -104,6 +105,9 @@ def assemble(
     # The id was chosen first, so hooks, the recording, the checkpoints and the session all name the same one.
     session_id = first.preview.session_id
     checkpointer = build_checkpointer(s.general.checkpointing, checkpoints, workspace.primary, session_id)
+    # Every root a tool may write in is snapshotted, rewound and restored, not only the primary (its own repository
+    # each); one of these serves the scheduler, rewind and /restore.
+    roots = RootsCheckpointer(checkpointer, lambda: workspace.roots) if checkpointer is not None else None
     recording = build_recording(
         session_id, record=setup.record, primary=workspace.primary, cwd=cwd, telemetry=s.telemetry
     )
@@ -126,7 +130,7 @@ def assemble(
         router=router,
         memory=memory,
         tools=tools,
-        checkpointer=checkpointer,
+        checkpointer=roots,
         extensions=extensions,
         notices=notices,
         headless=not opts.interactive,
@@ -149,7 +153,7 @@ def assemble(
         policy=policy,
         tools=tools,
         memory=memory,
-        checkpointer=checkpointer,
+        checkpointer=roots,
         hooks=hooks,
         recording=recording,
         commands=commands,

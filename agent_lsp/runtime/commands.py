@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from agent_lsp.extensions.manifest import Manifest
     from agent_lsp.model.base import Part
     from agent_lsp.model.router import ModelRouter
-    from agent_lsp.store.checkpoints import ShadowGitCheckpointer
+    from agent_lsp.store.checkpoints.roots import RootsCheckpointer
     from agent_lsp.tools.activate_skill import ActivateSkillTool
     from agent_lsp.tools.registry import ToolRegistry
 
@@ -32,7 +32,7 @@ def build_commands(
     router: ModelRouter,
     memory: Memory,
     tools: SessionTools,
-    checkpointer: ShadowGitCheckpointer | None,
+    checkpointer: RootsCheckpointer | None,
     extensions: Sequence[Manifest],
     notices: list[ev.Notice],
     headless: bool = False,
@@ -83,19 +83,21 @@ def build_commands(
 
 
 class _Checkpoints:
-    """/restore over the session's shadow-git checkpoints."""
+    """/restore over the session's shadow-git checkpoints: the primary root's are listed, and restoring one puts
+    every root back (each extra root to its own checkpoint taken before the same call)."""
 
-    def __init__(self, checkpointer: ShadowGitCheckpointer) -> None:
+    def __init__(self, checkpointer: RootsCheckpointer) -> None:
         self.checkpointer = checkpointer
 
     def list(self) -> list[tuple[str, str]]:
-        return [(c.id, f"{c.tool_name} {c.file or ''} at {c.created}".strip()) for c in self.checkpointer.list()]
+        found = self.checkpointer.primary.list()
+        return [(c.id, f"{c.tool_name} {c.file or ''} at {c.created}".strip()) for c in found]
 
     async def restore(self, session: CommandSession, checkpoint_id: str) -> str:
-        restored = await self.checkpointer.restore(checkpoint_id)
+        restored, roots = await self.checkpointer.restore(checkpoint_id)
         # The checkpoint was taken just before a call ran: answer it, so the history stays valid.
         session.restore_history(restored.history, "Not applied: the user restored the files to before this call.")
-        return f"Restored files and conversation to checkpoint `{checkpoint_id}`."
+        return "\n".join([f"Restored files and conversation to checkpoint `{checkpoint_id}`.", *roots])
 
 
 class SkillControl:

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from agent_lsp.core.scheduler import Scheduler
     from agent_lsp.hooks.system import HookSystem
     from agent_lsp.model.router import ModelRouter
-    from agent_lsp.store.checkpoints import ShadowGitCheckpointer
     from agent_lsp.store.checkpoints.roots import RootsCheckpointer
 
 
@@ -54,7 +53,7 @@ def build_session(
     policy: Policy,
     tools: SessionTools,
     memory: Memory,
-    checkpointer: ShadowGitCheckpointer | None,
+    checkpointer: RootsCheckpointer | None,
     hooks: HookSystem | None,
     recording: Recording,
     commands: Commands,
@@ -68,8 +67,7 @@ def build_session(
     async def read_mentions(paths: list[str]) -> tuple[list[Any], list[str]]:
         return await read_paths_for_prompt(tools.ctx, paths)
 
-    # Every root a tool may write in is snapshotted and rewound, not only the primary (its own repository each).
-    roots = _roots_checkpointer(checkpointer, workspace)
+    roots = checkpointer
     scheduler_for = _scheduler_for(
         policy,
         confirmer,
@@ -129,14 +127,6 @@ def _options(
         retry=dataclasses.replace(retry or RetryPolicy(), max_attempts=max_attempts),
         token_limit=router.token_limit,
     )
-
-
-def _roots_checkpointer(checkpointer: ShadowGitCheckpointer | None, workspace: Workspace) -> RootsCheckpointer | None:
-    if checkpointer is None:
-        return None
-    from agent_lsp.store.checkpoints.roots import RootsCheckpointer
-
-    return RootsCheckpointer(checkpointer, lambda: workspace.roots)
 
 
 def _rewinder(roots: RootsCheckpointer | None) -> FileRewinder | None:

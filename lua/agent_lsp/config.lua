@@ -122,13 +122,28 @@ function M.cmd(opts)
   return require("agent_lsp.install").server_cmd() or { "agent-lsp", "lsp" }
 end
 
----The agentLsp settings the server reads from initializationOptions.
+---Modes the server takes from initializationOptions: it ignores a wider one there (a project can fill that
+---channel in other editors, docs/security.md) and says so; the plugin sends those with each new session instead.
+local NARROW_MODES = { default = true, plan = true }
+
+---The approval mode for new sessions, from the user's own setup(): `approval_mode`, else `settings.approvalMode`.
+---@param opts agent_lsp.Config
+---@return string?
+function M.session_mode(opts)
+  local settings = opts.settings or {}
+  return opts.approval_mode or settings.approvalMode or settings.approval_mode
+end
+
+---The agentLsp settings the server reads from initializationOptions: no approval mode wider than default
+---(session.lua sends the user's mode with agent/newSession, where the server takes it as the user's choice).
 ---@param opts agent_lsp.Config
 ---@return table<string, any>
 function M.server_settings(opts)
   local section = vim.deepcopy(opts.settings or {})
   section.model = opts.model or section.model
-  section.approvalMode = opts.approval_mode or section.approvalMode
+  local mode = M.session_mode(opts)
+  section.approvalMode = NARROW_MODES[mode] and mode or nil
+  section.approval_mode = nil -- the server reads this spelling too
   -- An empty Lua table would be sent as a JSON array, which the server rightly refuses.
   return { agentLsp = next(section) and section or vim.empty_dict() }
 end

@@ -126,7 +126,7 @@ function M.new(callback)
     return callback and callback(nil)
   end
   local cwd = client.root_dir or vim.fn.getcwd()
-  local params = { cwd = cwd, model = config.options.model, approvalMode = config.options.approval_mode }
+  local params = { cwd = cwd, model = config.options.model, approvalMode = config.session_mode(config.options) }
   client_mod.request(client, "agent/newSession", params, function(err, result)
     if err or type(result) ~= "table" then
       client_mod.report("agent/newSession", err or "no result")

@@ -12,9 +12,9 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from acp import RequestError, spawn_agent_process
+from acp import RequestError, connect_to_agent
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AcceptElicitationResponse,
@@ -37,8 +37,13 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
+from acp.transports import default_environment
 
 from tests.acp.harness import SchemaChecker
+from tests.processes import close_process
+
+if TYPE_CHECKING:
+    from acp.client.connection import ClientSideConnection
 
 PermissionAnswer = Callable[[dict[str, Any]], Awaitable[str]]
 """Gets the raw permission request params; returns an optionId, or "cancelled"."""
@@ -243,15 +248,35 @@ class EditorClient:
 async def connect(editor: EditorClient, argv: list[str], env: dict[str, str], cwd: Path) -> AsyncIterator[Any]:
     """Spawn the agent and yield an initialized acp.ClientSideConnection to it."""
     # The Python SDK still files elicitation/create (stable in ACP v1's schema) under its unstable methods.
-    async with spawn_agent_process(
-        editor,
-        argv[0],
-        *argv[1:],
-        env=env,
-        cwd=cwd,
-        transport_kwargs={"limit": 1 << 26},
-        observers=[editor.observe],
-        use_unstable_protocol=editor.form is not None,
+    async with spawn_agent(
+        editor, argv, env=env, cwd=cwd, observers=[editor.observe], use_unstable_protocol=editor.form is not None
     ) as (conn, _proc):
         editor.initialized = await conn.initialize(protocol_version=1, client_capabilities=editor.capabilities())
         yield conn
+
+
+@contextlib.asynccontextmanager
+async def spawn_agent(
+    client: Any, argv: list[str], *, env: dict[str, str], cwd: Path, **connection: Any
+) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process]]:
+    """The agent as a subprocess and the SDK's ClientSideConnection to it. Not the SDK's spawn_agent_process: its
+    cleanup gives the agent 2 s to exit and then signals it, which raises ProcessLookupError when the agent exits
+    in between (seen under load); ours waits longer and treats an agent already gone as closed."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**default_environment(), **env},
+        cwd=str(cwd),
+        limit=1 << 26,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    conn = connect_to_agent(client, proc.stdin, proc.stdout, **connection)
+    try:
+        yield conn, proc
+    finally:
+        try:
+            await conn.close()
+        finally:
+            await close_process(proc)

@@ -7,13 +7,13 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from tests.acp_schema import CHECKERS, validate, validate_unstable
+from tests.processes import close_process
 
 RESPONSE_TYPES = {
     "initialize": "InitializeResponse",
@@ -300,13 +300,7 @@ class RawClient:
         return await self.result("initialize", {"protocolVersion": 1, "clientCapabilities": capabilities or {}})
 
     async def close(self) -> None:
-        if self.proc.stdin is not None and not self.proc.stdin.is_closing():
-            self.proc.stdin.close()
-        try:
-            await asyncio.wait_for(self.proc.wait(), 10)
-        except TimeoutError:
-            self.proc.send_signal(signal.SIGKILL)
-            await self.proc.wait()
+        await close_process(self.proc)
         for task in (self._reader, self._stderr_reader):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -4,6 +4,7 @@ the disk, a conflict, undo, the next request's history, and a reloaded session."
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -189,3 +190,38 @@ async def test_rewind_covers_additional_directories(tmp_path: Path, project: Pat
             assert not (extra / "made.py").exists() and not (project / "src" / "new.py").exists()
             await conn.ext_method(rewind, {"sessionId": sid, "undo": True})
             assert (extra / "lib.py").read_text() == "VALUE = 2\n" and (extra / "made.py").exists()
+
+
+async def test_restore_covers_additional_directories(tmp_path: Path, project: Path, env: dict[str, str]) -> None:
+    """`/restore <id>` puts every root back like rewind does: the primary to the listed checkpoint, and an extra
+    root of session/new's additionalDirectories to its own checkpoint taken before the same call."""
+    extra = tmp_path / "shared-lib"
+    extra.mkdir()
+    (extra / "lib.py").write_text("VALUE = 1\n")
+    with FakeGemini() as fake:
+        env = {**env, "GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url}
+        fake.push(
+            call_turn(("replace", {"file_path": str(extra / "lib.py"), "old_string": "1", "new_string": "2"})),
+            call_turn(("write_file", {"file_path": str(extra / "made.py"), "content": "x = 1\n"})),
+            call_turn(("write_file", {"file_path": "src/new.py", "content": "print('new')\n"})),
+            text_turn("done"),
+        )
+        editor = EditorClient()
+        async with connect(editor, agent_argv(None, "--approval-mode", "auto_edit"), env, project) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[], additional_directories=[str(extra)])
+            sid = session.session_id
+
+            async def said(text: str) -> str:
+                seen = len(editor.updates(sid))
+                await conn.prompt(session_id=sid, prompt=[text_block(text)])
+                chunks = [u for u in editor.updates(sid)[seen:] if u["sessionUpdate"] == "agent_message_chunk"]
+                return "".join(u["content"].get("text", "") for u in chunks)
+
+            await conn.prompt(session_id=sid, prompt=[text_block("change both")])
+            assert (extra / "lib.py").read_text() == "VALUE = 2\n" and (extra / "made.py").exists()
+            ids = re.findall(r"^- `([^`]+)`", await said("/restore"), re.MULTILINE)
+            assert len(ids) == 3  # one per file-changing call, as listed for the primary
+            answer = await said(f"/restore {ids[0]}")
+            assert f"checkpoint `{ids[0]}`" in answer and f"`{extra.resolve()}` restored too." in answer
+            assert (extra / "lib.py").read_text() == "VALUE = 1\n"
+            assert not (extra / "made.py").exists() and not (project / "src" / "new.py").exists()

@@ -32,6 +32,11 @@ def test_modes_models_and_commands_come_from_the_server(nvim_specs: SpecPool) ->
     nvim_specs.result("server_lists").check()
 
 
+@pytest.mark.nvim_spec("own_mode")
+def test_the_users_wide_mode_goes_with_the_session_not_init_options(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("own_mode").check()
+
+
 @pytest.mark.nvim_spec("actions")
 def test_code_action_and_fix_range(nvim_specs: SpecPool) -> None:
     nvim_specs.result("actions").check()

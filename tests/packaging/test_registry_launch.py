@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import spawn_agent_process, text_block
+from acp import text_block
 
 import agent_lsp
-from tests.acp.editor import EditorClient
+from tests.acp.editor import EditorClient, spawn_agent
 from tests.fakes.fake_gemini import FakeGemini
 from tests.replay_lines import text_line
 
@@ -102,9 +102,7 @@ async def _launch_and_prompt(home: Path, project: Path, env: dict[str, str]) -> 
     """Initialize, open a session and prompt once; the agent's info, stop reason and message text."""
     editor = EditorClient()
     command = _registry_command()
-    async with spawn_agent_process(
-        editor, command[0], *command[1:], env=env, cwd=project, observers=[editor.observe]
-    ) as (conn, _proc):
+    async with spawn_agent(editor, command, env=env, cwd=project, observers=[editor.observe]) as (conn, _proc):
         init = await conn.initialize(protocol_version=1, client_capabilities=editor.capabilities())
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         response = await conn.prompt(session_id=session.session_id, prompt=[text_block("Say hello")])

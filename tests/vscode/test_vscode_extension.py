@@ -182,7 +182,8 @@ def test_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
 @pytest.mark.timeout(480)
 def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Path) -> None:
     """The composer in the real panel (e2e/panel.mjs, on this checkout's Python): the @ picker's chips reach the
-    model; queued prompts and send now; server-everything's form, resources and the MCP Servers view."""
+    model; queued prompts and Send now steering a streaming answer; a compaction item; a subagent's calls nested;
+    nothing past a 300 px side bar's edge; server-everything's form, resources and the MCP Servers view."""
     proc = _run(["node", "e2e/panel.mjs", "--python", sys.executable, "--screenshots", str(tmp_path)], timeout=360)
     assert "panel e2e: passed" in proc.stdout, proc.stdout[-3000:]
     assert "mentions ok: file, folder, symbol, selection, problems, terminal and URL chips reached the model" in (
@@ -191,7 +192,13 @@ def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Pa
     assert "usage ok: 2,050 tokens in context · 100% of 1,048,576 left · ≈ $0.0046 this chat" in proc.stdout
     assert "images ok: a pasted and a dropped image went with the prompt as image blocks" in proc.stdout
     assert "queue ok: queued behind a running turn, edited, removed, the rest sent in order" in proc.stdout
-    assert "send now ok: Ctrl+Enter stopped the running turn and sent the message next" in proc.stdout
+    # This checkout's server lists agent/steer: Send now steers the streaming answer instead of stopping it.
+    assert "send now ok: Ctrl+Enter steered the streaming answer (agent/steer)" in proc.stdout
+    assert "compaction ok: /compress shows one item (Compressed: " in proc.stdout
+    assert "subagent ok: one line, closed; opened with Enter: the subagent's own read_file call nested under it" in (
+        proc.stdout
+    )
+    assert "width ok: everything fits the " in proc.stdout
     assert (
         "changed files ok: app.py +1 −1 listed after the turn; its diff (before the turn ↔ now) opened" in proc.stdout
     )
@@ -217,6 +224,11 @@ def test_panel_composer_end_to_end_in_code_server(tmp_path: Path, built_vsix: Pa
         "vscode-panel-mention.png",
         "vscode-panel-chips.png",
         "vscode-panel-usage.png",
+        "vscode-panel-send-now.png",
+        "vscode-panel-compaction.png",
+        "vscode-panel-theme-light.png",
+        "vscode-panel-theme-dark.png",
+        "vscode-panel-theme-high-contrast.png",
     ):
         assert (tmp_path / shot).stat().st_size > 5_000, shot
 
@@ -256,7 +268,9 @@ def test_code_intelligence_end_to_end_in_code_server(tmp_path: Path, built_vsix:
         "in the background, not shown",
         "no language server under the agent",
         "diagnostics ok: the edit's result carries VS Code's TypeScript error src/main.ts:7:14 (2322)",
+        "review ok: the rename's question opened a diff per file",
         "rename ok: rename_symbol applied VS Code's rename in both files",
     ):
         assert line in proc.stdout, proc.stdout[-3000:]
     assert (tmp_path / "vscode-code-intel.png").stat().st_size > 10_000
+    assert (tmp_path / "vscode-rename-review.png").stat().st_size > 10_000

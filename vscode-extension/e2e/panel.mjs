@@ -419,7 +419,7 @@ async function main() {
     await compaction.waitFor({ timeout: 30000 });
     await chat.locator("#progress").waitFor({ state: "hidden" });
     const head = (await compaction.locator("summary").innerText()).trim();
-    if (!/^Conversation compressed: [\d,]+ → [\d,]+ tokens$/.test(head)) throw new Error(`the compaction reads ${JSON.stringify(head)}`);
+    if (!/^Compressed: [\d,]+ → [\d,]+ tokens$/.test(head)) throw new Error(`the compaction reads ${JSON.stringify(head)}`);
     if (await compaction.locator(".compaction-body").isVisible()) throw new Error("the summary is open before the user opens it");
     await compaction.locator("summary").click();
     await compaction.locator(".compaction-body", { hasText: COMPACT_SUMMARY }).waitFor();
@@ -463,6 +463,7 @@ async function main() {
     if (width > 300 || over.length > 0) throw new Error(`the panel is ${width} px wide; past its edge: ${over.slice(0, 5).join(", ")}`);
     log(`width ok: everything fits the ${width} px panel`);
     if (shots) {
+      await chat.locator("#transcript").evaluate((t) => (t.scrollTop = t.scrollHeight)); // the edit turn in view
       for (const [theme, name] of [
         ["Dark Modern", "dark"],
         ["Dark High Contrast", "high-contrast"],

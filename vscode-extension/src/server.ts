@@ -40,8 +40,9 @@ const agentCapabilities: StaticFeature = {
   fillClientCapabilities(capabilities) {
     capabilities.experimental = {
       ...(capabilities.experimental ?? {}),
-      // compaction: the panel draws compaction_update as its own item (docs/protocol.md).
-      agent: { permissionRequests: true, elicitation: true, compaction: true, codeIntel: codeIntelCapability() },
+      // compaction: the panel draws compaction_update as its own item; subagents: it nests a subagent's own updates
+      // under the invoke_agent call (docs/protocol.md).
+      agent: { permissionRequests: true, elicitation: true, compaction: true, subagents: true, codeIntel: codeIntelCapability() },
     };
     // The panel and the status bar item show a turn's progress; the server's work-done progress would add a second
     // status bar entry ("Agent: <prompt>: Writing the answer…"), so it is not asked for.

@@ -99,6 +99,11 @@ class ShadowGitCheckpointer:
             cid, {"session_id": self.session_id, "call_id": call.call_id, "before": before, "after": after}
         )
 
+    def pending_id(self, call_id: str) -> str | None:
+        """The checkpoint taken before this call, while the call runs."""
+        pending = self._pending.get(call_id)
+        return pending[0] if pending is not None else None
+
     def list(self) -> list[CheckpointInfo]:
         """Every saved checkpoint, oldest first."""
         return self.records.list()

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 AFTER_SUFFIX = ".after"  # beside <id>.json: not a checkpoint of its own, so list() never sees it
+ROOTS_SUFFIX = ".roots"  # beside <id>.json: the other roots' checkpoints taken before the same call
 _PATH_ARGS = ("file_path", "absolute_path", "path", "notebook_path", "dir_path", "directory", "source")
 
 
@@ -69,6 +70,18 @@ class CheckpointRecords:
         """The small record of a call that ran: its call id and the commits before and after it (rewind reads
         these, never the big history records)."""
         write_atomic(self.directory / f"{checkpoint_id}{AFTER_SUFFIX}", json_bytes(after))
+
+    def write_roots(self, checkpoint_id: str, roots: Mapping[str, str]) -> None:
+        """Name each extra root's checkpoint taken before the same call (root path -> its checkpoint id), so a
+        /restore of this checkpoint can put those roots back too."""
+        write_atomic(self.directory / f"{checkpoint_id}{ROOTS_SUFFIX}", json_bytes(dict(roots)))
+
+    def roots(self, checkpoint_id: str) -> dict[str, str]:
+        """The extra roots' checkpoints linked to this one; none for a checkpoint taken with no extra root."""
+        if not _ID_RE.fullmatch(checkpoint_id):
+            return {}
+        data = _read_json(self.directory / f"{checkpoint_id}{ROOTS_SUFFIX}") or {}
+        return {k: v for k, v in data.items() if isinstance(v, str) and _ID_RE.fullmatch(v)}
 
     def afters(self, session_id: str) -> dict[str, list[dict[str, str]]]:
         """One session's calls' before/after commits, by call id, oldest first (a model may reuse an id)."""

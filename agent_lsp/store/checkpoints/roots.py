@@ -5,6 +5,7 @@ root's own state folder. A root inside the primary is already covered by the pri
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -12,7 +13,8 @@ from typing import Any
 
 from agent_lsp.core.rewind import FilePlan, FileRewind
 from agent_lsp.events import ToolCallInfo
-from agent_lsp.store.checkpoints.checkpointer import ShadowGitCheckpointer
+from agent_lsp.store.checkpoints.checkpointer import RestoredCheckpoint, ShadowGitCheckpointer
+from agent_lsp.store.checkpoints.records import CheckpointError
 from agent_lsp.store.checkpoints.rewind import CheckpointRewinder
 
 
@@ -46,13 +48,42 @@ class RootsCheckpointer:
     async def before_tool(self, call: ToolCallInfo, history: Sequence[object]) -> None:
         """Snapshot every root; the first failure is raised once all were tried (the scheduler says it)."""
         failure: Exception | None = None
-        for checkpointer in self.current():
+        current = self.current()
+        for checkpointer in current:
             try:
                 await checkpointer.before_tool(call, history)
             except Exception as exc:  # one root's git trouble must not skip the others' snapshots
                 failure = failure or exc
+        self._link(call.call_id, current[1:])
         if failure is not None:
             raise failure
+
+    def _link(self, call_id: str, extras: Sequence[ShadowGitCheckpointer]) -> None:
+        # The primary's checkpoint is the one /restore lists, so it names the other roots' checkpoints of this call.
+        primary = self.primary.pending_id(call_id)
+        linked = {str(c.project_root): cid for c in extras if (cid := c.pending_id(call_id)) is not None}
+        if primary is not None and linked:
+            self.primary.records.write_roots(primary, linked)
+
+    async def restore(self, checkpoint_id: str) -> tuple[RestoredCheckpoint, list[str]]:
+        """/restore: the primary root back to the checkpoint (its history and call are the session's), then every
+        other root to its checkpoint taken before the same call. Returns what a person is told about those roots:
+        one line per root restored or not. A primary failure raises before any other root is touched."""
+        restored = await self.primary.restore(checkpoint_id)
+        said: list[str] = []
+        for root, cid in self.primary.records.roots(checkpoint_id).items():
+            path = Path(root)
+            if not await asyncio.to_thread(path.is_dir):
+                said.append(f"`{root}` is gone, so it was not restored.")
+                continue
+            checkpointer = self._extra.setdefault(path, ShadowGitCheckpointer(path, session_id=self.primary.session_id))
+            try:
+                await checkpointer.restore(cid)
+            except CheckpointError as exc:  # the primary is already back: say which root was not, and why
+                said.append(f"`{root}` was not restored: {exc}")
+            else:
+                said.append(f"`{root}` restored too.")
+        return restored, said
 
     async def after_tool(self, call: ToolCallInfo) -> None:
         for checkpointer in self.known():

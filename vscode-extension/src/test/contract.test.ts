@@ -50,7 +50,7 @@ test("a compaction is one item from in_progress to completed, with its summary, 
   });
   assert.equal(s.items.length, 1);
   const html = renderItem(s.items[0], md);
-  assert.match(html, /^<details class="compaction status-completed"><summary>.*Conversation compressed: 6,089 → 951 tokens<\/summary>/);
+  assert.match(html, /^<details class="compaction status-completed"><summary>.*Compressed: 6,089 → 951 tokens<\/summary>/);
   assert.match(html, /<p>We fixed &lt;a&gt; bug\.<\/p>/);
   assert.ok(!/<details[^>]* open/.test(html), "closed until opened");
   assert.equal(usageText(s), "951 tokens in context · 90% of 10,000 left");

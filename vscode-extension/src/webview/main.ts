@@ -266,7 +266,7 @@ function drawButtons(next: ChatState): void {
   el("send-now").title = next.steering
     ? "Send now: the agent reads it at its next step, without stopping (Ctrl+Enter)"
     : "Send now: stop the running turn and send this (Ctrl+Enter)";
-  composer.input.placeholder = busy ? "Queue a message (Ctrl+Enter: send now)" : "Ask the agent (@ adds context)";
+  composer.input.placeholder = busy ? "Queue a message" : "Ask the agent (@ adds context)";
 }
 
 function draw(next: ChatState): void {

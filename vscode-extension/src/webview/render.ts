@@ -34,7 +34,7 @@ function renderCompaction(item: CompactionItem, md: Markdown): string {
       ? `${codicon("loading codicon-modifier-spin")}Compressing the conversation…`
       : item.status === "failed"
         ? `${codicon("error")}Compression failed${item.error ? `: ${escapeHtml(item.error)}` : ""}`
-        : `${codicon("fold")}Conversation compressed${tokens}`;
+        : `${codicon("fold")}Compressed${tokens}`;
   const body = item.summary ? md(item.summary) : `<p class="muted">No summary.</p>`;
   return (
     `<details class="compaction status-${item.status}"><summary>${head}</summary>` +
