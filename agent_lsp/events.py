@@ -171,6 +171,9 @@ class Content:
 
     text: str
     message_id: str = ""
+    # The compaction this text reports (``/compress``'s answer): a client that draws compactions as items has
+    # it there, so it is not told twice.
+    compaction_id: str = ""
     kind: Literal["content"] = "content"
 
 
@@ -263,6 +266,7 @@ class Error:
 class ChatCompressed:
     original_tokens: int
     new_tokens: int
+    compaction_id: str = ""  # the Compaction whose completion this is
     kind: Literal["chat_compressed"] = "chat_compressed"
 
 
@@ -397,6 +401,18 @@ class Stop:
     kind: Literal["stop"] = "stop"
 
 
+@dataclass(frozen=True)
+class ContextUsage:
+    """The context the next request will carry after the conversation changed outside a prompt (a rewind or its
+    undo, a fork, a model switch): ``used`` tokens (an estimate) of the model's ``size``, with the session's model
+    calls so far (``session_usage``: a rewind gives no cost back)."""
+
+    used: int
+    size: int
+    session_usage: UsageTotals | None = None
+    kind: Literal["context_usage"] = "context_usage"
+
+
 AgentEvent: TypeAlias = (
     UserMessage
     | Content
@@ -422,5 +438,6 @@ AgentEvent: TypeAlias = (
     | SessionTitle
     | ModeChanged
     | Notice
+    | ContextUsage
     | Stop
 )

@@ -194,6 +194,7 @@ async def _drive(
         stop = ev.Stop((await _run_prompt(handle, prompt, output)).stop)
     finally:
         await handle.aclose()
+        await runtime.aclose()
         from agent_lsp.runtime.code_intel import close_language_servers
 
         await close_language_servers()

@@ -7,13 +7,14 @@ running prompt) is for the adapter to map to its error code.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from agent_lsp import events as ev
     from agent_lsp.core.rewind import FilePlan
     from agent_lsp.core.session import Session
     from agent_lsp.model.base import Content
@@ -61,12 +62,17 @@ def rewind_params(params: Mapping[str, Any]) -> RewindParams:
     return RewindParams(index, flags["dryRun"], flags["undo"], flags["revertTurn"], message_id)
 
 
-async def rewind_answer(session: Session, params: RewindParams) -> dict[str, Any]:
+async def rewind_answer(
+    session: Session, params: RewindParams, announce: Callable[[ev.AgentEvent], None]
+) -> dict[str, Any]:
     """Without an index: the session's user messages. With one: what rewinding to it would do (``dry_run``) or
-    did; ``revert_turn``: only that message's turn's file changes undone. ``undo``: put back the last rewind."""
+    did; ``revert_turn``: only that message's turn's file changes undone. ``undo``: put back the last rewind.
+    A rewind and an undo ``announce`` the context the next request will carry (``ContextUsage``)."""
     rewinds, index = session.rewinds, params.index
     if params.undo:
-        return {"messageIndex": await rewinds.undo(), "undone": True}
+        undone = await rewinds.undo()
+        announce(context_usage(session))
+        return {"messageIndex": undone, "undone": True}
     if params.message_id is not None:
         index = rewinds.index_of(params.message_id)
     if index is None:
@@ -83,6 +89,7 @@ async def rewind_answer(session: Session, params: RewindParams) -> dict[str, Any
         text = rewinds.targets()[index].text
         return {"messageIndex": index, **message_id, "text": text, "dryRun": True, **_files(plan)}
     result = await rewinds.rewind(index)
+    announce(context_usage(session))
     return {
         "messageIndex": index,
         **message_id,
@@ -150,3 +157,18 @@ def copy_for_fork(source: SessionHandle, new_id: str, cwd: Path, at: ForkPoint |
             recorder.record_history(at.history)
         finally:
             recorder.close()
+
+
+def context_usage(session: Session) -> ev.ContextUsage:
+    """The context ``session``'s next request will carry (an estimate, core/context_usage.py)."""
+    from agent_lsp.core.context_usage import context_usage as estimate
+
+    return estimate(session.state, session.deps)
+
+
+def fork_usage(source: Session, fork: Session) -> ev.ContextUsage:
+    """What a fork starts with: its copied history's context, with the source's fixed part (system prompt, tools)
+    the fork has not measured yet, against its model's window."""
+    from agent_lsp.core.context_usage import fork_usage as estimate
+
+    return estimate(source.state, fork.state, fork.deps)

@@ -188,6 +188,8 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             if event.steered:  # sent into a running turn: a front end may say so where it went in
                 chunk["_meta"] = {"agent-lsp": {"steered": True}}
             return [chunk], state
+        case ev.Content(compaction_id=compaction_id) if compaction_id and state.compaction_supported:
+            return [], state  # the text reports a compaction the client draws as an item
         case ev.Content(text=text, message_id=message_id):
             return [_chunk("agent_message_chunk", text, message_id)], state
         case ev.Thought(subject=subject, description=description, message_id=message_id):
@@ -255,6 +257,14 @@ def to_updates(event: ev.AgentEvent, state: UpdateState, *, replay: bool = False
             counted = event.session_usage.requests if event.session_usage is not None else 0
             update = usage_update(used, state, event.session_usage, event.turn_usage)
             return [update], replace(state, used=used, counted=counted)
+        case ev.ContextUsage(used=used, size=size, session_usage=totals):
+            # Estimated outside a prompt (rewind, undo, fork, model switch): marked so, and the new fill and window
+            # are what the prompt's closing usage_update repeats.
+            state = replace(state, context_size=size, used=used)
+            estimate = usage_update(used, state, totals, None)
+            ours = estimate.get("_meta", {}).get("agent-lsp", {})
+            estimate["_meta"] = {"agent-lsp": {**ours, "estimated": True}}
+            return [estimate], replace(state, counted=totals.requests if totals is not None else state.counted)
         case ev.Stop(session_usage=totals) if totals is not None and totals.requests != state.counted and not replay:
             # Calls made after the prompt's last response (a /compress, a failed turn's retries) are shown too.
             update = usage_update(state.used, state, totals, event.turn_usage)

@@ -40,7 +40,7 @@ class ServerPool:
         self._closed = False
 
     def running(self) -> list[ManagedServer]:
-        return [s for s in self._servers.values() if s.alive]
+        return [s for s in self._servers.values() if s.initialized and s.alive]
 
     async def server(self, spec: ServerSpec, root: Path, child_env: ChildEnv | None = None) -> ManagedServer:
         """The live server for ``spec`` in ``root``, started (or restarted once) if need be, with the environment
@@ -48,12 +48,14 @@ class ServerPool:
         key = (root, spec.language, spec.command)
         if self._closed:
             raise CodeIntelError("the language servers are shut down")
+        # Only a server that has answered initialize is handed out: one still starting (its process alive, its
+        # capabilities not in yet) is waited for on the lock its starter holds.
         current = self._servers.get(key)
-        if current is not None and current.alive:
+        if current is not None and current.initialized and current.alive:
             return current
         async with self._locks.setdefault(key, asyncio.Lock()):
             current = self._servers.get(key)
-            if current is not None and current.alive:
+            if current is not None and current.initialized and current.alive:
                 return current
             if key in self._given_up:
                 raise CodeIntelError(self._given_up[key])

@@ -52,7 +52,8 @@ class ManagedServer:
         self.root = root
         self.env = dict(env)
         self.request_timeout = request_timeout
-        self.capabilities: dict[str, Any] = {}
+        self.capabilities: dict[str, Any] = {}  # from its initialize answer
+        self.initialized = False  # it answered initialize: only then are its capabilities known (see ServerPool)
         self._converter = default_converter()  # type: ignore[no-untyped-call]
         self._client = LanguageClient("agent-lsp", __version__)
         self._docs: dict[str, _Doc] = {}
@@ -134,15 +135,13 @@ class ManagedServer:
     async def start(self, limit_s: float) -> None:
         """Spawn and initialize; raises CodeIntelError (the process killed) when it fails or takes too long."""
         try:
-            # Its own process group: a wrapper (basedpyright's Python launcher runs node as a child) and everything
-            # it starts are stopped together, never left behind.
+            # Its own process group: a wrapper (basedpyright's launcher runs node) and all it starts stop together.
             await self._client.start_io(
                 self.spec.command, *self.spec.args, cwd=str(self.root), env=self.env, start_new_session=True
             )
         except OSError as exc:
             raise CodeIntelError(f"could not start {self.spec.name}: {exc}") from exc
-        # pygls keeps the process it spawned here; we need it to read stderr and to kill a hung server.
-        self._process = self._client._server
+        self._process = self._client._server  # pygls's; we read its stderr and kill it when hung
         if self._process is not None and self._process.stderr is not None:
             self._tasks.append(asyncio.create_task(self._drain(self._process.stderr)))
         params = types.InitializeParams(
@@ -160,6 +159,7 @@ class ManagedServer:
             raise
         self.capabilities = self._converter.unstructure(result.capabilities)
         self._client.initialized(types.InitializedParams())
+        self.initialized = True
 
     async def _drain(self, stream: asyncio.StreamReader) -> None:
         """Read stderr as it comes (an unread pipe would fill and stall the server), keeping its tail."""

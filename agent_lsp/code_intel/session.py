@@ -93,13 +93,7 @@ class PoolCodeIntel:
         if operation not in over_lsp.supported(server.capabilities):
             raise CodeIntelError(f"{server.spec.name} does not support {operation}")
         if operation in _PROJECT_WIDE:
-            # A cold server (tsserver loading its project) answers project-wide questions from the files it has
-            # read so far: its first diagnostics of the file, and the end of the work it reports, say it is done.
-            deadline = asyncio.get_running_loop().time() + PROJECT_WAIT_S
-            if not server.analysed(path):
-                await server.diagnostics(path, deadline)
-            await server.idle(deadline)
-        if operation in _PROJECT_WIDE:
+            await _project_read(server, path)
             # A question about the whole project on a cold server on a busy machine took 15-20 s here (bench).
             return await over_lsp.ask(_longer(server), operation, path, line, character, query)
         return await over_lsp.ask(server.request, operation, path, line, character, query)
@@ -112,8 +106,9 @@ class PoolCodeIntel:
             return None
         if not over_lsp.can_rename(server.capabilities):
             raise CodeIntelError(f"{server.spec.name} does not support rename")
+        await _project_read(server, path)  # a rename changes only the files a cold server has read so far
         try:
-            return await over_lsp.rename(server.request, path, line, character, new_name)
+            return await over_lsp.rename(_longer(server), path, line, character, new_name)
         except ValueError as exc:
             raise CodeIntelError(str(exc)) from exc
 
@@ -137,6 +132,15 @@ class PoolCodeIntel:
 
         found = await asyncio.gather(*(one(p) for p in served))
         return DiagnosticsReport({p: d for p, d, _ in found}, frozenset(p for p, _, ok in found if not ok))
+
+
+async def _project_read(server: ManagedServer, path: Path) -> None:
+    """A cold server (tsserver loading its project) answers project-wide questions from the files it has read so
+    far: its first diagnostics of the file, and the end of the work it reports, say it is done (bounded)."""
+    deadline = asyncio.get_running_loop().time() + PROJECT_WAIT_S
+    if not server.analysed(path):
+        await server.diagnostics(path, deadline)
+    await server.idle(deadline)
 
 
 def _longer(server: ManagedServer) -> over_lsp.Requester:

@@ -150,7 +150,8 @@ class Commands:
             if event is None:
                 say("Nothing to compress yet.")
             else:
-                say(f"Compressed the conversation from {event.original_tokens} to about {event.new_tokens} tokens.")
+                told = f"Compressed the conversation from {event.original_tokens} to about {event.new_tokens} tokens."
+                emit(ev.Content(told, compaction_id=event.compaction_id))  # not repeated where compactions are drawn
         elif name == "stats":
             u = session.usage
             provider = f"Provider: {self.ctx.provider()}\n\n" if self.ctx.provider is not None else ""

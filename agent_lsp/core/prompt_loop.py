@@ -11,6 +11,7 @@ from typing import Literal
 from agent_lsp import events as ev
 from agent_lsp.core.agent_hooks import after_agent, emit_notices, model_stream
 from agent_lsp.core.compression import CompressionFailed, compress
+from agent_lsp.core.context_usage import context_usage
 from agent_lsp.core.history import estimate_tokens
 from agent_lsp.core.hook_points import HookStopped, Streamed
 from agent_lsp.core.loop_detection import LoopDetector
@@ -204,6 +205,8 @@ class PromptLoop:
             return
         if usage.prompt_tokens:
             state.last_prompt_tokens = usage.prompt_tokens
+            # The history is still the request's (the answer is added after): the rest was the fixed part.
+            state.fixed_tokens = max(0, usage.prompt_tokens - estimate_tokens(state.history.contents()))
         state.usage = state.usage + usage
 
     async def maybe_compress(self, *, force: bool = False) -> ev.ChatCompressed | None:
@@ -251,6 +254,7 @@ class PromptLoop:
         state.history.replace(result.contents)
         state.last_prompt_tokens = result.new_tokens
         self.emit(replace(compaction, status="completed", summary=result.summary, tokens_after=result.new_tokens))
-        event = ev.ChatCompressed(result.original_tokens, result.new_tokens)
+        event = ev.ChatCompressed(result.original_tokens, result.new_tokens, compaction.compaction_id)
         self.emit(event)
+        self.emit(context_usage(state, self.deps))  # the smaller context, before the next request (if any) measures it
         return event

@@ -50,6 +50,9 @@ class SessionState:
     turn_start: ev.UsageTotals | None = None  # the meter's reading when the running prompt started
     session_turns: int = 0
     last_prompt_tokens: int = 0
+    # What the last request carried besides the history (system prompt, tool declarations): its prompt tokens
+    # minus the history's estimate then, so an estimate of the next request's context does not drop by it.
+    fixed_tokens: int = 0
     title: str | None = None
     start_context: str = ""  # what SessionStart hooks added: it goes with the first prompt
 

@@ -51,8 +51,10 @@ class ConnectionOwner(Protocol):
 
     async def sample(self, server: str, params: Any) -> Any: ...
 
-    # Signs in to a server (OAuth, through the user's browser; raises SignInFailed); None: not offered.
-    sign_in: Callable[[McpServerSpec], Awaitable[None]] | None
+    @property
+    def sign_in(self) -> Callable[[McpServerSpec], Awaitable[None]] | None:
+        """Signs in to a server (OAuth, through the user's browser; raises SignInFailed); None: not offered."""
+        ...
 
     @property
     def elicitor(self) -> Elicitor | None:
@@ -80,7 +82,6 @@ class ServerConnection:
         self.prompts: list[Any] = []
         self.resources: list[Any] = []
         self.templates: list[Any] = []
-        self.tools: list[str] = []
         self.log_path: Path | None = None  # where a stdio server's stderr goes
         self.log_start = 0
         self._owner = owner
@@ -198,7 +199,7 @@ class ServerConnection:
                 self.state = "connected"
                 self.ready.set()
                 self._owner.catalog_changed(self)
-                logger.info("MCP server %r connected with %d tool(s)", self.spec.name, len(self.tools))
+                logger.info("MCP server %r connected with %d tool(s)", self.spec.name, len(listed))
                 await self._serve(session)
             except Exception as exc:
                 # Report now: leaving the transport can take seconds (a stdio server gets time to exit).
@@ -301,3 +302,19 @@ def failure_reason(exc: BaseException, connect_timeout_s: float | None = None) -
         return f"no answer within {connect_timeout_s:g} s"
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0]
+
+
+def failure_message(srv: ServerConnection, reason: str) -> str:
+    """Mark ``srv`` failed and say so for a person: what ended, the server's last words, where its log is."""
+    was_connected = srv.state == "connected"
+    srv.state = f"failed: {reason}"
+    if was_connected:
+        message = f"MCP server '{srv.spec.name}' disconnected: {reason}. Its tools are no longer available."
+    else:
+        message = f"MCP server '{srv.spec.name}' failed to start: {reason}"
+    said = srv.last_words()
+    if said:
+        message += f"; it said: {said}"
+    if srv.log_path is not None:
+        message += f" (server log: {srv.log_path})"
+    return message

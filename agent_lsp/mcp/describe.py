@@ -12,9 +12,9 @@ if TYPE_CHECKING:
 _LISTED = 12  # names shown per kind before "and N more"
 
 
-def server_summary(srv: ServerConnection) -> dict[str, Any]:
+def server_summary(srv: ServerConnection, tools: list[str]) -> dict[str, Any]:
     """One server as JSON: ``state`` is connecting, connected, failed or disconnected; ``reason`` says why it
-    failed; what it offers is listed only while it is connected."""
+    failed; what it offers (``tools``: the registry names it gave this session) is listed only while connected."""
     state, _sep, reason = srv.state.partition(": ")
     out: dict[str, Any] = {"name": srv.spec.name, "transport": srv.spec.transport or "?", "state": state}
     if reason:
@@ -22,7 +22,7 @@ def server_summary(srv: ServerConnection) -> dict[str, Any]:
     if srv.log_path is not None:
         out["log"] = str(srv.log_path)
     connected = state == "connected"
-    out["tools"] = list(srv.tools) if connected else []
+    out["tools"] = list(tools) if connected else []
     out["prompts"] = [_named(p.name, p.description) for p in srv.prompts] if connected else []
     out["resources"] = [
         {**_named(str(r.title or r.name or r.uri), r.description), "mention": f"{srv.spec.name}:{r.uri}"}
@@ -40,7 +40,7 @@ def _named(name: Any, description: Any) -> dict[str, str]:
 
 
 def describe_servers(manager: McpManager) -> str:
-    servers = [server_summary(srv) for srv in manager.servers()]
+    servers = [server_summary(srv, manager.tool_names(srv.spec.name)) for srv in manager.servers()]
     if not servers:
         return "No MCP servers are configured."
     lines = ["MCP servers:"]

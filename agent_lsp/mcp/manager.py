@@ -1,6 +1,7 @@
-"""McpManager: connects the configured MCP servers in the background and keeps their tools in the registry.
+"""McpManager: a session's MCP servers, leased from the process's pool, with their tools kept in its registry.
 
-Each server is one :class:`~agent_lsp.mcp.connection.ServerConnection` task. Tool calls are issued from the
+Each server is one :class:`~agent_lsp.mcp.connection.ServerConnection` task, shared through
+:class:`~agent_lsp.mcp.pool.McpPool` by every session with the same spec and roots. Tool calls are issued from the
 caller's task straight onto that live session, so calls run concurrently and are cancelled with their caller.
 """
 
@@ -15,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lsp.errors import ToolError
 from agent_lsp.events import Notice
-from agent_lsp.mcp.catalog import tell_roots_changed
 from agent_lsp.mcp.config import McpServerSpec
 from agent_lsp.mcp.connection import ServerConnection, failure_reason
 from agent_lsp.mcp.elicitation import Elicitor
+from agent_lsp.mcp.pool import McpPool, SharedServer
 from agent_lsp.mcp.registration import register_server_tools
 from agent_lsp.mcp.tool import ProgressSink
 from agent_lsp.tools.registry import ToolRegistry
@@ -34,7 +35,8 @@ _IMPORT_ALLOWANCE_S = 60.0
 
 
 class McpManager:
-    """Owns the MCP connections of one session. Implements :class:`agent_lsp.mcp.tool.McpCaller`."""
+    """One session's leases on its MCP servers. Implements :class:`agent_lsp.mcp.tool.McpCaller` and
+    :class:`agent_lsp.mcp.pool.Lease`. Without a ``pool`` it has one of its own (nothing shared)."""
 
     def __init__(
         self,
@@ -50,25 +52,31 @@ class McpManager:
         sampler: Callable[[str, Any], Awaitable[Any]] | None = None,
         sign_in: SignIn | None = None,
         elicitor: Elicitor | None = None,
+        pool: McpPool | None = None,
     ) -> None:
         self.sign_in = sign_in  # OAuth through the user's browser (mcp/oauth.py's ``signer``); None: not offered
         self._roots = roots
         self._sampler = sampler
         self.elicitor = elicitor  # servers' forms go to it (ConnectionOwner)
-        self._log_dir = log_dir
+        self._pool = pool if pool is not None else McpPool(connect_timeout_s, close_timeout_s, log_dir)
         self._background: set[asyncio.Task[None]] = set()
         self._registry = registry
         self._on_notice = on_notice
         self._on_catalog_changed = on_catalog_changed
         self._connect_timeout_s = connect_timeout_s
         self._close_timeout_s = close_timeout_s
-        self._servers: dict[str, ServerConnection] = {}
+        self._specs: dict[str, McpServerSpec] = {}
         for spec in specs:
-            if spec.name in self._servers:
+            if spec.name in self._specs:
                 logger.warning("MCP server %r is configured twice; the later entry wins", spec.name)
-            self._servers[spec.name] = ServerConnection(spec, self, connect_timeout_s, log_dir)
+            self._specs[spec.name] = spec
+        self._tools: dict[str, list[str]] = {name: [] for name in self._specs}  # registry names, per server
         self._started = False
         self._closed = False
+        # This session's lease of each server; leased at once, so a server already running hands its tools over.
+        self._shared: dict[str, SharedServer] = {}
+        for name, spec in self._specs.items():
+            self._shared[name] = self._pool.lease(spec, roots() if roots is not None else None, self)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -77,8 +85,12 @@ class McpManager:
         if self._started or self._closed:
             return
         self._started = True
-        for srv in self._servers.values():
-            srv.start()
+        for shared in self._shared.values():
+            self._pool.start(shared)
+
+    @property
+    def _servers(self) -> dict[str, ServerConnection]:
+        return {name: shared.conn for name, shared in self._shared.items()}
 
     async def wait_ready(self, timeout_s: float | None = None) -> None:
         """Wait until every server has connected or failed, or ``timeout_s`` passed; never raises on timeout.
@@ -101,39 +113,30 @@ class McpManager:
 
     def status(self) -> dict[str, str]:
         """Per server: "connecting", "connected", "failed: <reason>" or "disconnected"."""
-        return {name: srv.state for name, srv in self._servers.items()}
+        return {name: self._state(srv) for name, srv in self._servers.items()}
+
+    def _state(self, srv: ServerConnection) -> str:
+        # A closed session's servers are disconnected for it, whatever other sessions still do with them.
+        return "disconnected" if self._closed and not srv.state.startswith("failed") else srv.state
 
     def tool_names(self, server: str) -> list[str]:
-        """The registry names of the tools a connected server currently contributes."""
-        srv = self._servers.get(server)
-        return list(srv.tools) if srv else []
+        """The registry names of the tools a connected server currently contributes to this session."""
+        return list(self._tools.get(server, ()))
 
     async def aclose(self) -> None:
-        """Close every session and stop every stdio server. Safe to call more than once."""
+        """Release every lease (a server no other session holds stops). Safe to call more than once."""
+        if self._closed:
+            return
         self._closed = True
-        tasks: list[asyncio.Task[None]] = []
-        for srv in self._servers.values():
-            task = srv.task
-            if task is None or task.done():
-                continue
-            srv.stop()
-            tasks.append(task)
+        for task in list(self._background):
+            task.cancel()
+        leases, self._shared = self._shared, {}
         try:
-            if tasks:
-                _done, pending = await asyncio.wait(tasks, timeout=self._close_timeout_s)
-                for task in pending:
-                    logger.warning("MCP server task %s did not stop in time; cancelling it", task.get_name())
-                    task.cancel()
-                if pending:
-                    await asyncio.wait(pending, timeout=self._close_timeout_s)
+            await asyncio.gather(*(self._pool.release(shared, self) for shared in leases.values()))
         finally:
-            for task in tasks:
-                if not task.done():
-                    task.cancel()
-            for srv in self._servers.values():
-                self.unregister_tools(srv)
-                if not srv.state.startswith("failed"):
-                    srv.state = "disconnected"
+            self._shared = leases  # kept to describe them (as disconnected); the pool has forgotten this lease
+            for name in self._specs:
+                self._drop_tools(name)
 
     # -- prompts and resources ------------------------------------------------------------------------------
 
@@ -146,25 +149,15 @@ class McpManager:
         return [(name, r) for name, srv in self._servers.items() if srv.state == "connected" for r in srv.resources]
 
     async def restart(self, names: Sequence[str] = ()) -> list[str]:
-        """Stop the named servers (all when none are named) and connect them again, waiting until each has
-        connected or failed; returns the names that are not configured."""
-        unknown = [n for n in names if n not in self._servers]
-        chosen = [self._servers[n] for n in names if n in self._servers] if names else list(self._servers.values())
+        """Stop the named servers (all when none are named) and connect them again, for every session that
+        shares them, waiting until each has connected or failed; returns the names that are not configured."""
+        unknown = [n for n in names if n not in self._shared]
+        chosen = [self._shared[n] for n in names if n in self._shared] if names else list(self._shared.values())
         if self._closed or not chosen:
             return unknown
-        for old in chosen:
-            old.stop()
-        await asyncio.wait([t for t in (old.task for old in chosen) if t is not None], timeout=self._close_timeout_s)
-        fresh = []
-        for old in chosen:
-            if old.task is not None and not old.task.done():
-                old.task.cancel()
-            self.unregister_tools(old)
-            srv = ServerConnection(old.spec, self, self._connect_timeout_s, self._log_dir)
-            self._servers[old.spec.name] = srv
-            srv.start()
-            fresh.append(srv)
-        self.catalog_changed(fresh[0])
+        await asyncio.gather(*(self._pool.restart(shared) for shared in chosen))
+        for shared in chosen:
+            shared.catalog_changed(shared.conn)
         await self.wait_ready()
         return unknown
 
@@ -191,9 +184,11 @@ class McpManager:
         self, server: str, tool: str, args: dict[str, Any], timeout_s: float, on_progress: ProgressSink | None = None
     ) -> Any:
         """Call ``tool`` on ``server``'s live session; every failure is a ToolError the model can read."""
-        srv = self._servers.get(server)
-        if srv is None:
+        shared = self._shared.get(server)
+        if shared is None:
             raise ToolError(f"MCP server '{server}' is not configured", "mcp_server_unavailable")
+        srv = shared.conn
+        shared.touch(self)  # what the server asks during this call (sampling, a form) comes to this session
         session = srv.session
         if session is None or srv.state != "connected":
             raise ToolError(
@@ -226,18 +221,24 @@ class McpManager:
 
     # -- what connections report (ConnectionOwner) ------------------------------------------------------------
 
+    # -- what the shared connection reports (Lease) -------------------------------------------------------------
+
     def register_tools(self, srv: ServerConnection, listed: list[Any]) -> None:
-        skipped = register_server_tools(self._registry, srv.spec, listed, self, srv.tools)
+        if self._closed:
+            return
+        self._drop_tools(srv.spec.name)
+        skipped = register_server_tools(self._registry, srv.spec, listed, self, self._tools[srv.spec.name])
         if skipped:
-            self._notice("warning", f"MCP server '{srv.spec.name}': skipped tool(s) {', '.join(skipped)}")
+            self.notice("warning", f"MCP server '{srv.spec.name}': skipped tool(s) {', '.join(skipped)}")
 
     def unregister_tools(self, srv: ServerConnection) -> None:
-        if srv.tools:
-            self._registry.unregister_server(srv.spec.name)
-            srv.tools.clear()
+        self._drop_tools(srv.spec.name)
 
-    def roots(self) -> Sequence[Path] | None:
-        return self._roots() if self._roots is not None else None
+    def _drop_tools(self, name: str) -> None:
+        tools = self._tools.get(name)
+        if tools:
+            self._registry.unregister_server(name)
+            tools.clear()
 
     @property
     def samples(self) -> bool:
@@ -248,13 +249,18 @@ class McpManager:
         return await self._sampler(server, params)
 
     def roots_changed(self) -> None:
-        """The workspace folders changed: tell every connected server (``notifications/roots/list_changed``)."""
-        for srv in self._servers.values():
-            session = srv.session
-            if session is not None and srv.state == "connected" and self._roots is not None:
-                task = asyncio.get_running_loop().create_task(tell_roots_changed(srv.spec.name, session))
-                self._background.add(task)
-                task.add_done_callback(self._background.discard)
+        """The workspace folders changed. Roots are part of a server's key: a server this session has to itself
+        is told (``notifications/roots/list_changed``); a shared one is left for the server with these roots."""
+        if self._roots is None or self._closed:
+            return
+        task = asyncio.get_running_loop().create_task(self._follow_roots(tuple(self._roots())))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _follow_roots(self, roots: tuple[Path, ...]) -> None:
+        for name, old in list(self._shared.items()):
+            if not self._closed:
+                self._shared[name] = await self._pool.follow_roots(old, roots, self)
 
     def catalog_changed(self, srv: ServerConnection) -> None:
         if self._on_catalog_changed is not None:
@@ -263,22 +269,9 @@ class McpManager:
             except Exception:
                 logger.exception("the MCP catalog callback raised")
 
-    def report_failure(self, srv: ServerConnection, reason: str) -> None:
-        was_connected = srv.state == "connected"
-        srv.state = f"failed: {reason}"
-        if was_connected:
-            message = f"MCP server '{srv.spec.name}' disconnected: {reason}. Its tools are no longer available."
-        else:
-            message = f"MCP server '{srv.spec.name}' failed to start: {reason}"
-        said = srv.last_words()
-        if said:
-            message += f"; it said: {said}"
-        if srv.log_path is not None:
-            message += f" (server log: {srv.log_path})"
-        logger.warning("%s", message)
-        self._notice("warning", message)
-
-    def _notice(self, level: Any, message: str) -> None:
+    def notice(self, level: Any, message: str) -> None:
+        if self._closed:
+            return
         try:
             self._on_notice(Notice(level, message))
         except Exception:

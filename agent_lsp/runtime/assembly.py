@@ -26,6 +26,7 @@ from agent_lsp.workspace.filesystem import LocalFileSystem
 if TYPE_CHECKING:
     from agent_lsp.config.settings import Settings
     from agent_lsp.extensions.manifest import Manifest
+    from agent_lsp.mcp.pool import McpPool
     from agent_lsp.mcp.prompt_commands import McpPromptCommands
     from agent_lsp.mcp.resource_mentions import McpResourceMentions
     from agent_lsp.runtime.opening import FirstStep
@@ -33,7 +34,11 @@ if TYPE_CHECKING:
 
 
 def assemble(
-    first: FirstStep, opts: RuntimeOptions, temp_dir: Path, loop: asyncio.AbstractEventLoop | None = None
+    first: FirstStep,
+    opts: RuntimeOptions,
+    temp_dir: Path,
+    loop: asyncio.AbstractEventLoop | None = None,
+    pool: McpPool | None = None,  # the runtime's MCP servers; None: this session's own
 ) -> SessionHandle:
     """The session and everything it owns; problems along the way become the handle's first notices."""
     setup, cwd, notices = first.setup, first.cwd, first.notices
@@ -106,7 +111,7 @@ def assemble(
     recording = build_recording(
         session_id, record=setup.record, primary=workspace.primary, cwd=cwd, telemetry=s.telemetry
     )
-    external = _external(setup, opts, trusted, s, extensions, tools, notices)
+    external = _external(setup, opts, trusted, s, extensions, tools, notices, pool)
     hooks = build_hooks(
         s.hooks,
         s.hooks_config,
@@ -201,6 +206,7 @@ def _external(
     extensions: list[Manifest],
     tools: SessionTools,
     notices: list[ev.Notice],
+    pool: McpPool | None,
 ) -> ExternalTools:
     allowed = opts.allowed_mcp_server_names
     specs = mcp_server_specs(
@@ -214,4 +220,4 @@ def _external(
         inherit=tools.ctx.child_env,
     )
     found, call = s.tools.discovery_command, s.tools.call_command
-    return ExternalTools(tools.registry, tools.ctx, specs, (found, call) if found and call else None)
+    return ExternalTools(tools.registry, tools.ctx, specs, (found, call) if found and call else None, pool)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from agent_lsp.mcp.config import McpServerSpec
     from agent_lsp.mcp.elicitation import Elicitor
     from agent_lsp.mcp.manager import McpManager
+    from agent_lsp.mcp.pool import McpPool
     from agent_lsp.tools.context import ToolContext
     from agent_lsp.tools.registry import ToolRegistry
 
@@ -73,8 +74,10 @@ class ExternalTools:
         ctx: ToolContext,
         specs: Sequence[McpServerSpec],
         discovery: tuple[str, str] | None = None,  # tools.discoveryCommand, tools.callCommand
+        pool: McpPool | None = None,  # the runtime's shared MCP servers; None: this session's own
     ) -> None:
         self.registry, self.ctx, self.specs, self.discovery = registry, ctx, list(specs), discovery
+        self.pool = pool
         self._mcp: McpManager | None = None
         self._discover: asyncio.Task[None] | None = None
         self._notify: Notify = lambda _notice: None
@@ -112,6 +115,7 @@ class ExternalTools:
                 # The front end's way to open the sign-in page, else the user's browser; the address is a notice too.
                 sign_in=signer(lambda text: notify(ev.Notice("info", text)), open_url or open_in_browser),
                 elicitor=elicitor,
+                pool=self.pool,
             )
             self._mcp.start()
         if self.discovery is not None:

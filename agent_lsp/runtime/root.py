@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_lsp import events as ev
+    from agent_lsp.mcp.pool import McpPool
     from agent_lsp.model.base import ModelClient
     from agent_lsp.model.provider import ProviderChoice
     from agent_lsp.model.router import ModelRouter
@@ -29,11 +30,32 @@ if TYPE_CHECKING:
 class Runtime:
     """The composition root: every adapter and the headless command line create sessions only through here."""
 
-    def __init__(self, options: RuntimeOptions | None = None, *, tasks: TaskSupervisor | None = None) -> None:
+    def __init__(
+        self,
+        options: RuntimeOptions | None = None,
+        *,
+        tasks: TaskSupervisor | None = None,
+        mcp_pool: McpPool | None = None,  # an earlier runtime's of this connection (re-authenticated): still shared
+    ) -> None:
         self.options = options or RuntimeOptions()
         self._clients = ModelClients(self.options)
         # The connection's background tasks (the adapter's, passed in), else this runtime's own (headless).
         self.tasks = tasks if tasks is not None else TaskSupervisor("runtime")
+        self._mcp_pool = mcp_pool  # else made with the first session (its import is the session's cost)
+
+    @property
+    def mcp_pool(self) -> McpPool:
+        """The MCP servers this runtime's sessions lease (one per spec and roots); see mcp/pool.py."""
+        if self._mcp_pool is None:
+            from agent_lsp.mcp.pool import McpPool
+
+            self._mcp_pool = McpPool()
+        return self._mcp_pool
+
+    async def aclose(self) -> None:
+        """Stop the MCP servers still leased (each session's close releases its own; this is what is left)."""
+        if self._mcp_pool is not None:
+            await self._mcp_pool.aclose()
 
     def model_client(self, env: Mapping[str, str] | None = None, choice: ProviderChoice | None = None) -> ModelClient:
         """The process's client for these credentials (the replay model when scripted); see ModelClients."""
@@ -166,7 +188,8 @@ class Runtime:
         return base, router, model_name, router.client()
 
     async def _second_step(self, first: FirstStep) -> SessionHandle:
-        handle = await asyncio.to_thread(self._build, first, asyncio.get_running_loop())
+        pool = self.mcp_pool  # on the loop: sessions built side by side in threads share the one pool
+        handle = await asyncio.to_thread(self._build, first, asyncio.get_running_loop(), pool)
         handle.tasks = self.tasks
         handle.start()
         # Load the model client while the user types: see GeminiClient.warm. The replay model has nothing to
@@ -177,14 +200,14 @@ class Runtime:
         await handle.start_hooks("resume" if first.setup.history else "startup")
         return handle
 
-    def _build(self, first: FirstStep, loop: asyncio.AbstractEventLoop) -> SessionHandle:
+    def _build(self, first: FirstStep, loop: asyncio.AbstractEventLoop, pool: McpPool) -> SessionHandle:
         # Imported here, in the background: tools, memory and the core are what the first step leaves out.
         from agent_lsp.runtime.assembly import assemble
         from agent_lsp.runtime.temp import new_temp_dir, remove_temp_dir
 
         temp_dir = new_temp_dir()
         try:
-            return assemble(first, self.options, temp_dir, loop)
+            return assemble(first, self.options, temp_dir, loop, pool)
         except BaseException:
             remove_temp_dir(temp_dir)  # a session that never existed leaves no scratch folder behind
             raise

@@ -23,6 +23,7 @@ M.INLINE = "Review inline (hunk by hunk)"
 ---@field label string
 ---@field option agent_lsp.PermissionOption?
 ---@field review table? The diff content to review
+---@field reviews table[]? Every file's diff, when the question is about several files (a rename)
 ---@field inline boolean? Review it in the file's buffer, hunk by hunk
 
 ---Questions waiting for an answer, by session id: each function dismisses its question (as cancelled).
@@ -56,12 +57,16 @@ end
 ---@param tool_call table
 ---@return { path: string, oldText: string?, newText: string }?
 function M.diff_of(tool_call)
-  for _, item in ipairs(tool_call.content or {}) do
-    if item.type == "diff" then
-      return item
-    end
-  end
-  return nil
+  return M.diffs_of(tool_call)[1]
+end
+
+---Every diff a tool call proposes: one per file (a rename asks once for all the files it changes).
+---@param tool_call table
+---@return { path: string, oldText: string?, newText: string }[]
+function M.diffs_of(tool_call)
+  return vim.tbl_filter(function(item)
+    return item.type == "diff"
+  end, tool_call.content or {})
 end
 
 ---The question's one-line prompt: who asks (the session's agent, or a subagent it runs, whose call carries
@@ -120,8 +125,11 @@ function M.ask(params, done)
   end
 
   local choices = {} ---@type agent_lsp.Choice[]
-  local diff = M.diff_of(params.toolCall)
-  if diff then
+  local diffs = M.diffs_of(params.toolCall)
+  local diff = #diffs == 1 and diffs[1] or nil
+  if #diffs > 1 then
+    choices[1] = { label = M.REVIEW, reviews = diffs } -- answered as a whole: no hunk-by-hunk choice
+  elseif diff then
     choices[1] = { label = M.REVIEW, review = diff }
     if type(diff.oldText) == "string" then
       choices[2] = { label = M.INLINE, review = diff, inline = true }
@@ -144,6 +152,22 @@ function M.ask(params, done)
     }, function(choice)
       if not choice then
         return finish(M.selected(nil))
+      end
+      if choice.reviews then
+        review_handle = require("agent_lsp.multi_diff").review(
+          { diffs = choice.reviews, title = params.toolCall.title },
+          function(decision)
+            review_handle = nil
+            if decision == "accept" then
+              finish(M.selected(M.option_of_kind(params.options, { "allow_once", "allow_always" })))
+            elseif decision == "reject" then
+              finish(M.selected(M.option_of_kind(params.options, { "reject_once", "reject_always" })))
+            else
+              vim.schedule(menu) -- closed without a decision: ask again
+            end
+          end
+        )
+        return
       end
       if not choice.review then
         return finish(M.selected(choice.option))

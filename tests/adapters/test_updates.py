@@ -157,3 +157,27 @@ def test_usage_updates_carry_the_session_and_the_turn_and_a_childs_leave_the_par
     more = ev.UsageTotals((ev.ModelUsage("gemini-2.5-pro", 4, ev.Usage(400, 40, 0, 0, 440), 0.0009),))
     [closing], _ = to_updates(ev.Stop("end_turn", None, more, turn), after)
     assert closing["used"] == 110 and closing["_meta"]["agent-lsp"]["session"]["requests"] == 4
+
+
+def test_compress_report_is_text_only_where_compactions_are_not_drawn() -> None:
+    """/compress's words: dropped for a client that draws the compaction item, kept for one that does not and for
+    the terminal (headless prints every Content)."""
+    from agent_lsp.render import render
+
+    told = ev.Content("Compressed the conversation from 6000 to about 900 tokens.", "m1", compaction_id="c1")
+    assert to_updates(told, UpdateState(compaction_supported=True))[0] == []
+    [chunk], _ = to_updates(told, UpdateState())
+    assert chunk["content"]["text"] == told.text and chunk["messageId"] == "m1"
+    assert render(told) == told.text
+
+
+def test_context_usage_is_an_estimated_usage_update() -> None:
+    totals = ev.UsageTotals((ev.ModelUsage("gemini-2.5-pro", 2, ev.Usage(9000, 20), 0.5),))
+    [update], state = to_updates(ev.ContextUsage(4000, 2_097_152, totals), UpdateState())
+    validate("SessionNotification", {"sessionId": "s", "update": update})
+    assert (update["used"], update["size"], update["cost"]["amount"]) == (4000, 2_097_152, 0.5)
+    assert update["_meta"]["agent-lsp"]["estimated"] is True and "turn" not in update["_meta"]["agent-lsp"]
+    # The prompt's closing usage_update (calls after the last response) reports against the new fill and window.
+    later = ev.UsageTotals((ev.ModelUsage("gemini-2.5-pro", 3, ev.Usage(9100, 25), 0.6),))
+    [closing], _ = to_updates(ev.Stop("end_turn", session_usage=later), state)
+    assert (closing["used"], closing["size"]) == (4000, 2_097_152)

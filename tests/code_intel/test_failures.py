@@ -148,3 +148,30 @@ async def test_lsp_servers_come_from_user_settings_only(tmp_path: Path) -> None:
     merged = load_settings([root], trusted=True).settings
     assert "python" in merged.lsp_servers  # the workspace said it…
     assert read_user_settings().lsp_servers == {}  # …and the servers are read from user settings alone
+
+
+async def test_a_question_while_the_server_initializes_waits_for_its_capabilities(tmp_path: Path) -> None:
+    """The flake seen under load ("… does not support goToImplementation"): a question asked while another one's
+    server was still initializing got the server before its initialize answer, so with no capabilities yet."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    source = root / "a.py"
+    source.write_text("class A: ...\n")
+    script = Path(__file__).with_name("slow_start_server.py")
+    slow = ServerSpec("python", sys.executable, (str(script), str(root)), ("*.py",), operations=("goToImplementation",))
+    pool = ServerPool(os.environ)
+    intel = intel_over(pool, slow, root)
+    try:
+        first = asyncio.create_task(intel.ask("goToImplementation", source, 1, 7, ""))
+        while True:  # until it is spawned, and waiting for its initialize answer
+            if (root / "initialize-seen").exists():
+                break
+            await asyncio.sleep(0.02)
+        second = asyncio.create_task(intel.ask("goToImplementation", source, 1, 7, ""))
+        await asyncio.sleep(0)  # the second question reaches the pool while the server is initializing
+        (root / "gate").write_text("")
+        for answer in await asyncio.gather(first, second):
+            assert answer is not None and [loc.path for loc in answer.locations] == [source]
+        assert len(pool.running()) == 1
+    finally:
+        await pool.aclose()

@@ -248,6 +248,7 @@ SCENARIOS: dict[str, Scenario] = {
         {"stats.py": STATS},
     ),
     "health": Scenario([]),
+    "permission_rename": Scenario([]),
     "inline_partial": Scenario(
         [
             call_line("write_file", {"file_path": "stats.py", "content": TWO_PROPOSED}),
@@ -297,6 +298,17 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "code_intel": Scenario([], CODE_INTEL_FILES, env=PYRIGHT),
     "code_intel_encoding": Scenario([], CODE_INTEL_FILES),
+    "rename_review": Scenario(
+        [
+            call_with_id(
+                "rename", "rename_symbol", {"file_path": "shapes.py", "line": 4, "character": 5, "new_name": "surface"}
+            ),
+            text_line("Renamed."),
+        ],
+        CODE_INTEL_FILES,
+        env=PYRIGHT,
+        gemini=True,
+    ),
     "code_intel_agent": Scenario(
         CODE_INTEL_AGENT_SCRIPT,
         {**CODE_INTEL_FILES, "old.py": "# top\nx = undefined_old_name\n"},

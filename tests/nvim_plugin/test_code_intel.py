@@ -57,3 +57,12 @@ def test_the_agents_lsp_tool_and_edit_diagnostics_come_from_neovims_language_ser
     assert "Nothing was known about old.py before the edit: older problems may be listed too." in answers["old"]
     declared = json.dumps(result.model_requests()[0].get("tools", []))
     assert "the editor's language features" in declared
+
+
+@pytest.mark.nvim_spec("rename_review")
+def test_a_rename_in_the_default_mode_is_reviewed_file_by_file_then_applied(nvim_specs: SpecPool) -> None:
+    _need(PYRIGHT)
+    result = nvim_specs.result("rename_review")
+    result.check()
+    assert "def surface(width: int" in (result.project / "shapes.py").read_text()
+    assert "return surface(2, 3) + surface(4, 5)" in (result.project / "main.py").read_text()

@@ -32,6 +32,11 @@ def test_edited_proposal_is_sent_as_modified_content(nvim_specs: SpecPool) -> No
     nvim_specs.result("permission_edit").check()
 
 
+@pytest.mark.nvim_spec("permission_rename")
+def test_a_change_to_several_files_shows_every_files_hunks_in_the_review(nvim_specs: SpecPool) -> None:
+    nvim_specs.result("permission_rename").check()
+
+
 @pytest.mark.nvim_spec("cancel_permission")
 def test_cancel_while_reviewing_closes_the_diff_tab(nvim_specs: SpecPool) -> None:
     result = nvim_specs.result("cancel_permission")

@@ -268,7 +268,9 @@ def test_code_intelligence_end_to_end_in_code_server(tmp_path: Path, built_vsix:
         "in the background, not shown",
         "no language server under the agent",
         "diagnostics ok: the edit's result carries VS Code's TypeScript error src/main.ts:7:14 (2322)",
+        "review ok: the rename's question opened a diff per file",
         "rename ok: rename_symbol applied VS Code's rename in both files",
     ):
         assert line in proc.stdout, proc.stdout[-3000:]
     assert (tmp_path / "vscode-code-intel.png").stat().st_size > 10_000
+    assert (tmp_path / "vscode-rename-review.png").stat().st_size > 10_000

@@ -296,8 +296,29 @@ async function main() {
       log("screenshot: vscode-code-intel.png");
     }
 
-    // --- Rename: the editor's rename provider's edit, applied -------------------------------------------------------
+    // --- Rename: the editor's rename provider's edit, reviewed (every file's diff) and applied ----------------------
+    // In the default mode the rename asks once, with a diff per file: Review diff shows both files before Accept.
+    await chat.locator("#mode").selectOption("default");
     await send("Rename area to surface");
+    const card = chat.locator(".permission", { hasText: "change 2 files" });
+    await card.waitFor({ timeout: 60000 });
+    await card.locator(".review").click();
+    for (const name of ["shapes.ts", "main.ts"]) {
+      await page.locator(".tab", { hasText: `${name} ↔ agent's proposed edit` }).first().waitFor();
+    }
+    const reviewTabs = (await page.locator(".tab").allInnerTexts()).filter((t) => t.includes("agent's proposed edit"));
+    if (reviewTabs.length !== 2 || !reviewTabs.some((t) => t.includes("(1 of 2)")) || !reviewTabs.some((t) => t.includes("(2 of 2)"))) {
+      throw new Error(`the review tabs are ${JSON.stringify(reviewTabs)}`);
+    }
+    log(`review ok: the rename's question opened a diff per file: ${reviewTabs.map((t) => t.trim()).join(" | ")}`);
+    // The diff in front (main.ts, the last opened) shows the renamed calls.
+    await page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: "surface(2, 3)" }).first().waitFor();
+    if (shots) {
+      await page.screenshot({ path: path.join(shots, "vscode-rename-review.png") });
+      log("screenshot: vscode-rename-review.png");
+    }
+    await page.locator('.editor-actions [aria-label^="Accept Proposal"]').first().click();
+    await waitFor("the review tabs to close", async () => (await page.locator(".tab", { hasText: "agent's proposed edit" }).count()) === 0, 20000);
     await chat.locator(".msg.agent", { hasText: "Renamed area to surface." }).waitFor({ timeout: 60000 });
     await chat.locator("#progress").waitFor({ state: "hidden" });
     const read = (rel) => fs.readFileSync(path.join(ws, rel), "utf8");

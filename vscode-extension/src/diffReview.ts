@@ -1,7 +1,7 @@
 // Diff review of a proposed edit: the file beside an editable proposal, with Accept / Reject answering the question.
 
 import type { Host } from "./host";
-import { diffOf, type PermissionBroker } from "./permissions";
+import { diffsOf, type PermissionBroker } from "./permissions";
 
 export const PROPOSAL_SCHEME = "agent-proposal";
 
@@ -34,13 +34,20 @@ export class ProposalStore {
   }
 }
 
-export interface Review {
-  requestId: string;
+/** One file of a review: the file beside its proposal. */
+export interface ReviewFile {
   filePath: string;
   proposalPath: string;
   proposalUri: string;
   originalUri: string;
   proposed: string;
+  title: string;
+}
+
+/** The review of one question: a file for each diff it carries (a rename changes several, all answered at once). */
+export interface Review {
+  requestId: string;
+  files: ReviewFile[];
 }
 
 export function baseName(filePath: string): string {
@@ -48,10 +55,17 @@ export function baseName(filePath: string): string {
   return parts[parts.length - 1] || "proposal";
 }
 
-/** The URI path of a proposal: `/<requestId>/<file name>` (the name keeps the language mode right). */
-export function proposalPath(requestId: string, filePath: string, side: "proposed" | "original" = "proposed"): string {
+/** The URI path of a proposal: `/<requestId>/<file name>` (the name keeps the language mode right); the file's
+ * index in a question with several (`/<requestId>/<index>/<file name>`) keeps two files of one name apart. */
+export function proposalPath(
+  requestId: string,
+  filePath: string,
+  side: "proposed" | "original" = "proposed",
+  index?: number,
+): string {
   const name = baseName(filePath);
-  return side === "proposed" ? `/${requestId}/${name}` : `/${requestId}/original/${name}`;
+  const dir = index === undefined ? `/${requestId}` : `/${requestId}/${index}`;
+  return side === "proposed" ? `${dir}/${name}` : `${dir}/original/${name}`;
 }
 
 export function proposalUri(path: string): string {
@@ -79,37 +93,41 @@ export class DiffReview {
     broker.onSettled((requestId) => void this.close(requestId));
   }
 
-  /** Opens the diff for a pending question that carries a diff; false when there is none. */
+  /** Opens the diff of every file a pending question carries, one diff editor each in order (the last one in
+   * front); false when it carries none. */
   async open(requestId: string): Promise<boolean> {
     const params = this.broker.get(requestId);
-    const diff = params === undefined ? undefined : diffOf(params);
-    if (diff === undefined) {
+    const diffs = params === undefined ? [] : diffsOf(params);
+    if (diffs.length === 0) {
       return false;
     }
     let review = this.reviews.get(requestId);
     if (review === undefined) {
-      const path = proposalPath(requestId, diff.path);
-      let originalUri = this.host.fileUri(diff.path);
-      if (diff.oldText === null) {
-        const emptyPath = proposalPath(requestId, diff.path, "original");
-        this.store.write(emptyPath, "");
-        originalUri = proposalUri(emptyPath);
-      }
-      this.store.write(path, diff.newText);
-      review = {
-        requestId,
-        filePath: diff.path,
-        proposalPath: path,
-        proposalUri: proposalUri(path),
-        originalUri,
-        proposed: diff.newText,
-      };
+      const several = diffs.length > 1;
+      const files = diffs.map((diff, i) => {
+        const index = several ? i + 1 : undefined;
+        const path = proposalPath(requestId, diff.path, "proposed", index);
+        let originalUri = this.host.fileUri(diff.path);
+        if (diff.oldText === null) {
+          const emptyPath = proposalPath(requestId, diff.path, "original", index);
+          this.store.write(emptyPath, "");
+          originalUri = proposalUri(emptyPath);
+        }
+        this.store.write(path, diff.newText);
+        const verb = diff.oldText === null ? "new file" : "proposed edit";
+        const count = several ? ` (${i + 1} of ${diffs.length})` : "";
+        const title = `${baseName(diff.path)} ↔ agent's ${verb}${count}`;
+        const proposed = diff.newText;
+        return { filePath: diff.path, proposalPath: path, proposalUri: proposalUri(path), originalUri, proposed, title };
+      });
+      review = { requestId, files };
       this.reviews.set(requestId, review);
     }
     this.last = requestId;
     await this.host.setContext("agentLsp.reviewing", true);
-    const verb = diff.oldText === null ? "new file" : "proposed edit";
-    await this.host.openDiff(review.originalUri, review.proposalUri, `${baseName(diff.path)} ↔ agent's ${verb}`);
+    for (const file of review.files) {
+      await this.host.openDiff(file.originalUri, file.proposalUri, file.title);
+    }
     return true;
   }
 
@@ -118,7 +136,7 @@ export class DiffReview {
     const path = uri === undefined ? undefined : pathOfProposalUri(uri);
     if (path !== undefined) {
       for (const review of this.reviews.values()) {
-        if (review.proposalPath === path || path.startsWith(`/${review.requestId}/`)) {
+        if (path.startsWith(`/${review.requestId}/`)) {
           return review;
         }
       }
@@ -126,19 +144,29 @@ export class DiffReview {
     return this.last === undefined ? undefined : this.reviews.get(this.last);
   }
 
-  /** The proposal as the user left it (their unsaved edits in the diff editor included). */
-  currentText(review: Review): string {
-    return this.host.documentText(review.proposalUri) ?? this.store.read(review.proposalPath) ?? review.proposed;
+  /** A file's proposal as the user left it (their unsaved edits in the diff editor included). */
+  currentText(file: ReviewFile): string {
+    return this.host.documentText(file.proposalUri) ?? this.store.read(file.proposalPath) ?? file.proposed;
   }
 
-  /** Accept: allow once, telling the server the edited text when the user changed the proposal. */
+  /** Accept: allow once, telling the server the edited text when the user changed the proposal. The answer carries
+   * one text, so the proposals of a question about several files are accepted only as proposed. */
   async accept(uri?: string): Promise<boolean> {
     const review = this.find(uri);
     if (review === undefined) {
       return false;
     }
-    const text = this.currentText(review);
-    const modified = text === review.proposed ? undefined : text;
+    const edited = review.files.filter((f) => this.currentText(f) !== f.proposed);
+    if (review.files.length > 1 && edited.length > 0) {
+      const names = edited.map((f) => this.host.relativePath(f.filePath)).join(", ");
+      void this.host.showMessage(
+        "warning",
+        `Changes to the proposal of ${names} cannot be sent back with a change to several files: undo them to accept the agent's change as proposed, or reject it.`,
+      );
+      return false;
+    }
+    const [only] = review.files;
+    const modified = edited.length === 0 ? undefined : this.currentText(only);
     return this.broker.answerKind(review.requestId, ["allow_once", "allow_always"], modified);
   }
 
@@ -152,8 +180,9 @@ export class DiffReview {
 
   /** The proposal's text while its side-by-side review is open (with the user's edits), else undefined. */
   proposalText(requestId: string): string | undefined {
+    // Only a single file's proposal can be carried back (see accept).
     const review = this.reviews.get(requestId);
-    return review === undefined ? undefined : this.currentText(review);
+    return review === undefined || review.files.length !== 1 ? undefined : this.currentText(review.files[0]);
   }
 
   isOpen(requestId: string): boolean {
@@ -170,7 +199,9 @@ export class DiffReview {
       this.last = undefined;
     }
     // The store keeps the proposal's text: VS Code may still read or revert the document while it closes.
-    await this.host.closeEditorsOf(review.proposalUri);
+    for (const file of review.files) {
+      await this.host.closeEditorsOf(file.proposalUri);
+    }
     await this.host.setContext("agentLsp.reviewing", this.reviews.size > 0);
   }
 }

@@ -3,7 +3,7 @@
 import type { DiffReview } from "./diffReview";
 import type { Host } from "./host";
 import { anchorLine, compose, hunkKey, lineHunks, summary, type Decision, type Hunk } from "./hunks";
-import { diffOf, type PermissionBroker } from "./permissions";
+import { diffsOf, type PermissionBroker } from "./permissions";
 
 export interface InlineState {
   requestId: string;
@@ -51,7 +51,8 @@ export class InlineReview {
   }
 
   /** Opens the inline review of a pending edit and jumps to its first open hunk; false when it cannot be shown
-   * inline (a new file, or a buffer that changed since the agent read it): the side-by-side diff is the way then. */
+   * inline (a new file, a buffer that changed since the agent read it, or a change to several files, which is
+   * answered as a whole): the side-by-side diffs are the way then. */
   async open(requestId: string): Promise<boolean> {
     let state = this.reviews.get(requestId);
     if (state === undefined) {
@@ -59,7 +60,8 @@ export class InlineReview {
         return false;
       }
       const params = this.broker.get(requestId);
-      const diff = params === undefined ? undefined : diffOf(params);
+      const diffs = params === undefined ? [] : diffsOf(params);
+      const diff = diffs.length === 1 ? diffs[0] : undefined;
       if (diff === undefined || diff.oldText === null) {
         return false;
       }

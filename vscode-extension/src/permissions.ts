@@ -44,13 +44,22 @@ export function choices(options: PermissionOption[]): Choice[] {
 }
 
 export function diffOf(params: RequestPermissionParams): DiffContent | undefined {
-  return params.toolCall.content?.find((c): c is DiffContent => c.type === "diff");
+  return diffsOf(params)[0];
+}
+
+/** Every file's diff a question carries (a rename asks once for all the files it changes, one diff each). */
+export function diffsOf(params: RequestPermissionParams): DiffContent[] {
+  return (params.toolCall.content ?? []).filter((c): c is DiffContent => c.type === "diff");
 }
 
 /** One line saying what is asked, for notifications and the panel; `shown` turns a path into what a user reads. */
 export function describe(params: RequestPermissionParams, shown: (path: string) => string = (p) => p): string {
   const call = params.toolCall;
-  const diff = diffOf(params);
+  const diffs = diffsOf(params);
+  if (diffs.length > 1) {
+    return `The agent wants to change ${diffs.length} files: ${diffs.map((d) => shown(d.path)).join(", ")}`;
+  }
+  const diff = diffs[0];
   if (diff !== undefined) {
     const verb = diff.oldText === null ? "create" : "edit";
     return `The agent wants to ${verb} ${shown(diff.path)}`;

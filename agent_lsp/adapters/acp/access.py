@@ -17,6 +17,7 @@ from agent_lsp.adapters.launch import LaunchOptions
 from agent_lsp.supervisor import TaskSupervisor
 
 if TYPE_CHECKING:
+    from agent_lsp.mcp.pool import McpPool
     from agent_lsp.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ class Access:
         self._launch_env = dict(self.env)  # what ``logout`` returns to: keys ``authenticate`` took are forgotten
         self.client = handshake.ClientCapabilities()
         self._runtime: Runtime | None = None
+        self._mcp_pool: McpPool | None = None  # kept when the runtime is remade: open sessions still lease from it
         self.tasks = TaskSupervisor("acp")  # this connection's background tasks (every Runtime it builds shares it)
 
     @property
@@ -112,8 +114,15 @@ class Access:
                     env=self.env,
                 ),
                 tasks=self.tasks,
+                mcp_pool=self._mcp_pool,
             )
+            self._mcp_pool = self._runtime.mcp_pool
         return self._runtime
+
+    async def close_servers(self) -> None:
+        """Stop the MCP servers the connection's sessions left leased (each session's close releases its own)."""
+        if self._mcp_pool is not None:
+            await self._mcp_pool.aclose()
 
 
 def _usable_credentials(env: Mapping[str, str], method: str) -> tuple[str, bool]:

@@ -56,6 +56,7 @@ class AcpAgent:
     async def close_all(self) -> None:
         """End every open session (the connection is closing)."""
         await self.lifecycle.close_all()
+        await self.access.close_servers()
         await self.access.tasks.aclose()  # whatever background work is left of this connection
 
 

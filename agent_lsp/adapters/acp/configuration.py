@@ -10,6 +10,7 @@ from agent_lsp.adapters.acp.live import AcpSession, SessionTable
 from agent_lsp.adapters.acp.params import Params, require_str
 from agent_lsp.adapters.choices import MODE_OPTION, MODEL_OPTION, available_commands, config_options, mode_state
 from agent_lsp.adapters.live import Refused
+from agent_lsp.adapters.rewind import context_usage
 from agent_lsp.model.inputs import table_capabilities
 from agent_lsp.vocabulary import MODES, parse_mode
 
@@ -102,7 +103,7 @@ class SessionConfiguration:
                 handle.set_model(value.strip())
             except ValueError as exc:
                 raise RpcError.invalid_params("value", str(exc)) from exc
-            live.channel.set_context_size(handle.session.context_window)
+            live.channel.send_event(context_usage(handle.session))  # the new window, the same conversation
             await live.refresh_models(handle)
             self._send_config(live, handle)
             prompt = await self.send_inputs(live, handle)  # the new model's inputs, before the answer

@@ -30,7 +30,7 @@ class Rewinds:
             raise RpcError.of("busy", BUSY)
         try:
             handle = await opened(live)
-            return await rewind_answer(handle.session, checked)
+            return await rewind_answer(handle.session, checked, live.channel.send_event)
         except RewindError as exc:
             raise RpcError.of(exc.meaning, str(exc)) from exc
         finally:

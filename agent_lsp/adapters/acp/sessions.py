@@ -78,7 +78,14 @@ class SessionLifecycle:
         under the new id), mode, model and checkpoints; the source goes on untouched. ``messageId`` (the
         fork-at-message draft; also read from ``_meta``), else ``_meta.messageIndex``: fork from that user message
         (the conversation before it; its text comes back in ``_meta``)."""
-        from agent_lsp.adapters.rewind import BadRewindParams, copy_for_fork, fork_index, fork_point, message_id_param
+        from agent_lsp.adapters.rewind import (
+            BadRewindParams,
+            copy_for_fork,
+            fork_index,
+            fork_point,
+            fork_usage,
+            message_id_param,
+        )
         from agent_lsp.core.rewind import RewindError
         from agent_lsp.errors import AuthError
         from agent_lsp.runtime import SessionOpening
@@ -110,6 +117,8 @@ class SessionLifecycle:
             raise _auth_required(exc) from exc
         live = self._open(channel, SessionOpening.done(handle), setup)
         answer = {"sessionId": channel.id, **self._answer(live, ctx)}
+        usage = fork_usage(source.session, handle.session)  # after the answer: the client knows the fork then
+        ctx.after_response.append(lambda: channel.send_event(usage))
         if at is not None:
             ids = {"messageId": at.message_id} if at.message_id else {}
             answer["_meta"] = {**answer.get("_meta", {}), "messageIndex": at.index, "messageText": at.text, **ids}

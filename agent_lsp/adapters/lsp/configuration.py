@@ -101,6 +101,11 @@ class Configuration:
         for problem in update.problems:
             self.client.notify("window/showMessage", show_message("warning", f"Settings: {problem}"))
 
+    async def close_servers(self) -> None:
+        """Stop the MCP servers the sessions left leased (each session's close releases its own)."""
+        if self._runtime is not None:
+            await self._runtime.aclose()
+
     def runtime(self) -> Runtime:
         # Under a lock: the credentials check after ``initialized`` builds it on a worker thread while the first
         # agent/newSession, right behind, asks for it on the event loop; both must get the same one.

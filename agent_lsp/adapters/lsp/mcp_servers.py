@@ -21,7 +21,11 @@ class McpServers:
         from agent_lsp.mcp.describe import server_summary
 
         mcp = (await self.sessions.live(params).handle()).mcp
-        return {"servers": [server_summary(s) for s in mcp.servers()] if mcp is not None else []}
+        return {
+            "servers": [server_summary(s, mcp.tool_names(s.spec.name)) for s in mcp.servers()]
+            if mcp is not None
+            else []
+        }
 
     async def restart(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """``{sessionId, server?}``: that server (all when none is named) stopped and connected again; answered,

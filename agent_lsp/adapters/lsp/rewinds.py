@@ -16,6 +16,7 @@ from agent_lsp.adapters.rewind import (
     copy_for_fork,
     fork_index,
     fork_point,
+    fork_usage,
     message_id_param,
     rewind_answer,
     rewind_params,
@@ -35,7 +36,7 @@ async def rewind(sessions: Sessions, params: Mapping[str, Any]) -> dict[str, Any
         raise RequestError("busy", BUSY)
     try:
         handle = await live.handle()
-        return await rewind_answer(handle.session, checked)
+        return await rewind_answer(handle.session, checked, lambda event: sessions.announce(live, event))
     except RewindError as exc:
         raise RequestError(exc.meaning, str(exc)) from exc
     finally:
@@ -67,6 +68,8 @@ async def fork(sessions: Sessions, params: Mapping[str, Any]) -> dict[str, Any]:
         raise RequestError("invalid_request", str(exc)) from exc
     mode, model = source.session.policy.mode, source.session.model
     answer = await sessions.load_session({**params, "sessionId": new_id, "approvalMode": mode, "model": model})
+    fork = sessions.open[new_id]
+    sessions.announce(fork, fork_usage(source.session, (await fork.handle()).session))  # after its replay
     if at is None:
         return answer
     return {

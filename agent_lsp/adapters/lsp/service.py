@@ -44,6 +44,7 @@ class AgentService:
     async def shutdown(self) -> None:
         self.commands.stop()
         await self.sessions.close_all()
+        await self.config.close_servers()
         from agent_lsp.runtime.code_intel import close_language_servers
 
         await close_language_servers()  # the language servers sessions started end with the editor's connection

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.adapters.choices import available_commands
-from agent_lsp.adapters.live import LiveSession, Refused, replay
+from agent_lsp.adapters.live import LiveSession, Refused, replay, send_event
 from agent_lsp.adapters.lsp.client import LspClient, capability
 from agent_lsp.adapters.lsp.client_fs import LspFileSystem
 from agent_lsp.adapters.lsp.configuration import Configuration
@@ -24,12 +24,14 @@ from agent_lsp.adapters.lsp.elicitation import LspElicitor
 from agent_lsp.adapters.lsp.messages import notice_message, show_message
 from agent_lsp.adapters.lsp.params import RequestError, opt_int, opt_str, session_id
 from agent_lsp.adapters.lsp.sign_in import open_sign_in_page
+from agent_lsp.adapters.rewind import context_usage
 from agent_lsp.adapters.updates import Update, UpdateState
 from agent_lsp.model.catalog import CHOICE_IDS
 from agent_lsp.model.inputs import table_capabilities
 from agent_lsp.vocabulary import MODES, ApprovalMode, parse_mode, stricter_or_same
 
 if TYPE_CHECKING:
+    from agent_lsp import events as ev
     from agent_lsp.core.code_intel import CodeIntel
     from agent_lsp.runtime import Runtime, SessionHandle, SessionOpening, SessionSetup
 
@@ -222,6 +224,10 @@ class Sessions:
             "promptCapabilities": table_capabilities(handle.provider if handle else preview.provider, model),
         }
 
+    def announce(self, live: LspSession, event: ev.AgentEvent) -> None:
+        """An event from outside a prompt (a rewind's, a fork's, a model switch's usage), as ``agent/update``."""
+        live.state = send_event(event, live.state, LspWire(self.client, live.id))
+
     def _announce_commands(self, sid: str) -> None:
         """The session's commands changed on their own (an MCP server's prompts arrived): the menu again."""
         live = self.open.get(sid)
@@ -262,6 +268,7 @@ class Sessions:
             handle.set_model(model)
         except ValueError as exc:
             raise RequestError("invalid_params", f"modelId: {exc}") from exc
+        self.announce(live, context_usage(handle.session))  # the new window, the same conversation
         await live.refresh_models(handle)
         inputs = (await handle.model_inputs()).prompt_capabilities()  # settings, provider, then table
         return {"models": self.describe(live)["models"], "promptCapabilities": inputs}

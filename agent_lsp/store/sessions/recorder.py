@@ -101,7 +101,7 @@ class SessionRecorder:
 
     def __call__(self, event: AgentEvent) -> None:
         try:
-            if isinstance(event, TextEvent):
+            if isinstance(event, TextEvent) and not event.compaction_id:  # a compaction's report stays whole
                 if self._text and event.message_id != self._text_id:
                     self._flush_text()  # one record never mixes two messages: each keeps its own id
                 if self._hold_text(event.text):

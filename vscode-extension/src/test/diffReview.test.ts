@@ -95,3 +95,56 @@ test("proposal URIs round-trip names with spaces and vscode's // form", () => {
   assert.equal(pathOfProposalUri("agent-proposal:///perm-3/my%20file.py"), path);
   assert.equal(pathOfProposalUri("file:///perm-3/x.py"), undefined);
 });
+
+/** A rename's question: one diff per file it changes (two files here, both named util.py). */
+function renamePermission(): any {
+  const question = editPermission("/ws/a/util.py", "def area():\n", "def surface():\n");
+  question.toolCall.title = "Rename area to surface";
+  question.toolCall.content.push({
+    type: "diff",
+    path: "/ws/b/util.py",
+    oldText: "from a.util import area\n",
+    newText: "from a.util import surface\n",
+  });
+  return question;
+}
+
+test("a question about several files opens every file's diff", async () => {
+  const { host, broker, store, review } = setup();
+  const { requestId } = broker.ask(renamePermission());
+  assert.equal(await review.open(requestId), true);
+  assert.deepEqual(
+    host.diffs.map((d) => [d.left, d.right]),
+    [
+      ["file:///ws/a/util.py", `agent-proposal:/${requestId}/1/util.py`],
+      ["file:///ws/b/util.py", `agent-proposal:/${requestId}/2/util.py`],
+    ],
+  );
+  assert.match(host.diffs[0].title, /util\.py ↔ agent's proposed edit \(1 of 2\)/);
+  assert.match(host.diffs[1].title, /\(2 of 2\)/);
+  assert.equal(store.read(`/${requestId}/1/util.py`), "def surface():\n");
+  assert.equal(store.read(`/${requestId}/2/util.py`), "from a.util import surface\n");
+});
+
+test("accepting a change to several files from any of its diffs answers once and closes them all", async () => {
+  const { host, broker, review } = setup();
+  const { requestId, answer } = broker.ask(renamePermission());
+  await review.open(requestId);
+  assert.equal(await review.accept(`agent-proposal:/${requestId}/2/util.py`), true);
+  assert.deepEqual(await answer, { outcome: { outcome: "selected", optionId: "proceed_once" } });
+  await tick();
+  assert.deepEqual(host.closed, [`agent-proposal:/${requestId}/1/util.py`, `agent-proposal:/${requestId}/2/util.py`]);
+  assert.equal(host.contexts.get("agentLsp.reviewing"), false);
+});
+
+test("an edited proposal of a change to several files is not accepted silently", async () => {
+  const { host, broker, review } = setup();
+  const { requestId } = broker.ask(renamePermission());
+  await review.open(requestId);
+  host.documents.set(`agent-proposal:/${requestId}/2/util.py`, "edited\n");
+  assert.equal(await review.accept(), false);
+  assert.match(host.messages[0].message, /b\/util\.py cannot be sent back/);
+  assert.equal(review.isOpen(requestId), true, "the question is still open");
+  assert.equal(review.proposalText(requestId), undefined);
+  assert.equal(await review.reject(), true);
+});

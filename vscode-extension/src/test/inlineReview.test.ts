@@ -168,3 +168,17 @@ test("a file that loads with other text than the agent read is not reviewed inli
   assert.deepEqual(view.cleared, [requestId]);
   assert.equal(inline.get(requestId), undefined);
 });
+
+test("a change to several files is not reviewed inline: every file's diff opens side by side", async () => {
+  const { host, broker, inline, view, sideBySide } = setup();
+  const question = editPermission("/ws/a.py", OLD, NEW);
+  question.toolCall.content.push({ type: "diff", path: "/ws/b.py", oldText: "greet()\n", newText: "hello()\n" });
+  const { requestId } = broker.ask(question);
+  assert.equal(await inline.open(requestId), false);
+  assert.deepEqual(view.shown, []);
+  assert.equal(await sideBySide.open(requestId), true);
+  assert.deepEqual(
+    host.diffs.map((d) => d.left),
+    ["file:///ws/a.py", "file:///ws/b.py"],
+  );
+});

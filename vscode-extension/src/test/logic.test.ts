@@ -106,6 +106,9 @@ test("permission choices use the plain labels and keep extra server options", ()
     ],
   );
   assert.equal(describe(editPermission("/ws/n.txt", null)), "The agent wants to create /ws/n.txt");
+  const rename = editPermission("/ws/a.py");
+  rename.toolCall.content.push({ type: "diff", path: "/ws/b.py", oldText: "x\n", newText: "y\n" });
+  assert.equal(describe(rename, (p) => p.slice(4)), "The agent wants to change 2 files: a.py, b.py");
 });
 
 test("the broker answers once, refuses unknown options and cancels what is left", async () => {
