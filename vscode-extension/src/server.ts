@@ -333,6 +333,9 @@ function hasInstruction(args: unknown[]): boolean {
  * own refactor preview is not asked for again; files that had no unsaved changes are saved afterwards, as
  * VS Code does after a refactoring, so the change is on disk for tests and tools while staying undoable.
  */
+/** How often a save VS Code answered false is asked again (see saveDocument). */
+const SAVE_ATTEMPTS = 4;
+
 async function applyAgentEdit(client: LanguageClient, params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> {
   const lspEdit = stripConfirmation(params.edit);
   for (const change of lspEdit.documentChanges ?? []) {
@@ -376,12 +379,7 @@ async function applyAgentEdit(client: LanguageClient, params: ApplyWorkspaceEdit
       // VS Code said "applied" but the document is as it was (a file it holds read-only, files.readonlyInclude).
       return { applied: false, failureReason: `VS Code did not change ${doc.uri.fsPath} (is it read-only in the editor?)` };
     }
-    const saved = !doc.isDirty
-      ? undefined
-      : await doc.save().then(
-          (ok) => (ok ? undefined : "VS Code did not save it"),
-          (err: unknown) => errorText(err),
-        );
+    const saved = await saveDocument(doc);
     // Checked, not assumed: the disk must hold what the editor shows.
     const onDisk = saved === undefined ? await readText(doc.uri) : undefined;
     const failed = saved ?? (onDisk !== doc.getText() ? "the file on disk does not hold the change" : undefined);
@@ -396,6 +394,29 @@ async function applyAgentEdit(client: LanguageClient, params: ApplyWorkspaceEdit
     }
   }
   return { applied };
+}
+
+/**
+ * Saves a document, undefined once it is saved, else why not. `TextDocument.save()` answers false not only for a
+ * refusal but also when VS Code cancels our save because another save of the same file started meanwhile (its
+ * TextFileEditorModel cancels the running save and queues the newer one); that save writes our text too. So a false
+ * with the document still dirty is asked again (joining the save in flight) a few times before it counts as refused.
+ */
+async function saveDocument(doc: vscode.TextDocument): Promise<string | undefined> {
+  let why: string | undefined;
+  for (let attempt = 0; attempt < SAVE_ATTEMPTS && doc.isDirty; attempt++) {
+    if (attempt > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
+    why = await doc.save().then(
+      (ok) => (ok ? undefined : "VS Code did not save it"),
+      (err: unknown) => errorText(err),
+    );
+    if (why === undefined) {
+      return undefined;
+    }
+  }
+  return doc.isDirty ? why : undefined;
 }
 
 /** A file's text on disk, or undefined when it cannot be read (not there yet: the edit creates it). */
