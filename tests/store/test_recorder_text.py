@@ -45,7 +45,12 @@ async def test_held_text_is_written_soon_without_another_event(tmp_path: Path) -
         if len(_records(path)) == 2:
             break
         await asyncio.sleep(TEXT_FLUSH_S)
-    assert _records(path)[1]["event"] == {"kind": "content", "text": "the model then goes quiet", "message_id": ""}
+    assert _records(path)[1]["event"] == {
+        "kind": "content",
+        "text": "the model then goes quiet",
+        "message_id": "",
+        "compaction_id": "",
+    }
     rec.close()
 
 

@@ -268,9 +268,11 @@ class Sessions:
             handle.set_model(model)
         except ValueError as exc:
             raise RequestError("invalid_params", f"modelId: {exc}") from exc
-        self.announce(live, context_usage(handle.session))  # the new window, the same conversation
+        usage = context_usage(handle.session)  # the new window, the same conversation
         await live.refresh_models(handle)
         inputs = (await handle.model_inputs()).prompt_capabilities()  # settings, provider, then table
+        # Spawned last, so it runs once the handler has returned: the answer goes out first (ordering.py).
+        handle.spawn(_announced(self, live, usage), name=f"usage:{live.id}")
         return {"models": self.describe(live)["models"], "promptCapabilities": inputs}
 
     def follow_settings(self) -> None:
@@ -380,3 +382,8 @@ def _update_state(client: LspClient) -> UpdateState:
     keeps the folded invoke_agent call."""
     nests = capability(client.capabilities, "experimental.agent.subagents") is True
     return UpdateState(compaction_supported=True, subagents_supported=nests)
+
+
+async def _announced(sessions: Sessions, live: LspSession, event: ev.AgentEvent) -> None:
+    """An update that follows a request's answer (a task the handler started last, so it runs after it)."""
+    sessions.announce(live, event)
