@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.lsp.conftest import until
 from tests.lsp.test_e2e_protocol_now import _big, _chunks, _summary
 from tests.replay_lines import text_line
 
@@ -44,7 +45,9 @@ async def test_usage_follows_rewind_undo_model_switch_and_fork(launch: Any) -> N
     assert 6000 + len(answer) // 4 <= undone["used"] <= 6000 + len(answer) // 4 + 1
     assert undone["_meta"]["agent-lsp"]["estimated"] is True and undone["cost"] == spent["cost"]
 
+    seen = len(_usage(editor, session))
     await editor.request("agent/setModel", {"sessionId": session, "modelId": "gemini-1.5-pro"})
+    await until(lambda: len(_usage(editor, session)) > seen)  # it follows the answer (answers go first)
     switched = _usage(editor, session)[-1]
     assert (switched["used"], switched["size"]) == (undone["used"], 2_097_152)  # the new model's window
 
