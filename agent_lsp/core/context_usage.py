@@ -4,7 +4,6 @@ fork, a model switch, a compression)."""
 from __future__ import annotations
 
 from agent_lsp import events as ev
-from agent_lsp.core.history import estimate_tokens
 from agent_lsp.core.session_state import SessionDeps, SessionState
 
 
@@ -12,7 +11,7 @@ def context_usage(state: SessionState, deps: SessionDeps) -> ev.ContextUsage:
     """The history as compression estimates it plus the fixed part (system prompt, tool declarations) the last
     real request showed, against the current model's window, with every model call paid for so far (a rewind
     gives no cost back)."""
-    used = state.fixed_tokens + estimate_tokens(state.history.contents())
+    used = state.fixed_tokens + state.history.estimate()
     totals = deps.meter() if deps.meter is not None else None
     return ev.ContextUsage(used, deps.options.token_limit(state.model), totals)
 

@@ -24,6 +24,9 @@ def _keep(part: Part) -> Part | None:
 class History:
     def __init__(self, contents: Iterable[Content] = ()) -> None:
         self._contents: list[Content] = []
+        # Each entry's estimate in characters, kept beside it as entries change, so the per-response estimate
+        # (the context usage, the fixed part of a request) costs nothing that grows with the history.
+        self._chars: list[int] = []
         for c in contents:
             self.add(c)
 
@@ -38,9 +41,14 @@ class History:
 
     def rollback(self, mark: int) -> None:
         del self._contents[mark:]
+        del self._chars[mark:]
+
+    def estimate(self) -> int:
+        """``estimate_tokens`` of the whole history, from the kept per-entry figures."""
+        return sum(self._chars) // 4
 
     def replace(self, contents: Sequence[Content]) -> None:
-        self._contents = []
+        self._contents, self._chars = [], []
         for c in contents:
             self.add(c)
 
@@ -56,8 +64,10 @@ class History:
             last = self._contents[-1]
             merged = _merge_parts(last.parts, parts) if glue else last.parts + parts
             self._contents[-1] = Content(role=last.role, parts=merged)
+            self._chars[-1] += _chars(parts)  # gluing text adds its characters, nothing else changes
         else:
             self._contents.append(Content(role=content.role, parts=parts))
+            self._chars.append(_chars(parts))
 
     def add_user(self, parts: Sequence[Part]) -> None:
         self.add(Content("user", tuple(parts)))
@@ -119,15 +129,18 @@ def is_function_response_turn(content: Content) -> bool:
 
 def estimate_tokens(contents: Iterable[Content]) -> int:
     """A cheap token estimate (about 4 characters a token) used where counting would cost a model call."""
+    return sum(_chars(c.parts) for c in contents) // 4
+
+
+def _chars(parts: Iterable[Part]) -> int:
     chars = 0
-    for c in contents:
-        for p in c.parts:
-            if p.text:
-                chars += len(p.text)
-            elif p.function_call is not None:
-                chars += len(p.function_call.name) + len(str(p.function_call.args))
-            elif p.function_response is not None:
-                chars += len(str(p.function_response.response))
-            elif p.inline_data is not None:
-                chars += 1000  # images cost a roughly fixed number of tokens
-    return chars // 4
+    for p in parts:
+        if p.text:
+            chars += len(p.text)
+        elif p.function_call is not None:
+            chars += len(p.function_call.name) + len(str(p.function_call.args))
+        elif p.function_response is not None:
+            chars += len(str(p.function_response.response))
+        elif p.inline_data is not None:
+            chars += 1000  # images cost a roughly fixed number of tokens
+    return chars

@@ -12,7 +12,6 @@ from agent_lsp import events as ev
 from agent_lsp.core.agent_hooks import after_agent, emit_notices, model_stream
 from agent_lsp.core.compression import CompressionFailed, compress
 from agent_lsp.core.context_usage import context_usage
-from agent_lsp.core.history import estimate_tokens
 from agent_lsp.core.hook_points import HookStopped, Streamed
 from agent_lsp.core.loop_detection import LoopDetector
 from agent_lsp.core.message_ids import new_message_id
@@ -206,7 +205,7 @@ class PromptLoop:
         if usage.prompt_tokens:
             state.last_prompt_tokens = usage.prompt_tokens
             # The history is still the request's (the answer is added after): the rest was the fixed part.
-            state.fixed_tokens = max(0, usage.prompt_tokens - estimate_tokens(state.history.contents()))
+            state.fixed_tokens = max(0, usage.prompt_tokens - state.history.estimate())
         state.usage = state.usage + usage
 
     async def maybe_compress(self, *, force: bool = False) -> ev.ChatCompressed | None:
@@ -215,7 +214,7 @@ class PromptLoop:
         threshold = options.compression_threshold * options.token_limit(state.model)
         if not force and state.last_prompt_tokens < threshold:
             return None
-        original = state.last_prompt_tokens or estimate_tokens(state.history.contents())
+        original = state.last_prompt_tokens or state.history.estimate()
         trigger: Literal["manual", "auto"] = "manual" if force else "auto"
         if hooks is not None and hooks.has("PreCompress", trigger):
             # Advisory: a hook may save state or tell the user, never stop the compression.
