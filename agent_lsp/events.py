@@ -92,13 +92,17 @@ class Usage:
     cached_tokens: int = 0
     total_tokens: int = 0
 
+    def counts(self) -> tuple[int, int, int, int, int]:
+        # Spelled out: dataclasses.astuple deep-copies every field and was a visible share of a turn (profile).
+        return (self.prompt_tokens, self.candidates_tokens, self.thoughts_tokens, self.cached_tokens, self.total_tokens)
+
     def __add__(self, other: Usage) -> Usage:
         """Counts summed (a session's usage over its responses)."""
-        return Usage(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)))
+        return Usage(*(a + b for a, b in zip(self.counts(), other.counts(), strict=True)))
 
     def __sub__(self, other: Usage) -> Usage:
         """Counts taken away (what a span of a session added: its end's totals minus its start's)."""
-        return Usage(*(a - b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)))
+        return Usage(*(a - b for a, b in zip(self.counts(), other.counts(), strict=True)))
 
 
 @dataclass(frozen=True)
