@@ -9,11 +9,14 @@ import contextlib
 import logging
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_lsp.child_env import ChildEnv
 from agent_lsp.code_intel.catalog import ServerSpec, server_env
-from agent_lsp.code_intel.server import ManagedServer
 from agent_lsp.core.code_intel import CodeIntelError
+
+if TYPE_CHECKING:
+    from agent_lsp.code_intel.server import ManagedServer
 
 log = logging.getLogger(__name__)
 START_TIMEOUT_S = 30.0  # spawn + initialize; a cold type checker on a busy machine takes a few seconds
@@ -71,6 +74,9 @@ class ServerPool:
                     await current.stop(1.0)
             self._starts[key] = starts + 1
             env = server_env(self.env, spec.env, child_env)
+            # pygls and lsprotocol load with the first server: a session that never asks costs nothing for them.
+            from agent_lsp.code_intel.server import ManagedServer
+
             fresh = ManagedServer(spec, root, env, request_timeout=self.request_timeout)
             self._servers[key] = fresh
             try:

@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_lsp.child_env import ChildEnv
 from agent_lsp.code_intel import lsp_json, over_lsp
 from agent_lsp.code_intel.catalog import ServerSpec, spec_for
 from agent_lsp.code_intel.pool import ServerPool
-from agent_lsp.code_intel.server import ManagedServer
 from agent_lsp.core.code_intel import (
     OPERATIONS,
     CodeAnswer,
@@ -22,6 +21,9 @@ from agent_lsp.core.code_intel import (
     Operation,
     TextChange,
 )
+
+if TYPE_CHECKING:
+    from agent_lsp.code_intel.server import ManagedServer
 
 PROJECT_WAIT_S = 10.0
 PROJECT_REQUEST_S = 45.0  # the bound of one project-wide request (others: the server's request_timeout)
