@@ -4,14 +4,17 @@ the running turn, or, with none running, the client is told to send it as a prom
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import logging
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from agent_lsp.adapters.live import LiveSession
     from agent_lsp.core.session import Session
     from agent_lsp.model.base import Part
+    from agent_lsp.supervisor import TaskSupervisor
 
+log = logging.getLogger(__name__)
 IdleBehavior = Literal["promptRequired", "startNewTurn"]
 IDLE_BEHAVIORS: tuple[IdleBehavior, ...] = ("promptRequired", "startNewTurn")
 # A prompt that has claimed the session but whose turn has not begun yet (its tools still loading) will take the
@@ -68,3 +71,17 @@ def injected(message_id: str) -> dict[str, Any]:
 
 PROMPT_REQUIRED: dict[str, Any] = {"outcome": "promptRequired", "reason": "noRunningTurn"}
 STARTED: dict[str, Any] = {"outcome": "startedNewTurn"}
+
+
+def start_turn(tasks: TaskSupervisor, turn: Awaitable[Any], session_id: str) -> dict[str, Any]:
+    """Run the turn a steered message started for an idle session as the connection's background work: nobody
+    awaits its answer (the editor sees its updates), so a failure is logged. Answers ``startedNewTurn``."""
+
+    async def started() -> None:
+        try:
+            await turn
+        except Exception as exc:
+            log.warning("the turn a steered message started failed: %s", exc)
+
+    tasks.spawn(started(), name=f"steered-turn:{session_id}")
+    return STARTED

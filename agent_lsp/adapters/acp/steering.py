@@ -3,7 +3,6 @@ in adapters/steering.py. A turn started for an idle session streams like any pro
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from agent_lsp.adapters.acp.configuration import opened
@@ -14,16 +13,15 @@ from agent_lsp.adapters.acp.turns import PromptRuns
 from agent_lsp.adapters.content import BlockError, read_blocks
 from agent_lsp.adapters.steering import (
     PROMPT_REQUIRED,
-    STARTED,
     BadSteerParams,
     idle_behavior,
     injected,
+    start_turn,
     steer_running,
 )
 from agent_lsp.supervisor import TaskSupervisor
 
 METHOD = "_session/steering"
-log = logging.getLogger(__name__)
 
 
 class Steering:
@@ -52,12 +50,4 @@ class Steering:
             return PROMPT_REQUIRED
         # Claimed now, before this answer: a session/prompt right behind it is refused as busy, not raced.
         run = self.turns.prompt({"sessionId": sid, "prompt": blocks}, RequestContext(ctx.request_id, "session/prompt"))
-
-        async def started() -> None:
-            try:
-                await run
-            except Exception as exc:  # answered to nobody: the editor saw the turn's updates
-                log.warning("the turn a steered message started failed: %s", exc)
-
-        self.tasks.spawn(started(), name=f"steered-turn:{sid}")
-        return STARTED
+        return start_turn(self.tasks, run, sid)

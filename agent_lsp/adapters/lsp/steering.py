@@ -3,7 +3,6 @@ adapters/steering.py; a turn it starts for an idle session streams like any ``ag
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,14 +12,12 @@ from agent_lsp.adapters.lsp.prompts import Prompts
 from agent_lsp.adapters.lsp.sessions import Sessions
 from agent_lsp.adapters.steering import (
     PROMPT_REQUIRED,
-    STARTED,
     BadSteerParams,
     idle_behavior,
     injected,
+    start_turn,
     steer_running,
 )
-
-log = logging.getLogger(__name__)
 
 
 class Steering:
@@ -46,12 +43,4 @@ class Steering:
         if behavior == "promptRequired":
             return PROMPT_REQUIRED
         turn = {"sessionId": live.id, "prompt": params.get("prompt", ""), "context": params.get("context")}
-
-        async def started() -> None:
-            try:
-                await self.prompts.prompt(turn)
-            except Exception as exc:  # answered to nobody: the editor saw the turn's updates
-                log.warning("the turn a steered message started failed: %s", exc)
-
-        self.sessions.config.tasks.spawn(started(), name=f"steered-turn:{live.id}")  # the connection's
-        return STARTED
+        return start_turn(self.sessions.config.tasks, self.prompts.prompt(turn), live.id)  # the connection's tasks
