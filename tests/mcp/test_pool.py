@@ -70,3 +70,32 @@ async def test_a_session_whose_roots_change_moves_to_a_server_for_them(tmp_path:
         await one.manager.aclose()
         await two.manager.aclose()
     await eventually(lambda: _servers("pooled-b") == [])
+
+
+async def test_a_shared_server_killed_mid_way_fails_for_both_and_one_restart_serves_both(tmp_path: Path) -> None:
+    """kill -9 of a server two sessions share: both sessions lose its tools (the model is not offered a dead
+    server's tools) and see it disconnected, nothing hangs, and one session's restart brings it back for both."""
+    import os
+    import signal
+
+    pool = McpPool(log_dir=tmp_path / "logs")
+    spec = stdio_spec("pooled-k")
+    one = Harness([spec], tmp_path, pool=pool, roots=lambda: [tmp_path])
+    two = Harness([spec], tmp_path, registry=ToolRegistry(), pool=pool, roots=lambda: [tmp_path])
+    try:
+        one.manager.start()
+        two.manager.start()
+        await asyncio.gather(one.manager.wait_ready(), two.manager.wait_ready())
+        [pid] = _servers("pooled-k")
+        os.kill(pid, signal.SIGKILL)
+        await eventually(lambda: pid not in _servers("pooled-k"))
+        await eventually(lambda: one.server_tools("pooled-k") == set() == two.server_tools("pooled-k"))
+        assert one.manager.status()["pooled-k"] != "connected" and two.manager.status()["pooled-k"] != "connected"
+        await asyncio.wait_for(one.manager.restart(), 30)
+        await eventually(lambda: len(_servers("pooled-k")) == 1 and "echo" in two.server_tools("pooled-k"))
+        assert two.manager.status() == {"pooled-k": "connected"}
+        assert (await two.call("pooled-k", "echo", text="back")).error is None
+    finally:
+        await one.manager.aclose()
+        await two.manager.aclose()
+    await eventually(lambda: _servers("pooled-k") == [])
